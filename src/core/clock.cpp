@@ -1,0 +1,36 @@
+#include "core/clock.h"
+
+#include <algorithm>
+
+namespace arbiter {
+
+const SteadyClock& SteadyClock::instance() {
+  static const SteadyClock clock;
+  return clock;
+}
+
+Instant ManualClock::now() const {
+  std::lock_guard guard(mu_);
+  return now_;
+}
+
+void ManualClock::advance(Duration d) {
+  std::lock_guard guard(mu_);
+  now_ += d;
+}
+
+bool ManualClock::wait_until(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
+                             Instant until, const std::function<bool()>& done) const {
+  // Polling keeps ManualClock independent of whoever waits on it; tests only.
+  while (!done()) {
+    if (now() >= until) return done();
+    cv.wait_for(lock, std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+Duration Deadline::remaining() const {
+  return std::max(Duration::zero(), std::chrono::duration_cast<Duration>(at_ - clock_->now()));
+}
+
+}  // namespace arbiter

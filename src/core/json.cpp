@@ -1,0 +1,125 @@
+#include "core/json.h"
+
+#include <cctype>
+#include <iterator>
+
+#include <fmt/format.h>
+
+namespace arbiter {
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// Returns the end of the value starting at `i` (text[i] is not whitespace), or npos when a
+// string or bracket is left open.
+std::size_t value_end(std::string_view text, std::size_t i) {
+  const char c = text[i];
+  if (c == '"' || c == '{' || c == '[') {
+    int depth = 0;
+    bool in_string = false;
+    for (std::size_t k = i; k < text.size(); ++k) {
+      const char d = text[k];
+      if (in_string) {
+        if (d == '\\') ++k;
+        else if (d == '"') {
+          in_string = false;
+          if (depth == 0) return k + 1;
+        }
+      } else if (d == '"') {
+        in_string = true;
+      } else if (d == '{' || d == '[') {
+        ++depth;
+      } else if (d == '}' || d == ']') {
+        if (--depth == 0) return k + 1;
+      }
+    }
+    return std::string_view::npos;
+  }
+  std::size_t k = i;
+  while (k < text.size() && !is_space(text[k]) && text[k] != '{' && text[k] != '[' &&
+         text[k] != '"')
+    ++k;
+  return k;
+}
+
+}  // namespace
+
+Expected<Json> parse_json(std::string_view text) {
+  Json j = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    // Parse again with exceptions to get nlohmann's position-bearing message.
+    try {
+      (void)Json::parse(text.begin(), text.end());
+    } catch (const Json::exception& e) {
+      return fail(fmt::format("malformed JSON: {}", e.what()));
+    }
+    return fail("malformed JSON");
+  }
+  return j;
+}
+
+Expected<std::vector<Json>> parse_json_values(std::string_view text) {
+  std::vector<Json> values;
+  std::size_t i = 0;
+  for (;;) {
+    while (i < text.size() && is_space(text[i])) ++i;
+    if (i >= text.size()) break;
+    const std::size_t end = value_end(text, i);
+    if (end == std::string_view::npos)
+      return fail(fmt::format("JSON value {} is truncated (starts at byte {})", values.size() + 1, i));
+    auto v = parse_json(text.substr(i, end - i));
+    if (!v) return fail(fmt::format("JSON value {}: {}", values.size() + 1, v.error().message));
+    values.push_back(std::move(*v));
+    i = end;
+  }
+  return values;
+}
+
+Expected<std::vector<Json>> read_json_values(std::istream& in) {
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) return fail("cannot read input");
+  return parse_json_values(text);
+}
+
+std::string excerpt(const Json& j, std::size_t max) {
+  std::string s = j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (s.size() > max) s = s.substr(0, max) + "...";
+  return s;
+}
+
+Expected<const Json*> member(const Json& object, std::string_view key, std::string_view what) {
+  if (!object.is_object()) return fail(fmt::format("{}: expected an object, got {}", what, excerpt(object)));
+  auto it = object.find(key);
+  if (it == object.end()) return fail(fmt::format("{}: missing field \"{}\"", what, key));
+  return &*it;
+}
+
+Expected<std::int64_t> to_int(const Json& j, std::string_view what) {
+  if (j.is_number_unsigned()) {
+    if (j.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX))
+      return static_cast<std::int64_t>(j.get<std::uint64_t>());
+  } else if (j.is_number_integer()) {
+    return j.get<std::int64_t>();
+  }
+  return fail(fmt::format("{}: expected an integer, got {}", what, excerpt(j)));
+}
+
+Expected<std::uint64_t> to_natural(const Json& j, std::string_view what) {
+  if (j.is_number_unsigned()) return j.get<std::uint64_t>();
+  if (j.is_number_integer() && j.get<std::int64_t>() >= 0) return j.get<std::uint64_t>();
+  return fail(fmt::format("{}: expected a natural number, got {}", what, excerpt(j)));
+}
+
+Expected<std::string> to_string(const Json& j, std::string_view what) {
+  if (j.is_string()) return j.get<std::string>();
+  return fail(fmt::format("{}: expected a string, got {}", what, excerpt(j)));
+}
+
+Expected<bool> to_bool(const Json& j, std::string_view what) {
+  if (j.is_boolean()) return j.get<bool>();
+  return fail(fmt::format("{}: expected true or false, got {}", what, excerpt(j)));
+}
+
+std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+}  // namespace arbiter

@@ -1,0 +1,52 @@
+// JSON helpers for decoding untrusted input at the boundary. Decoders return Expected<T>: a value
+// or an Error with a one-line message that says where and what was wrong. Nothing here throws.
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <istream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace arbiter {
+
+using Json = nlohmann::json;
+
+struct Error {
+  std::string message;
+};
+
+template <class T>
+using Expected = std::expected<T, Error>;
+
+inline std::unexpected<Error> fail(std::string message) {
+  return std::unexpected(Error{std::move(message)});
+}
+
+// Splits `text` into the JSON values it holds one after another, separated only by whitespace
+// (the course harnesses' input format), and parses each. Fails on the first malformed value.
+Expected<std::vector<Json>> parse_json_values(std::string_view text);
+
+// Reads the whole stream and parses it with parse_json_values.
+Expected<std::vector<Json>> read_json_values(std::istream& in);
+
+// Parses exactly one JSON value (surrounding whitespace allowed).
+Expected<Json> parse_json(std::string_view text);
+
+// A short rendering of `j` for error messages, cut to about `max` characters.
+std::string excerpt(const Json& j, std::size_t max = 60);
+
+// Shape helpers: `what` names the thing being decoded, for the error message.
+Expected<const Json*> member(const Json& object, std::string_view key, std::string_view what);
+Expected<std::int64_t> to_int(const Json& j, std::string_view what);
+Expected<std::uint64_t> to_natural(const Json& j, std::string_view what);
+Expected<std::string> to_string(const Json& j, std::string_view what);
+Expected<bool> to_bool(const Json& j, std::string_view what);
+
+// Compact, key-sorted serialization (nlohmann objects are key-ordered): stable bytes for logs.
+std::string dump(const Json& j);
+
+}  // namespace arbiter

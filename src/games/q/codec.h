@@ -1,0 +1,40 @@
+// The JSON forms of spec q.md §3 (JTile, JCoordinate, JMap, J1Placement, JPlacements, JAction,
+// JPub, JState). Decoders accept exactly the spec's shapes (JPlayer's "name" is optional) and
+// return a one-line Error naming what is wrong; encoders produce the canonical form (JMap rows
+// ascending, cells ascending by column).
+#pragma once
+
+#include "core/json.h"
+#include "games/q/action.h"
+#include "games/q/view.h"
+
+namespace arbiter::q {
+
+Json encode_tile(Tile t);
+Expected<Tile> decode_tile(const Json& j);
+
+Json encode_tiles(const Tiles& tiles);
+Expected<Tiles> decode_tiles(const Json& j);
+
+Json encode_coord(Coord c);
+Expected<Coord> decode_coord(const Json& j);
+
+Json encode_map(const Map& m);
+Expected<Map> decode_map(const Json& j);  // rows distinct, columns distinct within a row
+
+Json encode_placement(const Placement& p);
+Expected<Placement> decode_placement(const Json& j);
+
+Json encode_placements(const Placements& ps);
+Expected<Placements> decode_placements(const Json& j);  // non-empty
+
+Json encode_action(const Action& a);                 // "pass" | "replace" | JPlacements
+Expected<Action> decode_action(const Json& j);
+
+Json encode_view(const View& v);                     // JPub
+Expected<View> decode_view(const Json& j);
+
+Json encode_table(const Table& t);                   // JState
+Expected<Table> decode_table(const Json& j);
+
+}  // namespace arbiter::q

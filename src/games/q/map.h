@@ -1,0 +1,60 @@
+// The Q map (spec q.md §1.2, §1.5): an unbounded grid of tiles addressed by (row, column), row
+// growing downward, column to the right. Coord's operator<=> is the spec's row-major order.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "games/q/tile.h"
+
+namespace arbiter::q {
+
+struct Coord {
+  std::int32_t row = 0;
+  std::int32_t column = 0;
+  friend auto operator<=>(const Coord&, const Coord&) = default;  // row-major
+};
+
+struct CoordHash {
+  std::size_t operator()(Coord c) const noexcept;
+};
+
+class Map {
+ public:
+  Map() = default;
+
+  bool empty() const { return cells_.empty(); }
+  std::size_t size() const { return cells_.size(); }
+  std::optional<Tile> at(Coord c) const;
+  bool occupied(Coord c) const { return cells_.contains(c); }
+
+  // REQUIRES: !occupied(c). Does not check the rules (see extend() in placement.h).
+  void place(Coord c, Tile t);
+
+  // All (coordinate, tile) pairs in row-major order.
+  std::vector<std::pair<Coord, Tile>> cells() const;
+
+  // The free 4-neighbours of occupied cells, in row-major order.
+  std::vector<Coord> free_neighbours() const;
+
+  // How many of c's 4 neighbours are occupied (0-4).
+  int occupied_neighbours(Coord c) const;
+
+  // §1.5 fits: t may stand at c given c's immediate neighbours along its row and its column.
+  // REQUIRES: !occupied(c). Does not require a neighbour (that is the adjacency rule).
+  bool fits(Coord c, Tile t) const;
+
+  // The spec's candidates for t: free neighbours where t fits, row-major.
+  std::vector<Coord> candidates(Tile t) const;
+
+  friend bool operator==(const Map& a, const Map& b) { return a.cells_ == b.cells_; }
+
+ private:
+  std::unordered_map<Coord, Tile, CoordHash> cells_;
+};
+
+}  // namespace arbiter::q
