@@ -6,11 +6,26 @@
 // Thread-safety: the referee calls one Player from one thread at a time, never concurrently.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 
+#include "core/ejection.h"
 #include "core/rules.h"
 
 namespace arbiter {
+
+// Thrown by a Player implementation to report misbehaviour it detected on its side of the
+// boundary with a specific reason (RemotePlayer: garbage on the wire is Why::malformed, a closed
+// pipe Why::hang_up; the replay player: the recorded verdict). Any other exception from a player
+// counts as Why::exception.
+class PlayerFault : public std::runtime_error {
+ public:
+  PlayerFault(Why why, const std::string& detail) : std::runtime_error(detail), why_(why) {}
+  Why why() const { return why_; }
+
+ private:
+  Why why_;
+};
 
 template <Rules G>
 class Player {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <ostream>
 #include <vector>
 
 #include "core/json.h"
@@ -21,6 +22,7 @@ Expected<Json> xstrategy(const std::vector<Json>& in);
 
 struct GameOptions {
   std::chrono::milliseconds per_call{6000};  // the per-call limit that detects looping players
+  std::ostream* observe = nullptr;           // if set, the game log is streamed here as it happens
 };
 
 // M7: JState, JActors -> Result; bonuses Q 6, finish 6.

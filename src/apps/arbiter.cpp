@@ -1,0 +1,191 @@
+// arbiter: the command line. `arbiter --help` lists the commands.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "apps/commands.h"
+#include "games/registry.h"
+
+namespace arbiter::cli {
+
+void report_error(const std::string& message) {
+  std::string line = message;
+  for (char& c : line)
+    if (c == '\n') c = ' ';
+  std::cerr << "arbiter: " << line << std::endl;
+}
+
+namespace {
+
+struct PlayArgs {
+  std::string game;
+  std::vector<std::string> players;
+  std::uint64_t seed = 1;
+  std::string log_path;
+  std::string config;
+  double per_call = 6.0;
+  bool json = false;
+};
+
+std::string reproduce_command(const PlayArgs& a) {
+  std::string cmd = "arbiter play " + a.game;
+  for (const auto& p : a.players) cmd += " --player " + p;
+  cmd += fmt::format(" --seed {}", a.seed);
+  if (!a.config.empty()) cmd += " --config '" + a.config + "'";
+  return cmd;
+}
+
+int play(const PlayArgs& a) {
+  const GameEntry* game = find_game(a.game);
+  if (game == nullptr) {
+    report_error(fmt::format("unknown game \"{}\" (see arbiter games)", a.game));
+    return kBadInput;
+  }
+  PlaySpec spec;
+  spec.seed = a.seed;
+  for (const auto& p : a.players) {
+    const auto colon = p.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == p.size()) {
+      report_error(fmt::format("--player \"{}\": expected NAME:BOT, e.g. alice:dag", p));
+      return kBadInput;
+    }
+    spec.roster.push_back({p.substr(0, colon), p.substr(colon + 1)});
+  }
+  if (!a.config.empty()) {
+    auto config = parse_json(a.config);
+    if (!config) {
+      report_error("--config: " + config.error().message);
+      return kBadInput;
+    }
+    spec.config = *config;
+  }
+  spec.options.per_call = std::chrono::milliseconds(std::llround(a.per_call * 1000));
+  std::ofstream log_file;
+  std::optional<GameLog> log;
+  if (!a.log_path.empty()) {
+    log_file.open(a.log_path, std::ios::out | std::ios::trunc);
+    if (!log_file) {
+      report_error(fmt::format("--log: cannot write {}", a.log_path));
+      return kBadInput;
+    }
+    log.emplace(&log_file);
+    spec.options.log = &*log;
+  }
+  auto outcome = game->play(spec);
+  if (!outcome) {
+    report_error(outcome.error().message);
+    return kBadInput;
+  }
+  const MatchResult& r = outcome->result;
+  const auto& names = outcome->names;
+  if (a.json) {
+    Json j = encode_result(r);
+    j["names"] = names;
+    j["seed"] = a.seed;
+    std::cout << dump(j) << std::endl;
+    return 0;
+  }
+  std::vector<std::string> winners;
+  for (Seat s : r.winners) winners.push_back(names[s]);
+  fmt::print("{} match, seed {}, {} players\n", a.game, a.seed, names.size());
+  if (r.aborted) fmt::print("aborted: the game did not end within the turn limit\n");
+  fmt::print("winners: {}\n", winners.empty() ? "none" : fmt::format("{}", fmt::join(winners, ", ")));
+  for (std::size_t s = 0; s < names.size(); ++s) {
+    const bool won = std::find(r.winners.begin(), r.winners.end(), Seat(s)) != r.winners.end();
+    const std::int64_t score = s < r.scores.size() ? r.scores[s] : 0;
+    fmt::print("  {:<20} {:>6}{}\n", names[s], score, won ? "  winner" : "");
+  }
+  for (const auto& e : r.ejections)
+    fmt::print("ejected: {} during {} ({}: {})\n", names[e.seat], e.call, to_string(e.why), e.detail);
+  if (!a.log_path.empty()) fmt::print("log: {}\n", a.log_path);
+  fmt::print("reproduce: {}\n", reproduce_command(a));
+  return 0;
+}
+
+int replay_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    report_error(fmt::format("replay: cannot open {}", path));
+    return kBadInput;
+  }
+  auto log = read_game_log(in);
+  if (!log) {
+    report_error(fmt::format("replay {}: {}", path, log.error().message));
+    return kBadInput;
+  }
+  const std::string game_name = (*log)[0].value("game", "");
+  const GameEntry* game = find_game(game_name);
+  if (game == nullptr) {
+    report_error(fmt::format("replay {}: unknown game \"{}\"", path, game_name));
+    return kBadInput;
+  }
+  auto report = game->replay(*log);
+  if (!report) {
+    report_error(fmt::format("replay {}: {}", path, report.error().message));
+    return kBadInput;
+  }
+  if (!report->identical) {
+    report_error(fmt::format("replay {}: the match does not replay identically: {}", path,
+                             report->difference));
+    return kFailed;
+  }
+  fmt::print("replayed {} calls of {} match {}: identical\n", report->calls, game_name, path);
+  return 0;
+}
+
+}  // namespace
+}  // namespace arbiter::cli
+
+int main(int argc, char** argv) {
+  using namespace arbiter;
+  using namespace arbiter::cli;
+  CLI::App app{"arbiter: a referee for games between untrusted players"};
+  app.require_subcommand(1);
+  int exit_code = 0;
+
+  auto* games = app.add_subcommand("games", "List the games and their house bots");
+  games->callback([] {
+    for (const auto& g : registered_games())
+      fmt::print("{:<8} {}\n         bots: {}\n", g.name, g.summary, g.bots);
+  });
+
+  PlayArgs play_args;
+  auto* play_cmd = app.add_subcommand("play", "Play one match between house bots and print the result");
+  play_cmd->add_option("game", play_args.game, "The game (see arbiter games)")->required();
+  play_cmd->add_option("--player,-p", play_args.players, "NAME:BOT, once per seat in turn order")
+      ->required();
+  play_cmd->add_option("--seed", play_args.seed, "The match seed (default 1)");
+  play_cmd->add_option("--log", play_args.log_path, "Write the game log (JSON lines) to this file");
+  play_cmd->add_option("--config", play_args.config, "Game config overrides as JSON");
+  play_cmd->add_option("--per-call", play_args.per_call, "Seconds a player may take per call (default 6)")
+      ->check(CLI::Range(0.001, 600.0));
+  play_cmd->add_flag("--json", play_args.json, "Print the result as one JSON object");
+  play_cmd->callback([&] { exit_code = play(play_args); });
+
+  std::string replay_path;
+  auto* replay_cmd = app.add_subcommand("replay", "Re-simulate a game log and check it ends identically");
+  replay_cmd->add_option("log", replay_path, "The game log written by play --log")->required();
+  replay_cmd->callback([&] { exit_code = replay_file(replay_path); });
+
+  add_q_commands(app, exit_code);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    report_error(std::string(e.what()) + " (see --help)");
+    return kBadInput;
+  }
+  std::cout.flush();
+  std::cerr.flush();
+  // A player call that never returned still occupies a detached thread; do not wait for it or
+  // run static destructors under its feet.
+  if (CallRunner::stray_threads() > 0) std::_Exit(exit_code);
+  return exit_code;
+}

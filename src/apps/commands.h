@@ -1,0 +1,18 @@
+// The subcommands of the arbiter CLI, one registration function per command group.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace arbiter::cli {
+
+// Exit codes: 0 success, 1 the operation failed (e.g. a replay differs), 2 bad usage or input.
+inline constexpr int kFailed = 1;
+inline constexpr int kBadInput = 2;
+
+// Adds `arbiter q ...` (the course harnesses). `exit_code` receives the command's result.
+void add_q_commands(CLI::App& app, int& exit_code);
+
+// Prints "arbiter: <message>" on one line to stderr.
+void report_error(const std::string& message);
+
+}  // namespace arbiter::cli

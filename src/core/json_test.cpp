@@ -1,0 +1,67 @@
+#include "core/json.h"
+
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace arbiter {
+namespace {
+
+TEST(Json, ParsesASequenceOfValues) {
+  auto v = parse_json_values(" \"dag\"\n{\"a\": [1, 2, {\"b\": \"}\"}]}  [3]\n 4 true null ");
+  ASSERT_TRUE(v) << v.error().message;
+  ASSERT_EQ(v->size(), 6u);
+  EXPECT_EQ((*v)[0], "dag");
+  EXPECT_EQ((*v)[1]["a"][2]["b"], "}");
+  EXPECT_EQ((*v)[2], Json::array({3}));
+  EXPECT_EQ((*v)[3], 4);
+  EXPECT_EQ((*v)[4], true);
+  EXPECT_TRUE((*v)[5].is_null());
+}
+
+TEST(Json, EscapedQuotesInsideStrings) {
+  auto v = parse_json_values(R"({"k": "a\"]b"} "x\\")");
+  ASSERT_TRUE(v) << v.error().message;
+  EXPECT_EQ((*v)[0]["k"], "a\"]b");
+  EXPECT_EQ((*v)[1], "x\\");
+}
+
+TEST(Json, EmptyInputIsNoValues) {
+  auto v = parse_json_values("  \n ");
+  ASSERT_TRUE(v);
+  EXPECT_TRUE(v->empty());
+}
+
+TEST(Json, TruncatedAndMalformedInputAreErrors) {
+  auto truncated = parse_json_values("[1, 2, {\"a\": 3}");
+  ASSERT_FALSE(truncated);
+  EXPECT_NE(truncated.error().message.find("truncated"), std::string::npos);
+  auto bad = parse_json_values("[1, 2] {\"a\" 3}");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("JSON value 2"), std::string::npos);
+  EXPECT_FALSE(parse_json_values("tru"));
+  EXPECT_FALSE(parse_json_values("[1,]"));
+}
+
+TEST(Json, ReadsFromAStream) {
+  std::istringstream in("1 2 3");
+  auto v = read_json_values(in);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->size(), 3u);
+}
+
+TEST(Json, ShapeHelpersExplainWhatIsWrong) {
+  Json j = {{"n", -3}, {"s", "x"}, {"big", 9999999}};
+  EXPECT_EQ(*to_int(j["n"], "n"), -3);
+  EXPECT_FALSE(to_natural(j["n"], "n"));
+  EXPECT_EQ(*to_natural(j["big"], "big"), 9999999u);
+  auto missing = member(j, "zzz", "thing");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().message, "thing: missing field \"zzz\"");
+  EXPECT_FALSE(to_string(j["n"], "s"));
+  EXPECT_FALSE(to_int(Json(1.5), "x"));
+  EXPECT_FALSE(to_int(Json(std::uint64_t{18446744073709551615ULL}), "x"));
+}
+
+}  // namespace
+}  // namespace arbiter

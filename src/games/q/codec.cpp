@@ -1,0 +1,317 @@
+// The JSON forms of spec q.md §3: strict decoders with one-line errors, canonical encoders.
+#include "games/q/codec.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace arbiter::q {
+namespace {
+
+// Coordinates beyond this cannot come from a real game (1080 tiles) and would let neighbour
+// arithmetic overflow int32.
+constexpr std::int64_t kCoordLimit = 1'000'000'000;
+
+Expected<void> only_keys(const Json& j, std::initializer_list<std::string_view> allowed,
+                         std::string_view what) {
+  if (!j.is_object()) return fail(fmt::format("{}: expected an object, got {}", what, excerpt(j)));
+  for (const auto& [key, value] : j.items()) {
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+      return fail(fmt::format("{}: unexpected field {}", what, excerpt(Json(key))));
+  }
+  return {};
+}
+
+Expected<std::int32_t> to_coordinate(const Json& j, std::string_view what) {
+  auto v = to_int(j, what);
+  if (!v) return std::unexpected(v.error());
+  if (*v < -kCoordLimit || *v > kCoordLimit)
+    return fail(fmt::format("{}: {} is out of range", what, *v));
+  return static_cast<std::int32_t>(*v);
+}
+
+Expected<std::int64_t> to_score(const Json& j, std::string_view what) {
+  auto v = to_natural(j, what);
+  if (!v) return std::unexpected(v.error());
+  if (*v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+    return fail(fmt::format("{}: {} is too large", what, *v));
+  return static_cast<std::int64_t>(*v);
+}
+
+// Prefixes an inner decoder's message with where it happened.
+std::unexpected<Error> within(std::string_view where, const Error& e) {
+  return fail(fmt::format("{}: {}", where, e.message));
+}
+
+// Decodes object j's field `key` with `decode`, which returns an Expected.
+template <class F>
+auto decode_field(const Json& j, std::string_view key, std::string_view what, F&& decode)
+    -> decltype(decode(j)) {
+  auto field = member(j, key, what);
+  if (!field) return std::unexpected(field.error());
+  return decode(**field);
+}
+
+Expected<Seated> decode_player(const Json& j) {
+  constexpr std::string_view what = "JPlayer";
+  if (auto ok = only_keys(j, {"score", "tile*", "name"}, what); !ok)
+    return std::unexpected(ok.error());
+  Seated seat;
+  auto score =
+      decode_field(j, "score", what, [](const Json& f) { return to_score(f, "JPlayer: score"); });
+  if (!score) return std::unexpected(score.error());
+  seat.score = *score;
+  auto jtiles = member(j, "tile*", what);
+  if (!jtiles) return std::unexpected(jtiles.error());
+  auto tiles = decode_tiles(**jtiles);
+  if (!tiles) return within("JPlayer: tile*", tiles.error());
+  seat.hand = std::move(*tiles);
+  if (auto it = j.find("name"); it != j.end()) {
+    auto name = arbiter::to_string(*it, "JPlayer: name");
+    if (!name) return std::unexpected(name.error());
+    seat.name = std::move(*name);
+  }
+  return seat;
+}
+
+Json encode_player(std::int64_t score, const Tiles& hand, const std::optional<std::string>& name) {
+  Json j = {{"score", score}, {"tile*", encode_tiles(hand)}};
+  if (name) j["name"] = *name;
+  return j;
+}
+
+}  // namespace
+
+Json encode_tile(Tile t) {
+  return {{"color", std::string(to_string(t.color))}, {"shape", std::string(to_string(t.shape))}};
+}
+
+Expected<Tile> decode_tile(const Json& j) {
+  constexpr std::string_view what = "JTile";
+  if (auto ok = only_keys(j, {"color", "shape"}, what); !ok) return std::unexpected(ok.error());
+  auto color = decode_field(j, "color", what,
+                            [](const Json& f) { return arbiter::to_string(f, "JTile: color"); });
+  if (!color) return std::unexpected(color.error());
+  auto shape = decode_field(j, "shape", what,
+                            [](const Json& f) { return arbiter::to_string(f, "JTile: shape"); });
+  if (!shape) return std::unexpected(shape.error());
+  auto c = color_from_string(*color);
+  if (!c) return fail(fmt::format("JTile: unknown color {}", excerpt(Json(*color))));
+  auto s = shape_from_string(*shape);
+  if (!s) return fail(fmt::format("JTile: unknown shape {}", excerpt(Json(*shape))));
+  return Tile{*s, *c};
+}
+
+Json encode_tiles(const Tiles& tiles) {
+  Json j = Json::array();
+  for (Tile t : tiles) j.push_back(encode_tile(t));
+  return j;
+}
+
+Expected<Tiles> decode_tiles(const Json& j) {
+  if (!j.is_array()) return fail(fmt::format("JTiles: expected an array, got {}", excerpt(j)));
+  Tiles tiles;
+  tiles.reserve(j.size());
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    auto t = decode_tile(j[i]);
+    if (!t) return within(fmt::format("JTiles {}", i), t.error());
+    tiles.push_back(*t);
+  }
+  return tiles;
+}
+
+Json encode_coord(Coord c) {
+  return {{"row", c.row}, {"column", c.column}};
+}
+
+Expected<Coord> decode_coord(const Json& j) {
+  constexpr std::string_view what = "JCoordinate";
+  if (auto ok = only_keys(j, {"row", "column"}, what); !ok) return std::unexpected(ok.error());
+  auto row = decode_field(j, "row", what,
+                          [](const Json& f) { return to_coordinate(f, "JCoordinate: row"); });
+  if (!row) return std::unexpected(row.error());
+  auto column = decode_field(j, "column", what,
+                             [](const Json& f) { return to_coordinate(f, "JCoordinate: column"); });
+  if (!column) return std::unexpected(column.error());
+  return Coord{*row, *column};
+}
+
+Json encode_map(const Map& m) {
+  Json rows = Json::array();
+  Json* row = nullptr;
+  std::int32_t current = 0;
+  for (const auto& [c, t] : m.cells()) {
+    if (!row || c.row != current) {
+      current = c.row;
+      rows.push_back(Json::array({c.row}));
+      row = &rows.back();
+    }
+    row->push_back(Json::array({c.column, encode_tile(t)}));
+  }
+  return rows;
+}
+
+Expected<Map> decode_map(const Json& j) {
+  if (!j.is_array())
+    return fail(fmt::format("JMap: expected an array of rows, got {}", excerpt(j)));
+  Map m;
+  std::set<std::int32_t> rows;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const Json& jrow = j[i];
+    if (!jrow.is_array() || jrow.size() < 2)
+      return fail(
+          fmt::format("JMap entry {}: expected [row, cell, ...] with at least one cell, got {}", i,
+                      excerpt(jrow)));
+    auto r = to_coordinate(jrow[0], fmt::format("JMap entry {}: row index", i));
+    if (!r) return std::unexpected(r.error());
+    if (!rows.insert(*r).second) return fail(fmt::format("JMap: duplicate row {}", *r));
+    for (std::size_t k = 1; k < jrow.size(); ++k) {
+      const Json& cell = jrow[k];
+      if (!cell.is_array() || cell.size() != 2)
+        return fail(
+            fmt::format("JMap row {}: expected a cell [column, JTile], got {}", *r, excerpt(cell)));
+      auto c = to_coordinate(cell[0], fmt::format("JMap row {}: column index", *r));
+      if (!c) return std::unexpected(c.error());
+      auto t = decode_tile(cell[1]);
+      if (!t) return within(fmt::format("JMap row {}, column {}", *r, *c), t.error());
+      if (m.occupied({*r, *c}))
+        return fail(fmt::format("JMap row {}: duplicate column {}", *r, *c));
+      m.place({*r, *c}, *t);
+    }
+  }
+  return m;
+}
+
+Json encode_placement(const Placement& p) {
+  return {{"coordinate", encode_coord(p.coord)}, {"1tile", encode_tile(p.tile)}};
+}
+
+Expected<Placement> decode_placement(const Json& j) {
+  constexpr std::string_view what = "J1Placement";
+  if (auto ok = only_keys(j, {"coordinate", "1tile"}, what); !ok)
+    return std::unexpected(ok.error());
+  auto c = decode_field(j, "coordinate", what, [](const Json& f) { return decode_coord(f); });
+  if (!c) return within(what, c.error());
+  auto t = decode_field(j, "1tile", what, [](const Json& f) { return decode_tile(f); });
+  if (!t) return within(what, t.error());
+  return Placement{*c, *t};
+}
+
+Json encode_placements(const Placements& ps) {
+  Json j = Json::array();
+  for (const Placement& p : ps) j.push_back(encode_placement(p));
+  return j;
+}
+
+Expected<Placements> decode_placements(const Json& j) {
+  if (!j.is_array()) return fail(fmt::format("JPlacements: expected an array, got {}", excerpt(j)));
+  if (j.empty()) return fail("JPlacements: expected at least one placement, got []");
+  Placements ps;
+  ps.reserve(j.size());
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    auto p = decode_placement(j[i]);
+    if (!p) return within(fmt::format("JPlacements {}", i), p.error());
+    ps.push_back(*p);
+  }
+  return ps;
+}
+
+Json encode_action(const Action& a) {
+  if (std::holds_alternative<Pass>(a)) return "pass";
+  if (std::holds_alternative<Replace>(a)) return "replace";
+  return encode_placements(std::get<Placements>(a));
+}
+
+Expected<Action> decode_action(const Json& j) {
+  if (j == "pass") return Pass{};
+  if (j == "replace") return Replace{};
+  if (!j.is_array())
+    return fail(
+        fmt::format("JAction: expected \"pass\", \"replace\" or JPlacements, got {}", excerpt(j)));
+  auto ps = decode_placements(j);
+  if (!ps) return within("JAction", ps.error());
+  return Action{std::move(*ps)};
+}
+
+Json encode_view(const View& v) {
+  Json players = Json::array({encode_player(v.score, v.hand, std::nullopt)});
+  for (std::int64_t s : v.others) players.push_back(s);
+  return {{"map", encode_map(v.map)}, {"players", std::move(players)}, {"tile*", v.pile}};
+}
+
+Expected<View> decode_view(const Json& j) {
+  constexpr std::string_view what = "JPub";
+  if (auto ok = only_keys(j, {"map", "players", "tile*"}, what); !ok)
+    return std::unexpected(ok.error());
+  View v;
+  auto jmap = member(j, "map", what);
+  if (!jmap) return std::unexpected(jmap.error());
+  auto map = decode_map(**jmap);
+  if (!map) return within(what, map.error());
+  v.map = std::move(*map);
+
+  auto jplayers = member(j, "players", what);
+  if (!jplayers) return std::unexpected(jplayers.error());
+  const Json& players = **jplayers;
+  if (!players.is_array() || players.empty())
+    return fail(
+        fmt::format("JPub: players: expected [JPlayer, Natural, ...], got {}", excerpt(players)));
+  auto me = decode_player(players[0]);
+  if (!me) return within("JPub: players 0", me.error());
+  v.hand = std::move(me->hand);
+  v.score = me->score;
+  for (std::size_t i = 1; i < players.size(); ++i) {
+    auto s = to_score(players[i], fmt::format("JPub: players {}", i));
+    if (!s) return std::unexpected(s.error());
+    v.others.push_back(*s);
+  }
+
+  auto pile =
+      decode_field(j, "tile*", what, [](const Json& f) { return to_natural(f, "JPub: tile*"); });
+  if (!pile) return std::unexpected(pile.error());
+  v.pile = *pile;
+  return v;
+}
+
+Json encode_table(const Table& t) {
+  Json players = Json::array();
+  for (const Seated& s : t.players) players.push_back(encode_player(s.score, s.hand, s.name));
+  return {
+      {"map", encode_map(t.map)}, {"players", std::move(players)}, {"tile*", encode_tiles(t.pile)}};
+}
+
+Expected<Table> decode_table(const Json& j) {
+  constexpr std::string_view what = "JState";
+  if (auto ok = only_keys(j, {"map", "players", "tile*"}, what); !ok)
+    return std::unexpected(ok.error());
+  Table t;
+  auto jmap = member(j, "map", what);
+  if (!jmap) return std::unexpected(jmap.error());
+  auto map = decode_map(**jmap);
+  if (!map) return within(what, map.error());
+  t.map = std::move(*map);
+
+  auto jplayers = member(j, "players", what);
+  if (!jplayers) return std::unexpected(jplayers.error());
+  const Json& players = **jplayers;
+  if (!players.is_array() || players.empty())
+    return fail(fmt::format("JState: players: expected [JPlayer, ...], got {}", excerpt(players)));
+  for (std::size_t i = 0; i < players.size(); ++i) {
+    auto p = decode_player(players[i]);
+    if (!p) return within(fmt::format("JState: players {}", i), p.error());
+    t.players.push_back(std::move(*p));
+  }
+
+  auto jpile = member(j, "tile*", what);
+  if (!jpile) return std::unexpected(jpile.error());
+  auto pile = decode_tiles(**jpile);
+  if (!pile) return within("JState: tile*", pile.error());
+  t.pile = std::move(*pile);
+  return t;
+}
+
+}  // namespace arbiter::q

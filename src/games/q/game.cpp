@@ -1,0 +1,72 @@
+#include "games/q/game.h"
+
+#include <fmt/format.h>
+
+#include "games/q/strategy.h"
+
+namespace arbiter::q {
+
+Json Q::encode(const Config& c) {
+  Json j = {{"players", c.players},
+            {"bonuses", {{"q", c.bonuses.q}, {"finish", c.bonuses.finish}}}};
+  if (c.table) j["table"] = encode_table(*c.table);
+  return j;
+}
+
+Expected<Config> Q::decode_config(const Json& j) {
+  if (!j.is_object()) return fail("Q config: expected an object, got " + excerpt(j));
+  for (const auto& [key, value] : j.items())
+    if (key != "players" && key != "bonuses" && key != "table")
+      return fail(fmt::format("Q config: unknown field \"{}\"", key));
+  Config c;
+  if (j.contains("players")) {
+    auto n = to_int(j["players"], "Q config: players");
+    if (!n) return fail(n.error().message);
+    if (*n < kMinPlayers || *n > kMaxPlayers)
+      return fail(fmt::format("Q config: players must be {} to {}, got {}", kMinPlayers,
+                              kMaxPlayers, *n));
+    c.players = static_cast<int>(*n);
+  }
+  if (j.contains("bonuses")) {
+    const Json& b = j["bonuses"];
+    for (auto [key, slot] : {std::pair{"q", &c.bonuses.q}, std::pair{"finish", &c.bonuses.finish}}) {
+      auto v = member(b, key, "Q config: bonuses");
+      if (!v) return fail(v.error().message);
+      auto n = to_natural(**v, fmt::format("Q config: bonuses.{}", key));
+      if (!n) return fail(n.error().message);
+      *slot = static_cast<std::int64_t>(*n);
+    }
+  }
+  if (j.contains("table")) {
+    auto t = decode_table(j["table"]);
+    if (!t) return fail("Q config: table: " + t.error().message);
+    if (t->players.size() > static_cast<std::size_t>(kMaxPlayers))
+      return fail(fmt::format("Q config: a table seats at most {} players", kMaxPlayers));
+    c.players = static_cast<int>(t->players.size());
+    c.table = std::move(*t);
+  }
+  return c;
+}
+
+Action Q::sample_action(const View& view, Rng& rng) {
+  switch (rng.below(6)) {
+    case 0:
+      return Pass{};
+    case 1:
+      return Replace{};
+    case 2:
+    case 3: {
+      Placements ps;
+      const auto spots = view.map.free_neighbours();
+      const std::uint64_t n = 1 + rng.below(3);
+      for (std::uint64_t i = 0; i < n && !view.hand.empty() && !spots.empty(); ++i)
+        ps.push_back({spots[rng.below(spots.size())], view.hand[rng.below(view.hand.size())]});
+      if (ps.empty()) return Pass{};
+      return ps;
+    }
+    default:
+      return turn(rng.below(2) ? Strategy::dag : Strategy::ldasg, view);
+  }
+}
+
+}  // namespace arbiter::q

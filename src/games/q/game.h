@@ -1,0 +1,39 @@
+// Q as a Game (core/rules.h): the types, the rules (State) and the codec, bundled for the
+// referee, the registry and the conformance suite.
+#pragma once
+
+#include <string_view>
+
+#include "core/json.h"
+#include "core/rng.h"
+#include "games/q/codec.h"
+#include "games/q/state.h"
+
+namespace arbiter::q {
+
+struct Q {
+  static constexpr std::string_view kName = "q";
+  using Config = q::Config;
+  using State = q::State;
+  using Action = q::Action;
+  using View = q::View;
+  using Hand = q::Tiles;
+
+  static State start(const Config& config, Rng& rng) { return State::start(config, rng); }
+
+  static Json encode(const Action& a) { return encode_action(a); }
+  static Json encode(const View& v) { return encode_view(v); }
+  static Json encode(const Hand& h) { return encode_tiles(h); }
+  static Json encode(const Config& c);
+  static Expected<Action> decode_action(const Json& j) { return q::decode_action(j); }
+  static Expected<View> decode_view(const Json& j) { return q::decode_view(j); }
+  static Expected<Hand> decode_hand(const Json& j) { return decode_tiles(j); }
+  static Expected<Config> decode_config(const Json& j);
+
+  // For the conformance suite: an action a careless or hostile player might send in `view`:
+  // sometimes the house strategy's turn, sometimes pass/replace, sometimes random placements
+  // (often illegal).
+  static Action sample_action(const View& view, Rng& rng);
+};
+
+}  // namespace arbiter::q

@@ -1,0 +1,53 @@
+#include "referee/game_log.h"
+
+#include <fmt/format.h>
+
+namespace arbiter {
+
+void GameLog::write(const Json& line) {
+  if (out_ != nullptr) {
+    *out_ << dump(line) << '\n';
+    if (line.value("type", "") == "result") out_->flush();
+  }
+  if (keep_) lines_.push_back(line);
+}
+
+Expected<std::vector<Json>> read_game_log(std::istream& in) {
+  std::vector<Json> lines;
+  std::string text;
+  for (int number = 1; std::getline(in, text); ++number) {
+    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto j = parse_json(text);
+    if (!j) return fail(fmt::format("line {}: {}", number, j.error().message));
+    if (!j->is_object() || !j->contains("type") || !(*j)["type"].is_string())
+      return fail(fmt::format("line {}: not a game-log record (an object with a \"type\")", number));
+    lines.push_back(std::move(*j));
+  }
+  if (in.bad()) return fail("cannot read the log");
+  if (lines.empty()) return fail("the log is empty");
+  return lines;
+}
+
+Json without_timing(const Json& line) {
+  Json copy = line;
+  if (copy.is_object()) copy.erase("elapsed_us");
+  return copy;
+}
+
+std::optional<std::string> first_difference(const std::vector<Json>& expected,
+                                            const std::vector<Json>& actual) {
+  const std::size_t n = std::min(expected.size(), actual.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    Json a = without_timing(expected[i]);
+    Json b = without_timing(actual[i]);
+    if (a != b)
+      return fmt::format("line {} differs: recorded {} but replayed {}", i + 1, excerpt(a, 300),
+                         excerpt(b, 300));
+  }
+  if (expected.size() != actual.size())
+    return fmt::format("the recorded log has {} lines, the replay {}", expected.size(),
+                       actual.size());
+  return std::nullopt;
+}
+
+}  // namespace arbiter

@@ -1,0 +1,48 @@
+// GameLog: the replayable record of a match, one JSON object per line (JSON Lines):
+//   {"type":"match", "game", "seed", "config", "seats":[names], "per_call_ms", "format":1}
+//   {"type":"call", "seat", "call", "args", "reply"?, "verdict", "detail"?, "elapsed_us"}
+//   {"type":"result", "winners":[seats], "ejections":[{seat, why, call, detail}], "scores"}
+// "verdict" is "ok" or an Ejection reason (exception, timeout, malformed, foul, hang-up).
+// Timing lives only in "elapsed_us", so two runs of one seed differ in nothing else.
+// The format is documented in docs/protocol.md.
+#pragma once
+
+#include <istream>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/json.h"
+
+namespace arbiter {
+
+inline constexpr int kGameLogFormat = 1;
+
+class GameLog {
+ public:
+  // Writes each line to `out` (if any) as it happens, flushing after the result; keeps a copy
+  // in memory when `keep` (replay compares those).
+  explicit GameLog(std::ostream* out, bool keep = false) : out_(out), keep_(keep) {}
+
+  void write(const Json& line);
+  const std::vector<Json>& lines() const { return lines_; }
+
+ private:
+  std::ostream* out_;
+  bool keep_;
+  std::vector<Json> lines_;
+};
+
+// Reads a game log: every non-empty line must be one JSON object with a "type".
+Expected<std::vector<Json>> read_game_log(std::istream& in);
+
+// The line without its timing fields.
+Json without_timing(const Json& line);
+
+// The first line where two logs differ apart from timing, described in one line; nothing if
+// they are the same.
+std::optional<std::string> first_difference(const std::vector<Json>& expected,
+                                            const std::vector<Json>& actual);
+
+}  // namespace arbiter

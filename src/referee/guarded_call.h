@@ -1,0 +1,75 @@
+// guarded_call: the ONE place where arbiter calls a player. It runs the call on the seat's
+// CallRunner under a deadline and turns every way the call can go wrong (a throw, a PlayerFault,
+// no answer in time) into an Ejection; the caller only ever sees a value or an Ejection.
+#pragma once
+
+#include <chrono>
+#include <exception>
+#include <expected>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+
+#include "core/clock.h"
+#include "core/ejection.h"
+#include "core/player.h"
+#include "referee/call_runner.h"
+
+namespace arbiter {
+
+template <class R>
+struct CallOutcome {
+  std::expected<R, Ejection> value;
+  Duration elapsed{};
+};
+
+struct Unit {};  // the result of a call that returns nothing
+
+// Runs fn() (which must return R or void) for `seat` during protocol method `call`.
+// `fn` must own what it uses (capture by value / shared_ptr): after a timeout it may still be
+// running on an abandoned thread when guarded_call has long returned.
+template <class Fn>
+auto guarded_call(Seat seat, std::string call, CallRunner& runner, const Deadline& deadline,
+                  Fn fn) {
+  using Raw = std::invoke_result_t<Fn>;
+  using R = std::conditional_t<std::is_void_v<Raw>, Unit, Raw>;
+  struct Slot {
+    std::optional<R> value;
+    std::optional<Ejection> ejection;
+  };
+  auto slot = std::make_shared<Slot>();
+  auto job = [slot, fn = std::move(fn), seat, call]() mutable {
+    try {
+      if constexpr (std::is_void_v<Raw>) {
+        fn();
+        slot->value.emplace();
+      } else {
+        slot->value.emplace(fn());
+      }
+    } catch (const PlayerFault& fault) {
+      slot->ejection = Ejection{seat, fault.why(), call, fault.what()};
+    } catch (const std::exception& e) {
+      slot->ejection = Ejection{seat, Why::exception, call, e.what()};
+    } catch (...) {
+      slot->ejection = Ejection{seat, Why::exception, call, "unknown exception"};
+    }
+  };
+  const Clock& clock = deadline.clock();
+  const Instant start = clock.now();
+  const bool in_time = runner.run(job, deadline);
+  CallOutcome<R> out{.value = std::unexpected(Ejection{}), .elapsed = clock.now() - start};
+  if (!in_time) {
+    const auto limit =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline.at() - start).count();
+    out.value = std::unexpected(
+        Ejection{seat, Why::timeout, call, "no answer within " + std::to_string(limit) + " ms"});
+  } else if (slot->ejection) {
+    out.value = std::unexpected(*slot->ejection);
+  } else {
+    out.value = std::move(*slot->value);
+  }
+  return out;
+}
+
+}  // namespace arbiter

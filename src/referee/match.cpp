@@ -1,0 +1,18 @@
+#include "referee/match.h"
+
+namespace arbiter {
+
+Json encode_result(const MatchResult& result) {
+  Json ejections = Json::array();
+  for (const auto& e : result.ejections)
+    ejections.push_back(
+        {{"seat", e.seat}, {"why", to_string(e.why)}, {"call", e.call}, {"detail", e.detail}});
+  Json j = {{"type", "result"},
+            {"winners", result.winners},
+            {"ejections", ejections},
+            {"scores", result.scores}};
+  if (result.aborted) j["aborted"] = true;
+  return j;
+}
+
+}  // namespace arbiter

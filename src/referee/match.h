@@ -1,0 +1,44 @@
+// What a referee needs to run a match and what it reports back; shared by every referee style.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/ejection.h"
+#include "core/json.h"
+#include "core/rng.h"
+#include "core/seat.h"
+#include "referee/call_runner.h"
+#include "referee/game_log.h"
+
+namespace arbiter {
+
+struct RefereeOptions {
+  Duration per_call = std::chrono::seconds(6);  // the limit for each single call to a player
+  Isolation isolation = Isolation::thread;     // see CallRunner
+  const Clock* clock = &SteadyClock::instance();
+  GameLog* log = nullptr;                       // where the match is recorded, if anywhere
+  std::uint64_t max_turns = 1'000'000;          // a guard against games that never end
+};
+
+struct MatchResult {
+  Seats winners;                     // game winners whose win call succeeded, in call order
+  std::vector<Ejection> ejections;   // in elimination order
+  std::vector<std::int64_t> scores;  // by seat
+  bool aborted = false;              // the match hit max_turns; no winners then
+};
+
+// The seeds of one match, all derived from its seed.
+inline std::uint64_t start_seed(std::uint64_t match_seed) {
+  return Rng::derive(match_seed, "start");
+}
+inline std::uint64_t seat_seed(std::uint64_t match_seed, Seat seat) {
+  return Rng::derive(match_seed, "seat", static_cast<std::uint64_t>(seat));
+}
+
+Json encode_result(const MatchResult& result);
+
+}  // namespace arbiter

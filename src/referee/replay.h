@@ -1,0 +1,145 @@
+// Replay: re-simulates a recorded match from its game log and checks that it ends identically.
+// The same referee runs again with the recorded seed and config; every seat is played by a
+// ReplayPlayer that answers each call from the log (and re-raises recorded failures), after
+// checking that the referee asked the same thing with the same arguments. The rules recompute
+// every legality verdict, view and deal, so any non-determinism or rules change shows up as the
+// first line where the new log differs from the recorded one.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/player.h"
+#include "referee/turn_based.h"
+
+namespace arbiter {
+
+struct ReplayReport {
+  bool identical = false;
+  std::string difference;  // the first difference, when not identical
+  std::size_t calls = 0;   // call records replayed
+  MatchResult result;      // the replayed result
+};
+
+namespace detail {
+
+struct ReplayScript {
+  std::vector<std::deque<Json>> per_seat;
+  std::string divergence;  // the first way the referee's calls departed from the log
+};
+
+template <Game G>
+class ReplayPlayer final : public Player<G> {
+ public:
+  ReplayPlayer(std::shared_ptr<ReplayScript> script, Seat seat, std::string name)
+      : script_(std::move(script)), seat_(seat), name_(std::move(name)) {}
+
+  std::string name() override { return name_; }
+  void setup(const typename G::View& view) override { next("setup", G::encode(view)); }
+  typename G::Action take_turn(const typename G::View& view) override {
+    Json record = next("take_turn", G::encode(view));
+    auto action = G::decode_action(record.value("reply", Json()));
+    if (!action) diverge(fmt::format("recorded reply does not decode: {}", action.error().message));
+    return *action;
+  }
+  void new_tiles(const HandOf_t<G>& tiles) override {
+    if constexpr (HandCodec<G>) next("new_tiles", G::encode(tiles));
+  }
+  void win(bool won) override { next("win", Json(won)); }
+
+ private:
+  Json next(const char* call, const Json& args) {
+    auto& queue = script_->per_seat[seat_];
+    if (queue.empty()) diverge(fmt::format("the referee calls {} but the log has no more calls", call));
+    Json record = std::move(queue.front());
+    queue.pop_front();
+    if (record.value("call", "") != call)
+      diverge(fmt::format("the referee calls {} where the log has {}", call, record.value("call", "")));
+    if (record.value("args", Json()) != args)
+      diverge(fmt::format("{} gets other arguments than recorded: {}", call, excerpt(args, 200)));
+    const std::string verdict = record.value("verdict", "");
+    if (verdict != "ok" && verdict != "foul") {
+      auto why = why_from_string(verdict);
+      if (!why) diverge(fmt::format("unknown verdict \"{}\"", verdict));
+      throw PlayerFault(*why, record.value("detail", ""));
+    }
+    return record;
+  }
+
+  [[noreturn]] void diverge(const std::string& what) {
+    if (script_->divergence.empty())
+      script_->divergence = fmt::format("seat {} ({}): {}", seat_, name_, what);
+    throw PlayerFault(Why::exception, "replay diverged: " + what);
+  }
+
+  std::shared_ptr<ReplayScript> script_;
+  Seat seat_;
+  std::string name_;
+};
+
+}  // namespace detail
+
+// REQUIRES: log[0] is the "match" header of a G match (checked: an Error otherwise).
+template <Game G>
+Expected<ReplayReport> replay(const std::vector<Json>& log) {
+  if (log.empty() || log[0].value("type", "") != "match")
+    return fail("the log does not start with a match header");
+  const Json& header = log[0];
+  if (header.value("game", "") != G::kName)
+    return fail(fmt::format("the log is of game \"{}\", not {}", header.value("game", ""), G::kName));
+  auto config = G::decode_config(header.value("config", Json()));
+  if (!config) return fail("the recorded config: " + config.error().message);
+  auto seed = to_natural(header.value("seed", Json()), "seed");
+  if (!seed) return fail(seed.error().message);
+  const Json seats = header.value("seats", Json::array());
+  if (!seats.is_array() || seats.empty()) return fail("the header names no seats");
+
+  auto script = std::make_shared<detail::ReplayScript>();
+  script->per_seat.resize(seats.size());
+  std::size_t calls = 0;
+  for (std::size_t i = 1; i < log.size(); ++i) {
+    if (log[i].value("type", "") != "call") continue;
+    auto seat = to_int(log[i].value("seat", Json()), fmt::format("line {}: seat", i + 1));
+    if (!seat || *seat < 0 || static_cast<std::size_t>(*seat) >= seats.size())
+      return fail(fmt::format("line {}: no such seat", i + 1));
+    script->per_seat[*seat].push_back(log[i]);
+    ++calls;
+  }
+
+  std::vector<std::string> names;
+  std::vector<PlayerPtr<G>> players;
+  for (std::size_t s = 0; s < seats.size(); ++s) {
+    names.push_back(seats[s].is_string() ? seats[s].get<std::string>() : fmt::format("seat{}", s));
+    players.push_back(
+        std::make_shared<detail::ReplayPlayer<G>>(script, static_cast<Seat>(s), names.back()));
+  }
+
+  ManualClock clock;  // time stands still: only recorded verdicts eject
+  GameLog fresh(nullptr, /*keep=*/true);
+  RefereeOptions options;
+  options.per_call = std::chrono::milliseconds(header.value("per_call_ms", 6000));
+  options.isolation = Isolation::inline_call;
+  options.clock = &clock;
+  options.log = &fresh;
+
+  ReplayReport report;
+  report.calls = calls;
+  try {
+    report.result = play_turn_based<G>(*config, *seed, names, players, options);
+  } catch (const std::exception& e) {
+    return fail(fmt::format("the replay failed: {}", e.what()));
+  }
+  auto difference = first_difference(log, fresh.lines());
+  report.identical = !difference && script->divergence.empty();
+  if (!script->divergence.empty())
+    report.difference = script->divergence;
+  else if (difference)
+    report.difference = *difference;
+  return report;
+}
+
+}  // namespace arbiter

@@ -1,0 +1,170 @@
+// The game-agnostic turn-based referee (Q, Battleship): setup for every seat in turn order, then
+// take_turn -> check -> apply -> new_tiles until the game is over, then win for the winners and
+// the losers. Every call goes through guarded_call; a throw, a timeout, a malformed answer or a
+// Foul ejects the seat, the game disposes of its assets (Rules::eject) and play goes on.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/player.h"
+#include "core/rules.h"
+#include "referee/guarded_call.h"
+#include "referee/match.h"
+
+namespace arbiter {
+
+template <class G>
+using PlayerPtr = std::shared_ptr<Player<G>>;
+
+template <Game G>
+class TurnReferee {
+ public:
+  // REQUIRES: players.size() == names.size() == the number of seats `config` describes.
+  TurnReferee(typename G::Config config, std::uint64_t seed, std::vector<std::string> names,
+              std::vector<PlayerPtr<G>> players, RefereeOptions options)
+      : config_(std::move(config)),
+        seed_(seed),
+        names_(std::move(names)),
+        players_(std::move(players)),
+        options_(options),
+        state_([&] {
+          Rng rng(start_seed(seed_));
+          return G::start(config_, rng);
+        }()) {
+    for (std::size_t i = 0; i < players_.size(); ++i)
+      runners_.push_back(std::make_unique<CallRunner>(options_.isolation));
+  }
+
+  MatchResult run() {
+    log_header();
+    for (Seat seat : state_.turn_order()) {
+      auto view = std::make_shared<const typename G::View>(state_.view(seat));
+      call(seat, "setup", [&] { return G::encode(*view); },
+           [p = players_[seat], view] { p->setup(*view); });
+    }
+    std::uint64_t turns = 0;
+    for (Seats movers = state_.to_move(); !movers.empty(); movers = state_.to_move()) {
+      if (++turns > options_.max_turns) {
+        result_.aborted = true;
+        break;
+      }
+      // Turn-based: the game names one seat at a time.
+      take_turn(movers.front());
+    }
+    if (!result_.aborted) {
+      announce();
+      result_.scores = state_.standings().scores;
+    }
+    if (options_.log != nullptr) options_.log->write(encode_result(result_));
+    return result_;
+  }
+
+  const typename G::State& state() const { return state_; }
+
+ private:
+  void take_turn(Seat seat) {
+    auto view = std::make_shared<const typename G::View>(state_.view(seat));
+    auto reply = call(seat, "take_turn", [&] { return G::encode(*view); },
+                      [p = players_[seat], view] { return p->take_turn(*view); },
+                      /*check=*/true);
+    if (!reply) return;
+    state_.apply(seat, *reply);
+    if constexpr (DealsHands<G>) {
+      if (auto dealt = state_.dealt(seat)) {
+        auto ok = call(seat, "new_tiles", [&] { return G::encode(*dealt); },
+                       [p = players_[seat], d = *dealt] { p->new_tiles(d); });
+        if (ok) state_.acknowledge(seat);
+      }
+    }
+  }
+
+  void announce() {
+    const Standings standings = state_.standings();
+    for (bool won : {true, false}) {
+      for (Seat seat : won ? standings.winners : standings.losers) {
+        auto ok = call(seat, "win", [&] { return Json(won); },
+                       [p = players_[seat], won] { p->win(won); });
+        if (ok && won) result_.winners.push_back(seat);
+      }
+    }
+  }
+
+  // Calls `fn` for `seat` under the per-call deadline, logs the exchange, and ejects the seat if
+  // the call fails or (with `check`) its answer is a foul. Returns the answer or nothing.
+  template <class ArgsFn, class Fn>
+  auto call(Seat seat, const char* method, ArgsFn args, Fn fn, bool check = false) {
+    const Deadline deadline = Deadline::after(*options_.clock, options_.per_call);
+    Json record;
+    if (options_.log != nullptr)
+      record = {{"type", "call"}, {"seat", seat}, {"call", method}, {"args", args()}};
+    auto outcome = guarded_call(seat, method, *runners_[seat], deadline, std::move(fn));
+    using R = typename decltype(outcome.value)::value_type;
+    std::optional<R> answer;
+    std::optional<Ejection> ejection;
+    if (outcome.value) {
+      answer = std::move(*outcome.value);
+      if constexpr (std::is_same_v<R, typename G::Action>) {
+        if (options_.log != nullptr) record["reply"] = G::encode(*answer);
+        if (check) {
+          if (auto foul = state_.check(seat, *answer)) {
+            ejection = Ejection{seat, Why::foul, method, fmt::format("{}: {}", foul->code, foul->detail)};
+            answer.reset();
+          }
+        }
+      }
+    } else {
+      ejection = outcome.value.error();
+    }
+    if (options_.log != nullptr) {
+      record["verdict"] = ejection ? std::string(to_string(ejection->why)) : std::string("ok");
+      if (ejection) record["detail"] = ejection->detail;
+      record["elapsed_us"] =
+          std::chrono::duration_cast<std::chrono::microseconds>(outcome.elapsed).count();
+      options_.log->write(record);
+    }
+    if (ejection) {
+      state_.eject(seat);
+      result_.ejections.push_back(std::move(*ejection));
+    }
+    return answer;
+  }
+
+  void log_header() {
+    if (options_.log == nullptr) return;
+    options_.log->write({{"type", "match"},
+                         {"format", kGameLogFormat},
+                         {"game", std::string(G::kName)},
+                         {"seed", seed_},
+                         {"config", G::encode(config_)},
+                         {"seats", names_},
+                         {"per_call_ms", std::chrono::duration_cast<std::chrono::milliseconds>(
+                                             options_.per_call)
+                                             .count()}});
+  }
+
+  typename G::Config config_;
+  std::uint64_t seed_;
+  std::vector<std::string> names_;
+  std::vector<PlayerPtr<G>> players_;
+  RefereeOptions options_;
+  typename G::State state_;
+  std::vector<std::unique_ptr<CallRunner>> runners_;
+  MatchResult result_;
+};
+
+// Runs one turn-based match to the end.
+template <Game G>
+MatchResult play_turn_based(typename G::Config config, std::uint64_t seed,
+                            std::vector<std::string> names, std::vector<PlayerPtr<G>> players,
+                            const RefereeOptions& options) {
+  TurnReferee<G> referee(std::move(config), seed, std::move(names), std::move(players), options);
+  return referee.run();
+}
+
+}  // namespace arbiter

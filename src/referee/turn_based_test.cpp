@@ -1,0 +1,186 @@
+#include "referee/turn_based.h"
+
+#include <sstream>
+#include <stdexcept>
+
+#include <gtest/gtest.h>
+
+#include "core/interrupt.h"
+#include "referee/replay.h"
+#include "referee/toy_game_test.h"
+
+namespace arbiter {
+namespace {
+
+using namespace std::chrono_literals;
+using toy::Countdown;
+using toy::Taker;
+
+class Thrower : public Taker {
+ public:
+  explicit Thrower(std::string on) : on_(std::move(on)) {}
+  void setup(const Countdown::View& v) override {
+    if (on_ == "setup") throw std::runtime_error("boom");
+    Taker::setup(v);
+  }
+  int take_turn(const Countdown::View& v) override {
+    if (on_ == "take_turn") throw std::runtime_error("boom");
+    if (on_ == "foul") return 5;
+    if (on_ == "hang") {
+      hang_until_abandoned();
+      return 1;
+    }
+    return Taker::take_turn(v);
+  }
+  void new_tiles(const Countdown::Hand& h) override {
+    if (on_ == "new_tiles") throw std::runtime_error("boom");
+    Taker::new_tiles(h);
+  }
+  void win(bool w) override {
+    if (on_ == "win") throw std::runtime_error("boom");
+    Taker::win(w);
+  }
+
+ private:
+  std::string on_;
+};
+
+MatchResult play(std::vector<PlayerPtr<Countdown>> players, RefereeOptions options = {},
+                 int stones = 10) {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < players.size(); ++i) names.push_back("p" + std::to_string(i));
+  return play_turn_based<Countdown>({static_cast<int>(players.size()), stones}, 7, names, players,
+                                    options);
+}
+
+TEST(TurnReferee, PlaysToTheEndAndInformsEveryone) {
+  auto a = std::make_shared<Taker>(3), b = std::make_shared<Taker>(1);
+  const MatchResult r = play({a, b});
+  // 10 -3-> 7 -1-> 6 -3-> 3 -1-> 2 -2-> 0: seat 0 takes the last stone.
+  EXPECT_EQ(r.winners, Seats{0});
+  EXPECT_TRUE(r.ejections.empty());
+  EXPECT_EQ(a->setups, 1);
+  EXPECT_EQ(b->setups, 1);
+  EXPECT_EQ(a->received, 8);
+  EXPECT_EQ(b->received, 2);
+  EXPECT_EQ(a->won, true);
+  EXPECT_EQ(b->won, false);
+  EXPECT_EQ(r.scores, (std::vector<std::int64_t>{8, 2}));
+}
+
+TEST(TurnReferee, AnExceptionEjectsAndTheGameGoesOn) {
+  auto bad = std::make_shared<Thrower>("take_turn");
+  auto good = std::make_shared<Taker>(1);
+  const MatchResult r = play({bad, good});
+  EXPECT_EQ(r.winners, Seats{1});
+  ASSERT_EQ(r.ejections.size(), 1u);
+  EXPECT_EQ(r.ejections[0], (Ejection{0, Why::exception, "take_turn", "boom"}));
+  EXPECT_FALSE(bad->won.has_value());  // ejected players are not told the outcome
+}
+
+TEST(TurnReferee, AFoulEjectsWithTheRuleItBroke) {
+  const MatchResult r = play({std::make_shared<Taker>(1), std::make_shared<Thrower>("foul")});
+  ASSERT_EQ(r.ejections.size(), 1u);
+  EXPECT_EQ(r.ejections[0].why, Why::foul);
+  EXPECT_EQ(r.ejections[0].detail, "bad-count: take 1 to 3");
+  EXPECT_EQ(r.winners, Seats{0});
+}
+
+TEST(TurnReferee, AHangingPlayerIsEjectedAtTheDeadline) {
+  RefereeOptions options;
+  options.per_call = 50ms;
+  const MatchResult r = play({std::make_shared<Thrower>("hang"), std::make_shared<Taker>(2)}, options);
+  ASSERT_EQ(r.ejections.size(), 1u);
+  EXPECT_EQ(r.ejections[0].why, Why::timeout);
+  EXPECT_EQ(r.winners, Seats{1});
+}
+
+TEST(TurnReferee, FailuresInEveryCallAreEjectionsInOrder) {
+  auto setup = std::make_shared<Thrower>("setup");
+  auto tiles = std::make_shared<Thrower>("new_tiles");
+  auto good = std::make_shared<Taker>(1);
+  const MatchResult r = play({setup, tiles, good});
+  ASSERT_EQ(r.ejections.size(), 2u);
+  EXPECT_EQ(r.ejections[0].call, "setup");
+  EXPECT_EQ(r.ejections[0].seat, 0);
+  EXPECT_EQ(r.ejections[1].call, "new_tiles");
+  EXPECT_EQ(r.ejections[1].seat, 1);
+  EXPECT_EQ(r.winners, Seats{2});
+}
+
+TEST(TurnReferee, AWinnerWhoseWinCallFailsIsNoWinner) {
+  const MatchResult r = play({std::make_shared<Thrower>("win"), std::make_shared<Taker>(1)}, {}, 1);
+  EXPECT_TRUE(r.winners.empty());
+  ASSERT_EQ(r.ejections.size(), 1u);
+  EXPECT_EQ(r.ejections[0].call, "win");
+}
+
+TEST(TurnReferee, EveryoneEjectedMeansNoWinners) {
+  const MatchResult r = play({std::make_shared<Thrower>("setup"), std::make_shared<Thrower>("take_turn")});
+  EXPECT_TRUE(r.winners.empty());
+  EXPECT_EQ(r.ejections.size(), 2u);
+}
+
+TEST(TurnReferee, TheTurnLimitAbortsARunawayGame) {
+  RefereeOptions options;
+  options.max_turns = 2;
+  const MatchResult r = play({std::make_shared<Taker>(1), std::make_shared<Taker>(1)}, options);
+  EXPECT_TRUE(r.aborted);
+  EXPECT_TRUE(r.winners.empty());
+}
+
+std::vector<Json> recorded_match() {
+  GameLog log(nullptr, /*keep=*/true);
+  RefereeOptions options;
+  options.log = &log;
+  play({std::make_shared<Taker>(3), std::make_shared<Thrower>("foul"), std::make_shared<Taker>(2)},
+       options);
+  return log.lines();
+}
+
+TEST(Replay, ARecordedMatchReplaysIdentically) {
+  const auto log = recorded_match();
+  ASSERT_GE(log.size(), 5u);
+  EXPECT_EQ(log.front()["type"], "match");
+  EXPECT_EQ(log.back()["type"], "result");
+  auto report = replay<Countdown>(log);
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_TRUE(report->identical) << report->difference;
+  EXPECT_EQ(report->result.winners, Seats{0});
+}
+
+TEST(Replay, RecordedTimeoutsAndExceptionsReplay) {
+  GameLog log(nullptr, true);
+  RefereeOptions options;
+  options.log = &log;
+  options.per_call = 30ms;
+  play({std::make_shared<Thrower>("hang"), std::make_shared<Thrower>("new_tiles"),
+        std::make_shared<Taker>(1)},
+       options);
+  auto report = replay<Countdown>(log.lines());
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_TRUE(report->identical) << report->difference;
+  EXPECT_EQ(report->result.ejections.size(), 2u);
+}
+
+TEST(Replay, ATamperedLogIsCaught) {
+  auto log = recorded_match();
+  for (auto& line : log)
+    if (line["type"] == "call" && line["call"] == "take_turn" && line["seat"] == 0) {
+      line["reply"] = 1;  // seat 0 took 3 stones, not 1
+      break;
+    }
+  auto report = replay<Countdown>(log);
+  ASSERT_TRUE(report);
+  EXPECT_FALSE(report->identical);
+  EXPECT_FALSE(report->difference.empty());
+}
+
+TEST(Replay, RejectsAnotherGamesLog) {
+  auto log = recorded_match();
+  log[0]["game"] = "chess";
+  EXPECT_FALSE(replay<Countdown>(log));
+}
+
+}  // namespace
+}  // namespace arbiter
