@@ -44,6 +44,56 @@ bool in_one_line(const Placements& ps) {
   return same_row || same_col;
 }
 
+// The not-a-line cheat (spec q.md §4.2): some order of the hand's tiles placed one by one, each
+// at a free spot next to the map where it fits (on the map grown by the earlier ones), that is not
+// in one row or column. Depth-first over collinear prefixes, bounded so that a hand with nothing
+// to find cannot make the search explode.
+class NonLineSearch {
+ public:
+  explicit NonLineSearch(const View& view) : map_(view.map), left_(view.hand) {}
+
+  std::optional<Placements> run() {
+    if (dfs()) return so_far_;
+    return std::nullopt;
+  }
+
+ private:
+  bool dfs() {
+    if (++nodes_ > kNodeLimit) return false;
+    Tiles tried;
+    for (std::size_t i = 0; i < left_.size(); ++i) {
+      const Tile t = left_[i];
+      if (std::find(tried.begin(), tried.end(), t) != tried.end()) continue;
+      tried.push_back(t);
+      for (Coord c : map_.candidates(t)) {
+        so_far_.push_back({c, t});
+        if (so_far_.size() >= 2 && !in_one_line(so_far_)) return true;
+        const Map saved = map_;
+        map_.place(c, t);
+        left_.erase(left_.begin() + static_cast<std::ptrdiff_t>(i));
+        const bool found = dfs();
+        left_.insert(left_.begin() + static_cast<std::ptrdiff_t>(i), t);
+        map_ = saved;
+        if (found) return true;
+        so_far_.pop_back();
+      }
+    }
+    return false;
+  }
+
+  static constexpr int kNodeLimit = 20000;
+  Map map_;
+  Tiles left_;
+  Placements so_far_;
+  int nodes_ = 0;
+};
+
+std::optional<Action> non_line_sequence(const View& view) {
+  auto found = NonLineSearch(view).run();
+  if (found) return *found;
+  return std::nullopt;
+}
+
 // One seat's in-process player, possibly scripted to misbehave.
 class Actor final : public Player<Q> {
  public:
@@ -95,17 +145,9 @@ class Actor final : public Player<Q> {
         }
         return std::nullopt;  // owns every kind: plays normally
       }
-      case Cheat::not_a_line: {
+      case Cheat::not_a_line:
         if (view.hand.size() < 2) return std::nullopt;
-        std::optional<Placements> found;
-        turn(spec_.strategy, view, [&](const Placements& so_far, bool legal) {
-          if (legal || so_far.size() < 2 || in_one_line(so_far)) return false;
-          found = so_far;
-          return true;
-        });
-        if (found) return *found;
-        return std::nullopt;
-      }
+        return non_line_sequence(view);
       case Cheat::bad_ask_for_tiles:
         if (view.pile < view.hand.size()) return Replace{};
         return std::nullopt;
