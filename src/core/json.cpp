@@ -42,21 +42,64 @@ std::size_t value_end(std::string_view text, std::size_t i) {
   return k;
 }
 
+// Deeper nesting than any format of ours needs; copying, comparing and printing JSON recurse, so
+// untrusted input must not be able to nest without bound.
+constexpr int kMaxDepth = 200;
+
+bool too_deep(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    const char d = text[k];
+    if (in_string) {
+      if (d == '\\') ++k;
+      else if (d == '"') in_string = false;
+    } else if (d == '"') {
+      in_string = true;
+    } else if (d == '{' || d == '[') {
+      if (++depth > kMaxDepth) return true;
+    } else if (d == '}' || d == ']') {
+      --depth;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 Expected<Json> parse_json(std::string_view text) {
-  Json j = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    // Parse again with exceptions to get nlohmann's position-bearing message.
-    try {
-      (void)Json::parse(text.begin(), text.end());
-    } catch (const Json::exception& e) {
-      return fail(fmt::format("malformed JSON: {}", e.what()));
-    }
-    return fail("malformed JSON");
+  if (too_deep(text)) return fail(fmt::format("JSON nested deeper than {} levels", kMaxDepth));
+  try {
+    return Json::parse(text.begin(), text.end());
+  } catch (const Json::exception& e) {
+    return fail(fmt::format("malformed JSON: {}", e.what()));
   }
-  return j;
 }
+
+namespace {
+
+void render(const Json& j, std::string& out, std::size_t max, int depth) {
+  if (out.size() > max) return;
+  if (j.is_array() || j.is_object()) {
+    if (depth > 4) {
+      out += j.is_array() ? "[...]" : "{...}";
+      return;
+    }
+    out += j.is_array() ? '[' : '{';
+    bool first = true;
+    for (auto it = j.begin(); it != j.end() && out.size() <= max; ++it) {
+      if (!first) out += ',';
+      first = false;
+      if (j.is_object()) out += Json(it.key()).dump() + ':';
+      render(*it, out, max, depth + 1);
+    }
+    out += j.is_array() ? ']' : '}';
+    return;
+  }
+  out += j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+}  // namespace
 
 Expected<std::vector<Json>> parse_json_values(std::string_view text) {
   std::vector<Json> values;
@@ -82,7 +125,8 @@ Expected<std::vector<Json>> read_json_values(std::istream& in) {
 }
 
 std::string excerpt(const Json& j, std::size_t max) {
-  std::string s = j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::string s;
+  render(j, s, max, 0);
   if (s.size() > max) s = s.substr(0, max) + "...";
   return s;
 }

@@ -61,7 +61,7 @@ auto guarded_call(Seat seat, std::string call, CallRunner& runner, const Deadlin
   CallOutcome<R> out{.value = std::unexpected(Ejection{}), .elapsed = clock.now() - start};
   if (!in_time) {
     const auto limit =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline.at() - start).count();
+        std::chrono::round<std::chrono::milliseconds>(deadline.at() - start).count();
     out.value = std::unexpected(
         Ejection{seat, Why::timeout, call, "no answer within " + std::to_string(limit) + " ms"});
   } else if (slot->ejection) {

@@ -36,7 +36,7 @@ struct Countdown {
       return {order_.front()};
     }
     Seats turn_order() const { return {order_.begin(), order_.end()}; }
-    View view(Seat p) const { return {stones_, taken_[p]}; }
+    View view(Seat p) const { return {stones_, static_cast<int>(taken_[p])}; }
     std::optional<Foul> check(Seat p, const Action& a) const {
       if (to_move() != Seats{p}) return Foul{"not-your-turn", ""};
       if (a < 1 || a > 3) return Foul{"bad-count", "take 1 to 3"};

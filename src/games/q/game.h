@@ -19,7 +19,11 @@ struct Q {
   using View = q::View;
   using Hand = q::Tiles;
 
+  static constexpr int kMinSeats = kMinPlayers;
+  static constexpr int kMaxSeats = kMaxPlayers;
+
   static State start(const Config& config, Rng& rng) { return State::start(config, rng); }
+  static Config default_config(int seats) { return Config{.players = seats}; }
 
   static Json encode(const Action& a) { return encode_action(a); }
   static Json encode(const View& v) { return encode_view(v); }

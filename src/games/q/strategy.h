@@ -28,8 +28,8 @@ using Step = std::variant<Pass, Replace, Placement>;
 Step step(Strategy s, const Map& map, const Tiles& hand, std::uint64_t pile);
 
 // Shown every extended sequence of a turn with whether it is legal against the turn's start
-// state; returning true ends the turn with that sequence as the answer (used by the
-// "not-a-line" cheat). The default strategy never escapes.
+// state; returning true ends the turn with that sequence as the answer. A seam for tests (which
+// check the incremental legality against extend()) and for scripted players.
 using Escape = std::function<bool(const Placements& so_far, bool legal)>;
 
 // A full turn (§4.1): iterate step() on a hypothetical state (tile placed, removed from the hand,

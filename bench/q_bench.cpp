@@ -1,0 +1,297 @@
+// Q benchmarks: house-bot games through the referee, and rules hot spots on real positions.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <streambuf>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "core/player.h"
+#include "core/rng.h"
+#include "core/seat.h"
+#include "games/q/actors.h"
+#include "games/q/game.h"
+#include "games/q/placement.h"
+#include "games/q/state.h"
+#include "games/q/strategy.h"
+#include "referee/call_runner.h"
+#include "referee/game_log.h"
+#include "referee/match.h"
+#include "referee/turn_based.h"
+
+namespace arbiter {
+namespace {
+
+using q::Q;
+
+// ---------------------------------------------------------------------------------------------
+// Whole games
+
+// Passes every call on to a house actor and counts the calls. The referee calls a player from
+// one thread at a time and hands calls over under the runner's mutex, so plain counters are
+// safe; they are read only after the referee (and its runner threads) are gone.
+class CountingPlayer final : public Player<Q> {
+ public:
+  explicit CountingPlayer(PlayerPtr<Q> inner) : inner_(std::move(inner)) {}
+
+  std::string name() override { return inner_->name(); }
+  void setup(const q::View& view) override {
+    ++calls_;
+    inner_->setup(view);
+  }
+  q::Action take_turn(const q::View& view) override {
+    ++calls_;
+    ++turns_;
+    return inner_->take_turn(view);
+  }
+  void new_tiles(const q::Tiles& tiles) override {
+    ++calls_;
+    inner_->new_tiles(tiles);
+  }
+  void win(bool won) override {
+    ++calls_;
+    inner_->win(won);
+  }
+
+  std::int64_t calls() const { return calls_; }
+  std::int64_t turns() const { return turns_; }
+
+ private:
+  PlayerPtr<Q> inner_;
+  std::int64_t calls_ = 0;
+  std::int64_t turns_ = 0;
+};
+
+// A stream buffer that accepts and drops everything, so a GameLog pays for building and
+// serialising its lines but not for any I/O.
+class NullBuffer final : public std::streambuf {
+ protected:
+  int_type overflow(int_type c) override { return traits_type::not_eof(c); }
+  std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
+};
+
+struct GameTally {
+  std::int64_t turns = 0;  // take_turn calls
+  std::int64_t calls = 0;  // all player calls: setup, take_turn, new_tiles, win
+  bool clean = true;       // no ejection and not aborted, as house bots should manage
+};
+
+// One freshly dealt game of `players` house bots, dag and ldasg alternating by seat.
+GameTally play_game(int players, std::uint64_t seed, Isolation isolation, GameLog* log) {
+  std::vector<std::string> names;
+  std::vector<std::shared_ptr<CountingPlayer>> counted;
+  std::vector<PlayerPtr<Q>> seats;
+  for (int i = 0; i < players; ++i) {
+    const q::Strategy strategy = i % 2 == 0 ? q::Strategy::dag : q::Strategy::ldasg;
+    names.push_back(std::string(q::to_string(strategy)) + std::to_string(i));
+    counted.push_back(std::make_shared<CountingPlayer>(
+        q::make_actor(q::ActorSpec{names.back(), strategy})));
+    seats.push_back(counted.back());
+  }
+  q::Config config;
+  config.players = players;
+  RefereeOptions options;
+  options.isolation = isolation;
+  options.log = log;
+  const MatchResult result =
+      play_turn_based<Q>(config, seed, std::move(names), std::move(seats), options);
+
+  GameTally tally;
+  tally.clean = !result.aborted && result.ejections.empty();
+  for (const auto& player : counted) {
+    tally.turns += player->turns();
+    tally.calls += player->calls();
+  }
+  return tally;
+}
+
+// Plays one game per iteration, the iteration index as its seed, and reports games/s, player
+// calls/s and the average number of turns per game.
+void run_games(benchmark::State& state, Isolation isolation, bool logged) {
+  const int players = static_cast<int>(state.range(0));
+  NullBuffer null_buffer;
+  std::ostream null_stream(&null_buffer);
+  GameLog log(&null_stream);
+  std::uint64_t seed = 0;
+  std::int64_t turns = 0;
+  std::int64_t calls = 0;
+  for (auto _ : state) {
+    const GameTally tally = play_game(players, seed++, isolation, logged ? &log : nullptr);
+    if (!tally.clean) {
+      state.SkipWithError("a house bot was ejected or the game hit max_turns");
+      break;
+    }
+    turns += tally.turns;
+    calls += tally.calls;
+  }
+  using benchmark::Counter;
+  state.counters["games/s"] = Counter(static_cast<double>(state.iterations()), Counter::kIsRate);
+  state.counters["calls/s"] = Counter(static_cast<double>(calls), Counter::kIsRate);
+  state.counters["turns/game"] = Counter(static_cast<double>(turns), Counter::kAvgIterations);
+}
+
+void BM_QGame(benchmark::State& state) { run_games(state, Isolation::inline_call, false); }
+void BM_QGameThreaded(benchmark::State& state) { run_games(state, Isolation::thread, false); }
+void BM_QGameLogged(benchmark::State& state) { run_games(state, Isolation::inline_call, true); }
+
+// Real time, because with Isolation::thread the benchmark thread mostly sleeps while a runner
+// thread plays; the CPU column then shows the whole process's CPU time.
+BENCHMARK(BM_QGame)->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond)->UseRealTime()
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_QGameThreaded)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_QGameLogged)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()
+    ->MeasureProcessCPUTime();
+
+// ---------------------------------------------------------------------------------------------
+// Rules hot spots, on positions from real games
+
+// One turn of a recorded game: the state before it, the mover's view, and (when the strategy
+// placed tiles) its placements and the map after them.
+struct Turn {
+  q::State state;
+  Seat seat = 0;
+  q::View view;
+  q::Placements placements;  // empty when the strategy passed or replaced
+  q::Map after;
+};
+
+struct Sample {
+  std::vector<Turn> turns;
+  std::vector<const Turn*> placing;  // the turns with placements
+  double mean_cells = 0;             // map size before the turn, averaged over `placing`
+  std::string error;                 // why the sample could not be built, if it could not
+};
+
+constexpr std::uint64_t kSampleSeeds[] = {1, 2, 3, 4, 5, 6, 7, 8};
+
+// Plays 2-player dag-vs-dag games on q::State directly (no referee), recording every turn.
+Sample record_games() {
+  Sample sample;
+  for (std::uint64_t seed : kSampleSeeds) {
+    q::Config config;
+    config.players = 2;
+    Rng rng(start_seed(seed));
+    q::State s = q::State::start(config, rng);
+    for (Seats movers = s.to_move(); !movers.empty(); movers = s.to_move()) {
+      Turn turn{s, movers.front(), s.view(movers.front()), {}, {}};
+      const q::Action action = q::turn(q::Strategy::dag, turn.view);
+      if (auto foul = s.check(turn.seat, action)) {
+        sample.error = "dag chose an illegal action: " + foul->code;
+        return sample;
+      }
+      if (const auto* placements = std::get_if<q::Placements>(&action)) {
+        turn.placements = *placements;
+        turn.after = *q::extend(turn.view.map, turn.view.hand, turn.placements);
+      }
+      s.apply(turn.seat, action);
+      s.acknowledge(turn.seat);
+      sample.turns.push_back(std::move(turn));
+    }
+  }
+  for (const Turn& turn : sample.turns) {
+    if (turn.placements.empty()) continue;
+    sample.placing.push_back(&turn);
+    sample.mean_cells += static_cast<double>(turn.view.map.size());
+  }
+  if (sample.placing.empty()) {
+    sample.error = "the sample games have no placement";
+  } else {
+    sample.mean_cells /= static_cast<double>(sample.placing.size());
+  }
+  return sample;
+}
+
+const Sample& sample() {
+  static const Sample recorded = record_games();
+  return recorded;
+}
+
+// The next index of a round-robin walk over n items.
+std::size_t next(std::size_t i, std::size_t n) { return i + 1 == n ? 0 : i + 1; }
+
+void report_per_call(benchmark::State& state, double mean_cells, std::size_t positions) {
+  state.SetItemsProcessed(state.iterations());
+  state.counters["cells"] = mean_cells;
+  state.counters["positions"] = static_cast<double>(positions);
+}
+
+void BM_QLegality(benchmark::State& state) {
+  const Sample& s = sample();
+  if (!s.error.empty()) {
+    state.SkipWithError(s.error.c_str());
+    return;
+  }
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const Turn& turn = *s.placing[i];
+    auto extended = q::extend(turn.view.map, turn.view.hand, turn.placements);
+    benchmark::DoNotOptimize(extended);
+    i = next(i, s.placing.size());
+  }
+  report_per_call(state, s.mean_cells, s.placing.size());
+}
+BENCHMARK(BM_QLegality);
+
+void BM_QScore(benchmark::State& state) {
+  const Sample& s = sample();
+  if (!s.error.empty()) {
+    state.SkipWithError(s.error.c_str());
+    return;
+  }
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const Turn& turn = *s.placing[i];
+    std::int64_t points = q::score(turn.after, turn.placements, q::Bonuses{}, false);
+    benchmark::DoNotOptimize(points);
+    i = next(i, s.placing.size());
+  }
+  report_per_call(state, s.mean_cells, s.placing.size());
+}
+BENCHMARK(BM_QScore);
+
+double mean_view_cells(const Sample& s) {
+  double cells = 0;
+  for (const Turn& turn : s.turns) cells += static_cast<double>(turn.view.map.size());
+  return s.turns.empty() ? 0 : cells / static_cast<double>(s.turns.size());
+}
+
+void BM_QStrategyTurn(benchmark::State& state, q::Strategy strategy) {
+  const Sample& s = sample();
+  if (!s.error.empty()) {
+    state.SkipWithError(s.error.c_str());
+    return;
+  }
+  std::size_t i = 0;
+  for (auto _ : state) {
+    q::Action action = q::turn(strategy, s.turns[i].view);
+    benchmark::DoNotOptimize(action);
+    i = next(i, s.turns.size());
+  }
+  report_per_call(state, mean_view_cells(s), s.turns.size());
+}
+BENCHMARK_CAPTURE(BM_QStrategyTurn, dag, q::Strategy::dag);
+BENCHMARK_CAPTURE(BM_QStrategyTurn, ldasg, q::Strategy::ldasg);
+
+void BM_QView(benchmark::State& state) {
+  const Sample& s = sample();
+  if (!s.error.empty()) {
+    state.SkipWithError(s.error.c_str());
+    return;
+  }
+  std::size_t i = 0;
+  for (auto _ : state) {
+    q::View view = s.turns[i].state.view(s.turns[i].seat);
+    benchmark::DoNotOptimize(view);
+    i = next(i, s.turns.size());
+  }
+  report_per_call(state, mean_view_cells(s), s.turns.size());
+}
+BENCHMARK(BM_QView);
+
+}  // namespace
+}  // namespace arbiter
