@@ -17,8 +17,33 @@ namespace arbiter::cli {
 void report_error(const std::string& message) {
   std::string line = message;
   for (char& c : line)
-    if (c == '\n') c = ' ';
+    if (c == '\n' || c == '\r') c = ' ';
   std::cerr << "arbiter: " << line << std::endl;
+}
+
+CLI::Validator seconds_validator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          std::size_t used = 0;
+          const double v = std::stod(text, &used);
+          if (used == text.size() && v >= 0.001 && v <= 600.0) return "";
+        } catch (const std::exception&) {
+        }
+        return "expected seconds between 0.001 and 600, got " + text;
+      },
+      "SECONDS");
+}
+
+CLI::Validator natural_validator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const bool digits = !text.empty() && text.size() <= 20 &&
+                            text.find_first_not_of("0123456789") == std::string::npos;
+        if (digits && (text.size() < 20 || text <= "18446744073709551615")) return "";
+        return "expected a whole number from 0 to 18446744073709551615, got " + text;
+      },
+      "N");
 }
 
 namespace {
@@ -27,8 +52,10 @@ struct PlayArgs {
   std::string game;
   std::vector<std::string> players;
   std::uint64_t seed = 1;
+  std::string seed_text = "1";
   std::string log_path;
   std::string config;
+  bool config_given = false;
   double per_call = 6.0;
   bool json = false;
 };
@@ -49,6 +76,10 @@ int play(const PlayArgs& a) {
   }
   PlaySpec spec;
   spec.seed = a.seed;
+  if (a.config_given && a.config.empty()) {
+    report_error("--config: empty; give a JSON object such as '{\"players\": 3}'");
+    return kBadInput;
+  }
   for (const auto& p : a.players) {
     const auto colon = p.find(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == p.size()) {
@@ -57,10 +88,14 @@ int play(const PlayArgs& a) {
     }
     spec.roster.push_back({p.substr(0, colon), p.substr(colon + 1)});
   }
-  if (!a.config.empty()) {
+  if (a.config_given) {
     auto config = parse_json(a.config);
     if (!config) {
       report_error("--config: " + config.error().message);
+      return kBadInput;
+    }
+    if (!config->is_object()) {
+      report_error("--config: expected a JSON object, got " + excerpt(*config));
       return kBadInput;
     }
     spec.config = *config;
@@ -119,7 +154,7 @@ int replay_file(const std::string& path) {
     report_error(fmt::format("replay {}: {}", path, log.error().message));
     return kBadInput;
   }
-  const std::string game_name = (*log)[0].value("game", "");
+  const std::string game_name = string_or((*log)[0], "game");
   const GameEntry* game = find_game(game_name);
   if (game == nullptr) {
     report_error(fmt::format("replay {}: unknown game \"{}\"", path, game_name));
@@ -160,13 +195,18 @@ int main(int argc, char** argv) {
   play_cmd->add_option("game", play_args.game, "The game (see arbiter games)")->required();
   play_cmd->add_option("--player,-p", play_args.players, "NAME:BOT, once per seat in turn order")
       ->required();
-  play_cmd->add_option("--seed", play_args.seed, "The match seed (default 1)");
+  play_cmd->add_option("--seed", play_args.seed_text, "The match seed, 0 to 2^64-1 (default 1)")
+      ->check(natural_validator());
   play_cmd->add_option("--log", play_args.log_path, "Write the game log (JSON lines) to this file");
-  play_cmd->add_option("--config", play_args.config, "Game config overrides as JSON");
+  play_cmd->add_option("--config", play_args.config, "Game config overrides as a JSON object")
+      ->each([&](const std::string&) { play_args.config_given = true; });
   play_cmd->add_option("--per-call", play_args.per_call, "Seconds a player may take per call (default 6)")
-      ->check(CLI::Range(0.001, 600.0));
+      ->check(seconds_validator());
   play_cmd->add_flag("--json", play_args.json, "Print the result as one JSON object");
-  play_cmd->callback([&] { exit_code = play(play_args); });
+  play_cmd->callback([&] {
+    play_args.seed = std::stoull(play_args.seed_text);  // validated by natural_validator
+    exit_code = play(play_args);
+  });
 
   std::string replay_path;
   auto* replay_cmd = app.add_subcommand("replay", "Re-simulate a game log and check it ends identically");

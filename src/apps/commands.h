@@ -15,4 +15,8 @@ void add_q_commands(CLI::App& app, int& exit_code);
 // Prints "arbiter: <message>" on one line to stderr.
 void report_error(const std::string& message);
 
+// Option checks that also reject NaN, infinities, signs and overflow (CLI11's own do not).
+CLI::Validator seconds_validator();  // 0.001 to 600
+CLI::Validator natural_validator();  // 0 to 2^64-1, decimal digits only
+
 }  // namespace arbiter::cli

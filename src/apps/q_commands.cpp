@@ -68,7 +68,7 @@ void add_q_commands(CLI::App& app, int& exit_code) {
     auto per_call = std::make_shared<double>(6.0);
     auto show = std::make_shared<bool>(false);
     sub->add_option("--per-call", *per_call, "Seconds a player may take per call (default 6)")
-        ->check(CLI::Range(0.001, 600.0));
+        ->check(seconds_validator());
     sub->add_flag("--show", *show, "Observe: stream the game log (JSON lines) to stderr");
     sub->callback([&exit_code, g, per_call, show] {
       harness::GameOptions options;

@@ -164,6 +164,27 @@ Expected<bool> to_bool(const Json& j, std::string_view what) {
   return fail(fmt::format("{}: expected true or false, got {}", what, excerpt(j)));
 }
 
+std::string string_or(const Json& object, std::string_view key, std::string fallback) {
+  if (!object.is_object()) return fallback;
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_string()) return fallback;
+  return it->get<std::string>();
+}
+
+std::int64_t int_or(const Json& object, std::string_view key, std::int64_t fallback) {
+  if (!object.is_object()) return fallback;
+  auto it = object.find(key);
+  if (it == object.end()) return fallback;
+  auto v = to_int(*it, key);
+  return v ? *v : fallback;
+}
+
+Json field_or_null(const Json& object, std::string_view key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  return it == object.end() ? Json() : *it;
+}
+
 std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 }  // namespace arbiter

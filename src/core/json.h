@@ -46,6 +46,13 @@ Expected<std::uint64_t> to_natural(const Json& j, std::string_view what);
 Expected<std::string> to_string(const Json& j, std::string_view what);
 Expected<bool> to_bool(const Json& j, std::string_view what);
 
+// Lenient field access for records we wrote ourselves but read back from untrusted files (game
+// logs): the field's value if `object` is an object holding `key` with the right type, else
+// `fallback`. Never throws.
+std::string string_or(const Json& object, std::string_view key, std::string fallback = "");
+std::int64_t int_or(const Json& object, std::string_view key, std::int64_t fallback);
+Json field_or_null(const Json& object, std::string_view key);
+
 // Compact, key-sorted serialization (nlohmann objects are key-ordered): stable bytes for logs.
 std::string dump(const Json& j);
 

@@ -47,6 +47,7 @@ Expected<q::ActorSpec> q_bot(const std::string& name, const std::string& bot) {
 
 Expected<PlayOutcome> play_q(const PlaySpec& spec) {
   Json config = spec.config.is_null() ? Json::object() : spec.config;
+  if (!config.is_object()) return fail("the Q config must be a JSON object, got " + excerpt(config));
   if (!config.contains("players")) config["players"] = spec.roster.size();
   auto decoded = q::Q::decode_config(config);
   if (!decoded) return fail(decoded.error().message);

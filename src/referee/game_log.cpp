@@ -7,7 +7,7 @@ namespace arbiter {
 void GameLog::write(const Json& line) {
   if (out_ != nullptr) {
     *out_ << dump(line) << '\n';
-    if (line.value("type", "") == "result") out_->flush();
+    if (string_or(line, "type") == "result") out_->flush();
   }
   if (keep_) lines_.push_back(line);
 }

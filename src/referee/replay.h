@@ -42,7 +42,7 @@ class ReplayPlayer final : public Player<G> {
   void setup(const typename G::View& view) override { next("setup", G::encode(view)); }
   typename G::Action take_turn(const typename G::View& view) override {
     Json record = next("take_turn", G::encode(view));
-    auto action = G::decode_action(record.value("reply", Json()));
+    auto action = G::decode_action(field_or_null(record, "reply"));
     if (!action) diverge(fmt::format("recorded reply does not decode: {}", action.error().message));
     return *action;
   }
@@ -57,15 +57,15 @@ class ReplayPlayer final : public Player<G> {
     if (queue.empty()) diverge(fmt::format("the referee calls {} but the log has no more calls", call));
     Json record = std::move(queue.front());
     queue.pop_front();
-    if (record.value("call", "") != call)
-      diverge(fmt::format("the referee calls {} where the log has {}", call, record.value("call", "")));
-    if (record.value("args", Json()) != args)
+    if (string_or(record, "call") != call)
+      diverge(fmt::format("the referee calls {} where the log has {}", call, string_or(record, "call")));
+    if (field_or_null(record, "args") != args)
       diverge(fmt::format("{} gets other arguments than recorded: {}", call, excerpt(args, 200)));
-    const std::string verdict = record.value("verdict", "");
+    const std::string verdict = string_or(record, "verdict");
     if (verdict != "ok" && verdict != "foul") {
       auto why = why_from_string(verdict);
       if (!why) diverge(fmt::format("unknown verdict \"{}\"", verdict));
-      throw PlayerFault(*why, record.value("detail", ""));
+      throw PlayerFault(*why, string_or(record, "detail"));
     }
     return record;
   }
@@ -86,24 +86,26 @@ class ReplayPlayer final : public Player<G> {
 // REQUIRES: log[0] is the "match" header of a G match (checked: an Error otherwise).
 template <Game G>
 Expected<ReplayReport> replay(const std::vector<Json>& log) {
-  if (log.empty() || log[0].value("type", "") != "match")
+  if (log.empty() || string_or(log[0], "type") != "match")
     return fail("the log does not start with a match header");
   const Json& header = log[0];
-  if (header.value("game", "") != G::kName)
-    return fail(fmt::format("the log is of game \"{}\", not {}", header.value("game", ""), G::kName));
-  auto config = G::decode_config(header.value("config", Json()));
+  if (string_or(header, "game") != G::kName)
+    return fail(fmt::format("the log is of game \"{}\", not {}", string_or(header, "game"), G::kName));
+  auto config = G::decode_config(field_or_null(header, "config"));
   if (!config) return fail("the recorded config: " + config.error().message);
-  auto seed = to_natural(header.value("seed", Json()), "seed");
+  auto seed = to_natural(field_or_null(header, "seed"), "seed");
   if (!seed) return fail(seed.error().message);
-  const Json seats = header.value("seats", Json::array());
+  const Json seats = field_or_null(header, "seats");
   if (!seats.is_array() || seats.empty()) return fail("the header names no seats");
+  const std::int64_t per_call_ms = int_or(header, "per_call_ms", -1);
+  if (per_call_ms <= 0) return fail("the header has no valid per_call_ms");
 
   auto script = std::make_shared<detail::ReplayScript>();
   script->per_seat.resize(seats.size());
   std::size_t calls = 0;
   for (std::size_t i = 1; i < log.size(); ++i) {
-    if (log[i].value("type", "") != "call") continue;
-    auto seat = to_int(log[i].value("seat", Json()), fmt::format("line {}: seat", i + 1));
+    if (string_or(log[i], "type") != "call") continue;
+    auto seat = to_int(field_or_null(log[i], "seat"), fmt::format("line {}: seat", i + 1));
     if (!seat || *seat < 0 || static_cast<std::size_t>(*seat) >= seats.size())
       return fail(fmt::format("line {}: no such seat", i + 1));
     script->per_seat[*seat].push_back(log[i]);
@@ -121,7 +123,7 @@ Expected<ReplayReport> replay(const std::vector<Json>& log) {
   ManualClock clock;  // time stands still: only recorded verdicts eject
   GameLog fresh(nullptr, /*keep=*/true);
   RefereeOptions options;
-  options.per_call = std::chrono::milliseconds(header.value("per_call_ms", 6000));
+  options.per_call = std::chrono::milliseconds(per_call_ms);
   options.isolation = Isolation::inline_call;
   options.clock = &clock;
   options.log = &fresh;

@@ -194,10 +194,18 @@ Expected<Placement> decode_placement(const Json& j) {
   constexpr std::string_view what = "J1Placement";
   if (auto ok = only_keys(j, {"coordinate", "1tile"}, what); !ok)
     return std::unexpected(ok.error());
-  auto c = decode_field(j, "coordinate", what, [](const Json& f) { return decode_coord(f); });
-  if (!c) return within(what, c.error());
-  auto t = decode_field(j, "1tile", what, [](const Json& f) { return decode_tile(f); });
-  if (!t) return within(what, t.error());
+  auto c = decode_field(j, "coordinate", what, [&](const Json& f) -> Expected<Coord> {
+    auto coord = decode_coord(f);
+    if (!coord) return within(what, coord.error());
+    return coord;
+  });
+  if (!c) return std::unexpected(c.error());
+  auto t = decode_field(j, "1tile", what, [&](const Json& f) -> Expected<Tile> {
+    auto tile = decode_tile(f);
+    if (!tile) return within(what, tile.error());
+    return tile;
+  });
+  if (!t) return std::unexpected(t.error());
   return Placement{*c, *t};
 }
 

@@ -34,6 +34,8 @@ Expected<Config> Q::decode_config(const Json& j) {
       if (!v) return fail(v.error().message);
       auto n = to_natural(**v, fmt::format("Q config: bonuses.{}", key));
       if (!n) return fail(n.error().message);
+      if (*n > 1'000'000)
+        return fail(fmt::format("Q config: bonuses.{} must be at most 1000000, got {}", key, *n));
       *slot = static_cast<std::int64_t>(*n);
     }
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -107,7 +108,9 @@ void State::apply(Seat p, const Action& a) {
     map_ = *extend(map_, hands_[p], placements);
     remove_placed(hands_[p], placements);
     const bool finished = hands_[p].empty();
-    scores_[p] += score(map_, placements, bonuses_, finished);
+    // Saturate: a pinned table may start a score anywhere below 2^63.
+    if (__builtin_add_overflow(scores_[p], score(map_, placements, bonuses_, finished), &scores_[p]))
+      scores_[p] = std::numeric_limits<std::int64_t>::max();
     placed_in_round_ = true;
     if (finished) {
       over_ = true;  // §1.4: the game ends at once, no new tiles, no rotation
