@@ -1,7 +1,9 @@
 // Q benchmarks: house-bot games through the referee, and rules hot spots on real positions.
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <streambuf>
@@ -10,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/player.h"
 #include "core/rng.h"
 #include "core/seat.h"
@@ -147,6 +150,31 @@ BENCHMARK(BM_QGameThreaded)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime(
 BENCHMARK(BM_QGameLogged)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()
     ->MeasureProcessCPUTime();
 
+// The two parts of the thread hop, apart from any game: one empty call through a live runner,
+// and starting plus joining a threaded runner (the referee does that once per seat per match).
+void BM_CallHop(benchmark::State& state, Isolation isolation) {
+  CallRunner runner(isolation);
+  const std::function<void()> job = [] {};
+  const Deadline deadline = Deadline::after(SteadyClock::instance(), std::chrono::hours(1));
+  for (auto _ : state) {
+    const bool in_time = runner.run(job, deadline);
+    benchmark::DoNotOptimize(in_time);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK_CAPTURE(BM_CallHop, inline, Isolation::inline_call)->UseRealTime()
+    ->MeasureProcessCPUTime();
+BENCHMARK_CAPTURE(BM_CallHop, thread, Isolation::thread)->UseRealTime()->MeasureProcessCPUTime();
+
+void BM_CallRunnerStartStop(benchmark::State& state) {
+  for (auto _ : state) {
+    CallRunner runner(Isolation::thread);
+    benchmark::DoNotOptimize(runner);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_CallRunnerStartStop)->UseRealTime()->MeasureProcessCPUTime();
+
 // ---------------------------------------------------------------------------------------------
 // Rules hot spots, on positions from real games
 
@@ -169,7 +197,8 @@ struct Sample {
 
 constexpr std::uint64_t kSampleSeeds[] = {1, 2, 3, 4, 5, 6, 7, 8};
 
-// Plays 2-player dag-vs-dag games on q::State directly (no referee), recording every turn.
+// Plays 2-player dag-vs-dag games (one per seed) on q::State directly, without the referee,
+// recording every turn.
 Sample record_games() {
   Sample sample;
   for (std::uint64_t seed : kSampleSeeds) {
