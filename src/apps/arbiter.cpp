@@ -64,7 +64,8 @@ std::string reproduce_command(const PlayArgs& a) {
   std::string cmd = "arbiter play " + a.game;
   for (const auto& p : a.players) cmd += " --player " + p;
   cmd += fmt::format(" --seed {}", a.seed);
-  if (!a.config.empty()) cmd += " --config '" + a.config + "'";
+  if (a.config_given) cmd += " --config '" + a.config + "'";
+  if (a.per_call != 6.0) cmd += fmt::format(" --per-call {}", a.per_call);
   return cmd;
 }
 
@@ -133,8 +134,10 @@ int play(const PlayArgs& a) {
   fmt::print("winners: {}\n", winners.empty() ? "none" : fmt::format("{}", fmt::join(winners, ", ")));
   for (std::size_t s = 0; s < names.size(); ++s) {
     const bool won = std::find(r.winners.begin(), r.winners.end(), Seat(s)) != r.winners.end();
+    const bool out = std::any_of(r.ejections.begin(), r.ejections.end(),
+                                 [&](const Ejection& e) { return e.seat == Seat(s); });
     const std::int64_t score = s < r.scores.size() ? r.scores[s] : 0;
-    fmt::print("  {:<20} {:>6}{}\n", names[s], score, won ? "  winner" : "");
+    fmt::print("  {:<20} {:>6}{}\n", names[s], score, won ? "  winner" : out ? "  ejected" : "");
   }
   for (const auto& e : r.ejections)
     fmt::print("ejected: {} during {} ({}: {})\n", names[e.seat], e.call, to_string(e.why), e.detail);

@@ -13,16 +13,15 @@ Coord operator+(Coord a, Coord b) {
   return {a.row + b.row, a.column + b.column};
 }
 
-// §1.5 fitLine: a and b are t's two neighbours along one line, either possibly missing.
-bool fit_line(const std::optional<Tile>& a, Tile t, const std::optional<Tile>& b) {
+}  // namespace
+
+bool fits_line(const std::optional<Tile>& a, Tile t, const std::optional<Tile>& b) {
   if (a && b)
     return (a->shape == t.shape && b->shape == t.shape) ||
            (a->color == t.color && b->color == t.color);
   const std::optional<Tile>& x = a ? a : b;
   return !x || x->shape == t.shape || x->color == t.color;
 }
-
-}  // namespace
 
 std::size_t CoordHash::operator()(Coord c) const noexcept {
   // Pack both ints into 64 bits and run splitmix64's finalizer so that every input bit
@@ -71,8 +70,7 @@ int Map::occupied_neighbours(Coord c) const {
 }
 
 bool Map::fits(Coord c, Tile t) const {
-  return fit_line(at({c.row, c.column - 1}), t, at({c.row, c.column + 1})) &&
-         fit_line(at({c.row - 1, c.column}), t, at({c.row + 1, c.column}));
+  return fits_at([this](Coord k) { return at(k); }, c, t);
 }
 
 std::vector<Coord> Map::candidates(Tile t) const {

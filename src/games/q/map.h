@@ -23,6 +23,17 @@ struct CoordHash {
   std::size_t operator()(Coord c) const noexcept;
 };
 
+// §1.5 fitLine: t between its two neighbours a and b along one line (either may be missing).
+bool fits_line(const std::optional<Tile>& a, Tile t, const std::optional<Tile>& b);
+
+// §1.5 fits over any cell lookup `at` (Coord -> std::optional<Tile>), so that a legality check
+// can look at a map plus tentative placements without copying the map.
+template <class Lookup>
+bool fits_at(const Lookup& at, Coord c, Tile t) {
+  return fits_line(at(Coord{c.row, c.column - 1}), t, at(Coord{c.row, c.column + 1})) &&
+         fits_line(at(Coord{c.row - 1, c.column}), t, at(Coord{c.row + 1, c.column}));
+}
+
 class Map {
  public:
   Map() = default;

@@ -31,10 +31,6 @@ bool all_in_column(const Placements& ps) {
                      [&](const Placement& p) { return p.coord.column == ps.front().coord.column; });
 }
 
-bool has_neighbour(const Map& m, Coord c) {
-  return m.occupied_neighbours(c) > 0;
-}
-
 // A maximal contiguous run of occupied cells along one direction.
 struct Run {
   Coord first;  // the end with the smaller coordinate; identifies the run within its line
@@ -74,35 +70,46 @@ std::int64_t run_points(const Run& run, const Bonuses& bonuses) {
 
 }  // namespace
 
-std::expected<Map, Foul> extend(const Map& map, const Tiles& hand, const Placements& placements) {
-  if (placements.empty()) return std::unexpected(Foul{"empty-placement", "no tiles placed"});
+std::optional<Foul> violation(const Map& map, const Tiles& hand, const Placements& placements) {
+  if (placements.empty()) return Foul{"empty-placement", "no tiles placed"};
 
   std::array<int, 36> owned{};
   for (Tile t : hand) ++owned[kind_index(t)];
   for (const Placement& p : placements) {
     if (--owned[kind_index(p.tile)] < 0)
-      return std::unexpected(
-          Foul{"tile-not-owned",
-               fmt::format("places more {} tiles than the hand holds", describe(p.tile))});
+      return Foul{"tile-not-owned",
+                  fmt::format("places more {} tiles than the hand holds", describe(p.tile))};
   }
 
   if (!all_in_row(placements) && !all_in_column(placements))
-    return std::unexpected(
-        Foul{"not-a-line", "the placed coordinates are neither in one row nor in one column"});
+    return Foul{"not-a-line", "the placed coordinates are neither in one row nor in one column"};
 
-  Map m = map;
+  // The map as it grows during the turn: `map` plus the placements checked so far (at most a
+  // hand's worth, so a linear scan beats copying the map).
+  std::size_t placed = 0;
+  auto at = [&](Coord c) -> std::optional<Tile> {
+    for (std::size_t i = 0; i < placed; ++i)
+      if (placements[i].coord == c) return placements[i].tile;
+    return map.at(c);
+  };
   for (const Placement& p : placements) {
-    if (m.occupied(p.coord))
-      return std::unexpected(
-          Foul{"occupied", fmt::format("{} is already occupied", describe(p.coord))});
-    if (!has_neighbour(m, p.coord))
-      return std::unexpected(Foul{"non-adjacent-coordinate",
-                                  fmt::format("{} has no occupied neighbour", describe(p.coord))});
-    if (!m.fits(p.coord, p.tile))
-      return std::unexpected(Foul{"no-fit", fmt::format("tile {} at {} does not fit",
-                                                        describe(p.tile), describe(p.coord))});
-    m.place(p.coord, p.tile);
+    const Coord c = p.coord;
+    if (at(c)) return Foul{"occupied", fmt::format("{} is already occupied", describe(c))};
+    if (!at({c.row - 1, c.column}) && !at({c.row + 1, c.column}) && !at({c.row, c.column - 1}) &&
+        !at({c.row, c.column + 1}))
+      return Foul{"non-adjacent-coordinate", fmt::format("{} has no occupied neighbour", describe(c))};
+    if (!fits_at(at, c, p.tile))
+      return Foul{"no-fit",
+                  fmt::format("tile {} at {} does not fit", describe(p.tile), describe(c))};
+    ++placed;
   }
+  return std::nullopt;
+}
+
+std::expected<Map, Foul> extend(const Map& map, const Tiles& hand, const Placements& placements) {
+  if (auto foul = violation(map, hand, placements)) return std::unexpected(std::move(*foul));
+  Map m = map;
+  for (const Placement& p : placements) m.place(p.coord, p.tile);
   return m;
 }
 

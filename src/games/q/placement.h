@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <expected>
+#include <optional>
 #include <vector>
 
 #include "core/foul.h"
@@ -27,6 +28,9 @@ struct Bonuses {
 // Foul codes a placement can earn (documented in docs/protocol.md):
 //   "empty-placement", "tile-not-owned", "not-a-line", "occupied", "non-adjacent-coordinate",
 //   "no-fit".
+// §1.5 legal(map, hand, P): the first rule P breaks, or nothing. Does not copy the map.
+std::optional<Foul> violation(const Map& map, const Tiles& hand, const Placements& placements);
+
 // §1.5 legal(map, hand, P): the map after placing P in order, or the first rule P breaks.
 std::expected<Map, Foul> extend(const Map& map, const Tiles& hand, const Placements& placements);
 

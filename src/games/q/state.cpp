@@ -96,16 +96,14 @@ std::optional<Foul> State::check(Seat p, const Action& a) const {
                               pile_.size())};
     return std::nullopt;
   }
-  auto extended = extend(map_, hands_[p], std::get<Placements>(a));
-  if (!extended) return extended.error();
-  return std::nullopt;
+  return violation(map_, hands_[p], std::get<Placements>(a));
 }
 
 void State::apply(Seat p, const Action& a) {
   assert(!check(p, a));
   if (std::holds_alternative<Placements>(a)) {
     const auto& placements = std::get<Placements>(a);
-    map_ = *extend(map_, hands_[p], placements);
+    for (const Placement& pl : placements) map_.place(pl.coord, pl.tile);
     remove_placed(hands_[p], placements);
     const bool finished = hands_[p].empty();
     // Saturate: a pinned table may start a score anywhere below 2^63.
