@@ -240,67 +240,11 @@ const Sample& sample() {
   return recorded;
 }
 
-// The next index of a round-robin walk over n items.
-std::size_t next(std::size_t i, std::size_t n) { return i + 1 == n ? 0 : i + 1; }
-
 void report_per_call(benchmark::State& state, double mean_cells, std::size_t positions) {
   state.SetItemsProcessed(state.iterations());
   state.counters["cells"] = mean_cells;
   state.counters["positions"] = static_cast<double>(positions);
 }
-
-// The referee's legality check (State::check): no copy of the map.
-void BM_QLegality(benchmark::State& state) {
-  const Sample& s = sample();
-  if (!s.error.empty()) {
-    state.SkipWithError(s.error.c_str());
-    return;
-  }
-  std::size_t i = 0;
-  for (auto _ : state) {
-    const Turn& turn = *s.placing[i];
-    auto foul = q::violation(turn.view.map, turn.view.hand, turn.placements);
-    benchmark::DoNotOptimize(foul);
-    i = next(i, s.placing.size());
-  }
-  report_per_call(state, s.mean_cells, s.placing.size());
-}
-BENCHMARK(BM_QLegality);
-
-// Legality plus building the extended map (what the xlegal harness needs).
-void BM_QExtend(benchmark::State& state) {
-  const Sample& s = sample();
-  if (!s.error.empty()) {
-    state.SkipWithError(s.error.c_str());
-    return;
-  }
-  std::size_t i = 0;
-  for (auto _ : state) {
-    const Turn& turn = *s.placing[i];
-    auto extended = q::extend(turn.view.map, turn.view.hand, turn.placements);
-    benchmark::DoNotOptimize(extended);
-    i = next(i, s.placing.size());
-  }
-  report_per_call(state, s.mean_cells, s.placing.size());
-}
-BENCHMARK(BM_QExtend);
-
-void BM_QScore(benchmark::State& state) {
-  const Sample& s = sample();
-  if (!s.error.empty()) {
-    state.SkipWithError(s.error.c_str());
-    return;
-  }
-  std::size_t i = 0;
-  for (auto _ : state) {
-    const Turn& turn = *s.placing[i];
-    std::int64_t points = q::score(turn.after, turn.placements, q::Bonuses{}, false);
-    benchmark::DoNotOptimize(points);
-    i = next(i, s.placing.size());
-  }
-  report_per_call(state, s.mean_cells, s.placing.size());
-}
-BENCHMARK(BM_QScore);
 
 double mean_view_cells(const Sample& s) {
   double cells = 0;
@@ -308,36 +252,64 @@ double mean_view_cells(const Sample& s) {
   return s.turns.empty() ? 0 : cells / static_cast<double>(s.turns.size());
 }
 
-void BM_QStrategyTurn(benchmark::State& state, q::Strategy strategy) {
+enum class Positions { all, placing };
+
+// Runs `op` (Turn -> a result kept from the optimizer) once per iteration on the recorded
+// positions, round-robin: every turn, or only the turns that place tiles.
+template <class Op>
+void over_positions(benchmark::State& state, Positions which, Op op) {
   const Sample& s = sample();
   if (!s.error.empty()) {
     state.SkipWithError(s.error.c_str());
     return;
   }
+  std::vector<const Turn*> turns;
+  if (which == Positions::placing) {
+    turns = s.placing;
+  } else {
+    for (const Turn& t : s.turns) turns.push_back(&t);
+  }
   std::size_t i = 0;
   for (auto _ : state) {
-    q::Action action = q::turn(strategy, s.turns[i].view);
-    benchmark::DoNotOptimize(action);
-    i = next(i, s.turns.size());
+    auto result = op(*turns[i]);
+    benchmark::DoNotOptimize(result);
+    i = i + 1 == turns.size() ? 0 : i + 1;
   }
-  report_per_call(state, mean_view_cells(s), s.turns.size());
+  report_per_call(state, which == Positions::placing ? s.mean_cells : mean_view_cells(s),
+                  turns.size());
+}
+
+// The referee's legality check (State::check): no copy of the map.
+void BM_QLegality(benchmark::State& state) {
+  over_positions(state, Positions::placing, [](const Turn& t) {
+    return q::violation(t.view.map, t.view.hand, t.placements);
+  });
+}
+BENCHMARK(BM_QLegality);
+
+// Legality plus building the extended map (what the xlegal harness needs).
+void BM_QExtend(benchmark::State& state) {
+  over_positions(state, Positions::placing, [](const Turn& t) {
+    return q::extend(t.view.map, t.view.hand, t.placements);
+  });
+}
+BENCHMARK(BM_QExtend);
+
+void BM_QScore(benchmark::State& state) {
+  over_positions(state, Positions::placing, [](const Turn& t) {
+    return q::score(t.after, t.placements, q::Bonuses{}, false);
+  });
+}
+BENCHMARK(BM_QScore);
+
+void BM_QStrategyTurn(benchmark::State& state, q::Strategy strategy) {
+  over_positions(state, Positions::all, [strategy](const Turn& t) { return q::turn(strategy, t.view); });
 }
 BENCHMARK_CAPTURE(BM_QStrategyTurn, dag, q::Strategy::dag);
 BENCHMARK_CAPTURE(BM_QStrategyTurn, ldasg, q::Strategy::ldasg);
 
 void BM_QView(benchmark::State& state) {
-  const Sample& s = sample();
-  if (!s.error.empty()) {
-    state.SkipWithError(s.error.c_str());
-    return;
-  }
-  std::size_t i = 0;
-  for (auto _ : state) {
-    q::View view = s.turns[i].state.view(s.turns[i].seat);
-    benchmark::DoNotOptimize(view);
-    i = next(i, s.turns.size());
-  }
-  report_per_call(state, mean_view_cells(s), s.turns.size());
+  over_positions(state, Positions::all, [](const Turn& t) { return t.state.view(t.seat); });
 }
 BENCHMARK(BM_QView);
 

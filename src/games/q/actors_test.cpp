@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "games/q/test_tiles.h"
+
 #include "referee/turn_based.h"
 
 namespace arbiter::q {
@@ -9,9 +11,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr Tile kRedStar{Shape::star, Color::red};
-constexpr Tile kRedSquare{Shape::square, Color::red};
-constexpr Tile kBlueDiamond{Shape::diamond, Color::blue};
+using namespace test_tiles;
 
 View simple_view(Tiles hand, std::uint64_t pile = 10, std::size_t others = 1) {
   View v;

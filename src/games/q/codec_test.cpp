@@ -3,12 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include "games/q/test_tiles.h"
+
 namespace arbiter::q {
 namespace {
 
-constexpr Tile kRedStar{Shape::star, Color::red};
-constexpr Tile kBlueSquare{Shape::square, Color::blue};
-constexpr Tile kGreenEightStar{Shape::eight_star, Color::green};
+using namespace test_tiles;
 
 Json J(const char* text) {
   return Json::parse(text);

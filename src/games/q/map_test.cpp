@@ -6,17 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include "games/q/test_tiles.h"
+
 namespace arbiter::q {
 namespace {
 
-constexpr Tile kRedStar{Shape::star, Color::red};
-constexpr Tile kRedSquare{Shape::square, Color::red};
-constexpr Tile kRedCircle{Shape::circle, Color::red};
-constexpr Tile kBlueStar{Shape::star, Color::blue};
-constexpr Tile kBlueSquare{Shape::square, Color::blue};
-constexpr Tile kGreenStar{Shape::star, Color::green};
-constexpr Tile kGreenCircle{Shape::circle, Color::green};
-constexpr Tile kYellowDiamond{Shape::diamond, Color::yellow};
+using namespace test_tiles;
 
 TEST(CoordHash, MixesBothComponents) {
   CoordHash h;

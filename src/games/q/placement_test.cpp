@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "games/q/test_tiles.h"
+
 namespace arbiter::q {
 namespace {
 
@@ -10,13 +12,7 @@ Tile tile(Color c, Shape s) {
   return Tile{s, c};
 }
 
-constexpr Tile kRedStar{Shape::star, Color::red};
-constexpr Tile kRedSquare{Shape::square, Color::red};
-constexpr Tile kRedCircle{Shape::circle, Color::red};
-constexpr Tile kBlueStar{Shape::star, Color::blue};
-constexpr Tile kBlueSquare{Shape::square, Color::blue};
-constexpr Tile kGreenStar{Shape::star, Color::green};
-constexpr Tile kYellowDiamond{Shape::diamond, Color::yellow};
+using namespace test_tiles;
 
 Map one(Coord c, Tile t) {
   Map m;

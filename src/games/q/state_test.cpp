@@ -2,16 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "games/q/test_tiles.h"
+
 #include "games/q/game.h"
 
 namespace arbiter::q {
 namespace {
 
-constexpr Tile kRedStar{Shape::star, Color::red};
-constexpr Tile kRedSquare{Shape::square, Color::red};
-constexpr Tile kRedCircle{Shape::circle, Color::red};
-constexpr Tile kBlueDiamond{Shape::diamond, Color::blue};
-constexpr Tile kGreenClover{Shape::clover, Color::green};
+using namespace test_tiles;
 
 // A pinned table: seat 0 and seat 1, a red star on the map, a short pile.
 State table_state(Tiles hand0, Tiles hand1, Tiles pile, Bonuses bonuses = {}) {

@@ -5,18 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include "games/q/test_tiles.h"
+
 #include "games/q/placement.h"
 
 namespace arbiter::q {
 namespace {
 
-constexpr Tile kRedStar{Shape::star, Color::red};
-constexpr Tile kGreenStar{Shape::star, Color::green};
-constexpr Tile kBlueEightStar{Shape::eight_star, Color::blue};
-constexpr Tile kRedSquare{Shape::square, Color::red};
-constexpr Tile kBlueSquare{Shape::square, Color::blue};
-constexpr Tile kRedCircle{Shape::circle, Color::red};
-constexpr Tile kYellowDiamond{Shape::diamond, Color::yellow};
+using namespace test_tiles;
 
 Map origin(Tile t) {
   Map m;
