@@ -206,6 +206,11 @@ int main(int argc, char** argv) {
   play_cmd->add_option("--per-call", play_args.per_call, "Seconds a player may take per call (default 6)")
       ->check(seconds_validator());
   play_cmd->add_flag("--json", play_args.json, "Print the result as one JSON object");
+  play_cmd->footer(
+      "BOT syntax per game (arbiter games):\n"
+      "  q: dag | ldasg, optionally +cheat=CHEAT | +raise=METHOD | +hang=METHOD/K\n"
+      "Example:\n"
+      "  arbiter play q --player alice:dag --player bob:ldasg --seed 1 --log g.jsonl");
   play_cmd->callback([&] {
     play_args.seed = std::stoull(play_args.seed_text);  // validated by natural_validator
     exit_code = play(play_args);
@@ -218,6 +223,15 @@ int main(int argc, char** argv) {
 
   add_q_commands(app, exit_code);
 
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string command = argv[1];
+    const auto subcommands = app.get_subcommands([](CLI::App*) { return true; });
+    if (std::none_of(subcommands.begin(), subcommands.end(),
+                     [&](CLI::App* sub) { return sub->get_name() == command; })) {
+      report_error(fmt::format("unknown command \"{}\" (see --help)", command));
+      return kBadInput;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -6,8 +6,10 @@ namespace arbiter {
 
 void GameLog::write(const Json& line) {
   if (out_ != nullptr) {
+    // One line per record, flushed, so a crash of the referee loses at most the record being
+    // written.
     *out_ << dump(line) << '\n';
-    if (string_or(line, "type") == "result") out_->flush();
+    out_->flush();
   }
   if (keep_) lines_.push_back(line);
 }

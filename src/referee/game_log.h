@@ -21,8 +21,8 @@ inline constexpr int kGameLogFormat = 1;
 
 class GameLog {
  public:
-  // Writes each line to `out` (if any) as it happens, flushing after the result; keeps a copy
-  // in memory when `keep` (replay compares those).
+  // Writes each line to `out` (if any) as it happens and flushes it; keeps a copy in memory
+  // when `keep` (replay compares those).
   explicit GameLog(std::ostream* out, bool keep = false) : out_(out), keep_(keep) {}
 
   void write(const Json& line);
