@@ -91,8 +91,8 @@ GameTally play_game(int players, std::uint64_t seed, Isolation isolation, GameLo
   for (int i = 0; i < players; ++i) {
     const q::Strategy strategy = i % 2 == 0 ? q::Strategy::dag : q::Strategy::ldasg;
     names.push_back(std::string(q::to_string(strategy)) + std::to_string(i));
-    counted.push_back(std::make_shared<CountingPlayer>(
-        q::make_actor(q::ActorSpec{names.back(), strategy})));
+    counted.push_back(
+        std::make_shared<CountingPlayer>(q::make_actor(q::ActorSpec{names.back(), strategy})));
     seats.push_back(counted.back());
   }
   q::Config config;
@@ -137,17 +137,33 @@ void run_games(benchmark::State& state, Isolation isolation, bool logged) {
   state.counters["turns/game"] = Counter(static_cast<double>(turns), Counter::kAvgIterations);
 }
 
-void BM_QGame(benchmark::State& state) { run_games(state, Isolation::inline_call, false); }
-void BM_QGameThreaded(benchmark::State& state) { run_games(state, Isolation::thread, false); }
-void BM_QGameLogged(benchmark::State& state) { run_games(state, Isolation::inline_call, true); }
+void BM_QGame(benchmark::State& state) {
+  run_games(state, Isolation::inline_call, false);
+}
+void BM_QGameThreaded(benchmark::State& state) {
+  run_games(state, Isolation::thread, false);
+}
+void BM_QGameLogged(benchmark::State& state) {
+  run_games(state, Isolation::inline_call, true);
+}
 
 // Real time, because with Isolation::thread the benchmark thread mostly sleeps while a runner
 // thread plays; the CPU column then shows the whole process's CPU time.
-BENCHMARK(BM_QGame)->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond)->UseRealTime()
+BENCHMARK(BM_QGame)
+    ->Arg(2)
+    ->Arg(4)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
     ->MeasureProcessCPUTime();
-BENCHMARK(BM_QGameThreaded)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()
+BENCHMARK(BM_QGameThreaded)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
     ->MeasureProcessCPUTime();
-BENCHMARK(BM_QGameLogged)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()
+BENCHMARK(BM_QGameLogged)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
     ->MeasureProcessCPUTime();
 
 // The two parts of the thread hop, apart from any game: one empty call through a live runner,
@@ -162,7 +178,8 @@ void BM_CallHop(benchmark::State& state, Isolation isolation) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK_CAPTURE(BM_CallHop, inline, Isolation::inline_call)->UseRealTime()
+BENCHMARK_CAPTURE(BM_CallHop, inline, Isolation::inline_call)
+    ->UseRealTime()
     ->MeasureProcessCPUTime();
 BENCHMARK_CAPTURE(BM_CallHop, thread, Isolation::thread)->UseRealTime()->MeasureProcessCPUTime();
 
@@ -281,17 +298,15 @@ void over_positions(benchmark::State& state, Positions which, Op op) {
 
 // The referee's legality check (State::check): no copy of the map.
 void BM_QLegality(benchmark::State& state) {
-  over_positions(state, Positions::placing, [](const Turn& t) {
-    return q::violation(t.view.map, t.view.hand, t.placements);
-  });
+  over_positions(state, Positions::placing,
+                 [](const Turn& t) { return q::violation(t.view.map, t.view.hand, t.placements); });
 }
 BENCHMARK(BM_QLegality);
 
 // Legality plus building the extended map (what the xlegal harness needs).
 void BM_QExtend(benchmark::State& state) {
-  over_positions(state, Positions::placing, [](const Turn& t) {
-    return q::extend(t.view.map, t.view.hand, t.placements);
-  });
+  over_positions(state, Positions::placing,
+                 [](const Turn& t) { return q::extend(t.view.map, t.view.hand, t.placements); });
 }
 BENCHMARK(BM_QExtend);
 
@@ -303,7 +318,8 @@ void BM_QScore(benchmark::State& state) {
 BENCHMARK(BM_QScore);
 
 void BM_QStrategyTurn(benchmark::State& state, q::Strategy strategy) {
-  over_positions(state, Positions::all, [strategy](const Turn& t) { return q::turn(strategy, t.view); });
+  over_positions(state, Positions::all,
+                 [strategy](const Turn& t) { return q::turn(strategy, t.view); });
 }
 BENCHMARK_CAPTURE(BM_QStrategyTurn, dag, q::Strategy::dag);
 BENCHMARK_CAPTURE(BM_QStrategyTurn, ldasg, q::Strategy::ldasg);

@@ -131,7 +131,8 @@ int play(const PlayArgs& a) {
   for (Seat s : r.winners) winners.push_back(names[s]);
   fmt::print("{} match, seed {}, {} players\n", a.game, a.seed, names.size());
   if (r.aborted) fmt::print("aborted: the game did not end within the turn limit\n");
-  fmt::print("winners: {}\n", winners.empty() ? "none" : fmt::format("{}", fmt::join(winners, ", ")));
+  fmt::print("winners: {}\n",
+             winners.empty() ? "none" : fmt::format("{}", fmt::join(winners, ", ")));
   for (std::size_t s = 0; s < names.size(); ++s) {
     const bool won = std::find(r.winners.begin(), r.winners.end(), Seat(s)) != r.winners.end();
     const bool out = std::any_of(r.ejections.begin(), r.ejections.end(),
@@ -140,7 +141,8 @@ int play(const PlayArgs& a) {
     fmt::print("  {:<20} {:>6}{}\n", names[s], score, won ? "  winner" : out ? "  ejected" : "");
   }
   for (const auto& e : r.ejections)
-    fmt::print("ejected: {} during {} ({}: {})\n", names[e.seat], e.call, to_string(e.why), e.detail);
+    fmt::print("ejected: {} during {} ({}: {})\n", names[e.seat], e.call, to_string(e.why),
+               e.detail);
   if (!a.log_path.empty()) fmt::print("log: {}\n", a.log_path);
   fmt::print("reproduce: {}\n", reproduce_command(a));
   return 0;
@@ -194,7 +196,8 @@ int main(int argc, char** argv) {
   });
 
   PlayArgs play_args;
-  auto* play_cmd = app.add_subcommand("play", "Play one match between house bots and print the result");
+  auto* play_cmd =
+      app.add_subcommand("play", "Play one match between house bots and print the result");
   play_cmd->add_option("game", play_args.game, "The game (see arbiter games)")->required();
   play_cmd->add_option("--player,-p", play_args.players, "NAME:BOT, once per seat in turn order")
       ->required();
@@ -203,7 +206,9 @@ int main(int argc, char** argv) {
   play_cmd->add_option("--log", play_args.log_path, "Write the game log (JSON lines) to this file");
   play_cmd->add_option("--config", play_args.config, "Game config overrides as a JSON object")
       ->each([&](const std::string&) { play_args.config_given = true; });
-  play_cmd->add_option("--per-call", play_args.per_call, "Seconds a player may take per call (default 6)")
+  play_cmd
+      ->add_option("--per-call", play_args.per_call,
+                   "Seconds a player may take per call (default 6)")
       ->check(seconds_validator());
   play_cmd->add_flag("--json", play_args.json, "Print the result as one JSON object");
   play_cmd->footer(
@@ -217,7 +222,8 @@ int main(int argc, char** argv) {
   });
 
   std::string replay_path;
-  auto* replay_cmd = app.add_subcommand("replay", "Re-simulate a game log and check it ends identically");
+  auto* replay_cmd =
+      app.add_subcommand("replay", "Re-simulate a game log and check it ends identically");
   replay_cmd->add_option("log", replay_path, "The game log written by play --log")->required();
   replay_cmd->callback([&] { exit_code = replay_file(replay_path); });
 

@@ -38,7 +38,8 @@ int run_harness(const std::string& name, const Harness& harness) {
 }  // namespace
 
 void add_q_commands(CLI::App& app, int& exit_code) {
-  auto* q = app.add_subcommand("q", "The Q game's course harnesses (JSON on stdin, one JSON value on stdout)");
+  auto* q = app.add_subcommand(
+      "q", "The Q game's course harnesses (JSON on stdin, one JSON value on stdout)");
   q->require_subcommand(1);
 
   struct Rule {
@@ -46,10 +47,11 @@ void add_q_commands(CLI::App& app, int& exit_code) {
     const char* help;
     Expected<Json> (*fn)(const std::vector<Json>&);
   };
-  for (const Rule& r : {Rule{"xmap", "M3: JMap, JTile -> the coordinates where the tile fits", harness::xmap},
-                        Rule{"xlegal", "M4: JPub, JPlacements -> the extended JMap or false", harness::xlegal},
-                        Rule{"xscore", "M5: JMap, JPlacements -> the placement's score", harness::xscore},
-                        Rule{"xstrategy", "M6: JStrategy, JPub -> one strategy step", harness::xstrategy}}) {
+  for (const Rule& r :
+       {Rule{"xmap", "M3: JMap, JTile -> the coordinates where the tile fits", harness::xmap},
+        Rule{"xlegal", "M4: JPub, JPlacements -> the extended JMap or false", harness::xlegal},
+        Rule{"xscore", "M5: JMap, JPlacements -> the placement's score", harness::xscore},
+        Rule{"xstrategy", "M6: JStrategy, JPub -> one strategy step", harness::xstrategy}}) {
     auto* sub = q->add_subcommand(r.name, r.help);
     sub->callback([&exit_code, r] { exit_code = run_harness(r.name, r.fn); });
   }
@@ -63,7 +65,8 @@ void add_q_commands(CLI::App& app, int& exit_code) {
        {Game{"xgames", "M7: JState, JActors -> Result (bonuses 6/6)", harness::xgames},
         Game{"xgames-with-observer", "M8: JState, JActors with cheats -> Result (bonuses 8/4)",
              harness::xgames_with_observer},
-        Game{"xbaddies", "M9: JState, JActorsB with loops -> Result (bonuses 8/4)", harness::xbaddies}}) {
+        Game{"xbaddies", "M9: JState, JActorsB with loops -> Result (bonuses 8/4)",
+             harness::xbaddies}}) {
     auto* sub = q->add_subcommand(g.name, g.help);
     auto per_call = std::make_shared<double>(6.0);
     auto show = std::make_shared<bool>(false);
@@ -74,7 +77,8 @@ void add_q_commands(CLI::App& app, int& exit_code) {
       harness::GameOptions options;
       options.per_call = std::chrono::milliseconds(std::llround(*per_call * 1000));
       if (*show) options.observe = &std::cerr;
-      exit_code = run_harness(g.name, [&](const std::vector<Json>& in) { return g.fn(in, options); });
+      exit_code =
+          run_harness(g.name, [&](const std::vector<Json>& in) { return g.fn(in, options); });
     });
   }
 }

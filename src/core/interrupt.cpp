@@ -5,7 +5,9 @@ namespace {
 thread_local const std::atomic<bool>* t_flag = nullptr;
 }
 
-bool call_abandoned() { return t_flag != nullptr && t_flag->load(std::memory_order_acquire); }
+bool call_abandoned() {
+  return t_flag != nullptr && t_flag->load(std::memory_order_acquire);
+}
 
 void hang_until_abandoned() {
   if (t_flag == nullptr) {
@@ -16,6 +18,8 @@ void hang_until_abandoned() {
   while (!t_flag->load(std::memory_order_acquire)) t_flag->wait(false, std::memory_order_acquire);
 }
 
-void bind_abandon_flag(const std::atomic<bool>* flag) { t_flag = flag; }
+void bind_abandon_flag(const std::atomic<bool>* flag) {
+  t_flag = flag;
+}
 
 }  // namespace arbiter

@@ -8,7 +8,9 @@
 namespace arbiter {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 // Returns the end of the value starting at `i` (text[i] is not whitespace), or npos when a
 // string or bracket is left open.
@@ -20,7 +22,8 @@ std::size_t value_end(std::string_view text, std::size_t i) {
     for (std::size_t k = i; k < text.size(); ++k) {
       const char d = text[k];
       if (in_string) {
-        if (d == '\\') ++k;
+        if (d == '\\')
+          ++k;
         else if (d == '"') {
           in_string = false;
           if (depth == 0) return k + 1;
@@ -52,8 +55,10 @@ bool too_deep(std::string_view text) {
   for (std::size_t k = 0; k < text.size(); ++k) {
     const char d = text[k];
     if (in_string) {
-      if (d == '\\') ++k;
-      else if (d == '"') in_string = false;
+      if (d == '\\')
+        ++k;
+      else if (d == '"')
+        in_string = false;
     } else if (d == '"') {
       in_string = true;
     } else if (d == '{' || d == '[') {
@@ -109,7 +114,8 @@ Expected<std::vector<Json>> parse_json_values(std::string_view text) {
     if (i >= text.size()) break;
     const std::size_t end = value_end(text, i);
     if (end == std::string_view::npos)
-      return fail(fmt::format("JSON value {} is truncated (starts at byte {})", values.size() + 1, i));
+      return fail(
+          fmt::format("JSON value {} is truncated (starts at byte {})", values.size() + 1, i));
     auto v = parse_json(text.substr(i, end - i));
     if (!v) return fail(fmt::format("JSON value {}: {}", values.size() + 1, v.error().message));
     values.push_back(std::move(*v));
@@ -132,7 +138,8 @@ std::string excerpt(const Json& j, std::size_t max) {
 }
 
 Expected<const Json*> member(const Json& object, std::string_view key, std::string_view what) {
-  if (!object.is_object()) return fail(fmt::format("{}: expected an object, got {}", what, excerpt(object)));
+  if (!object.is_object())
+    return fail(fmt::format("{}: expected an object, got {}", what, excerpt(object)));
   auto it = object.find(key);
   if (it == object.end()) return fail(fmt::format("{}: missing field \"{}\"", what, key));
   return &*it;
@@ -185,6 +192,8 @@ Json field_or_null(const Json& object, std::string_view key) {
   return it == object.end() ? Json() : *it;
 }
 
-std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+std::string dump(const Json& j) {
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
 
 }  // namespace arbiter

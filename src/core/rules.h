@@ -47,7 +47,8 @@ concept Rules = requires(const typename G::State& s, typename G::State& m, Seat 
 //  acknowledge(p)  p was told (new_tiles returned): the dealt tiles join p's hand.
 // If p is ejected instead, eject(p) decides what becomes of the dealt tiles.
 template <class G>
-concept DealsHands = Rules<G> && requires(const typename G::State& s, typename G::State& m, Seat p) {
+concept DealsHands = Rules<G> &&
+    requires(const typename G::State& s, typename G::State& m, Seat p) {
   typename G::Hand;
   { s.dealt(p) } -> std::same_as<std::optional<typename G::Hand>>;
   { m.acknowledge(p) } -> std::same_as<void>;
@@ -82,7 +83,9 @@ struct HandOf {
   using type = std::monostate;
 };
 template <class G>
-  requires requires { typename G::Hand; }
+requires requires {
+  typename G::Hand;
+}
 struct HandOf<G> {
   using type = typename G::Hand;
 };

@@ -37,7 +37,8 @@ Expected<q::ActorSpec> q_bot(const std::string& name, const std::string& bot) {
       }
       spec.push_back(k);
     } else {
-      return fail(fmt::format("bot \"{}\": unknown modifier \"{}\" (cheat=, raise=, hang=)", bot, kind));
+      return fail(
+          fmt::format("bot \"{}\": unknown modifier \"{}\" (cheat=, raise=, hang=)", bot, kind));
     }
   }
   auto decoded = q::decode_actor_spec(spec, q::Dialect::m9);
@@ -47,7 +48,8 @@ Expected<q::ActorSpec> q_bot(const std::string& name, const std::string& bot) {
 
 Expected<PlayOutcome> play_q(const PlaySpec& spec) {
   Json config = spec.config.is_null() ? Json::object() : spec.config;
-  if (!config.is_object()) return fail("the Q config must be a JSON object, got " + excerpt(config));
+  if (!config.is_object())
+    return fail("the Q config must be a JSON object, got " + excerpt(config));
   if (!config.contains("players")) config["players"] = spec.roster.size();
   auto decoded = q::Q::decode_config(config);
   if (!decoded) return fail(decoded.error().message);
@@ -60,7 +62,8 @@ Expected<PlayOutcome> play_q(const PlaySpec& spec) {
     if (!q::valid_name(seat.name))
       return fail(fmt::format("player name \"{}\": use 1-20 letters or digits", seat.name));
     for (const auto& other : outcome.names)
-      if (other == seat.name) return fail(fmt::format("player name \"{}\" is used twice", seat.name));
+      if (other == seat.name)
+        return fail(fmt::format("player name \"{}\" is used twice", seat.name));
     auto actor = q_bot(seat.name, seat.bot);
     if (!actor) return fail(actor.error().message);
     outcome.names.push_back(seat.name);

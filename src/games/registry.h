@@ -24,7 +24,7 @@ struct Seating {
 struct PlaySpec {
   std::vector<Seating> roster;  // in seat order (for Q: turn order)
   std::uint64_t seed = 1;
-  Json config;                  // game-specific overrides; null for the defaults
+  Json config;  // game-specific overrides; null for the defaults
   RefereeOptions options;
 };
 

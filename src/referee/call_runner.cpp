@@ -78,6 +78,8 @@ bool CallRunner::run(const std::function<void()>& job, const Deadline& deadline)
   return false;
 }
 
-int CallRunner::stray_threads() { return g_strays.load(); }
+int CallRunner::stray_threads() {
+  return g_strays.load();
+}
 
 }  // namespace arbiter

@@ -54,7 +54,8 @@ TEST(CallRunner, SurvivesAJobThatIgnoresAbandonment) {
   static auto* gate = new std::atomic<bool>(false);  // leaked on purpose: the job may outlive us
   {
     CallRunner runner(Isolation::thread);
-    EXPECT_FALSE(runner.run([] { gate->wait(false); }, Deadline::after(SteadyClock::instance(), 20ms)));
+    EXPECT_FALSE(
+        runner.run([] { gate->wait(false); }, Deadline::after(SteadyClock::instance(), 20ms)));
   }
   EXPECT_GE(CallRunner::stray_threads(), 1);
   gate->store(true);

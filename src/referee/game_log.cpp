@@ -22,7 +22,8 @@ Expected<std::vector<Json>> read_game_log(std::istream& in) {
     auto j = parse_json(text);
     if (!j) return fail(fmt::format("line {}: {}", number, j.error().message));
     if (!j->is_object() || !j->contains("type") || !(*j)["type"].is_string())
-      return fail(fmt::format("line {}: not a game-log record (an object with a \"type\")", number));
+      return fail(
+          fmt::format("line {}: not a game-log record (an object with a \"type\")", number));
     lines.push_back(std::move(*j));
   }
   if (in.bad()) return fail("cannot read the log");

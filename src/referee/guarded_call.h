@@ -60,8 +60,7 @@ auto guarded_call(Seat seat, std::string call, CallRunner& runner, const Deadlin
   const bool in_time = runner.run(job, deadline);
   CallOutcome<R> out{.value = std::unexpected(Ejection{}), .elapsed = clock.now() - start};
   if (!in_time) {
-    const auto limit =
-        std::chrono::round<std::chrono::milliseconds>(deadline.at() - start).count();
+    const auto limit = std::chrono::round<std::chrono::milliseconds>(deadline.at() - start).count();
     out.value = std::unexpected(
         Ejection{seat, Why::timeout, call, "no answer within " + std::to_string(limit) + " ms"});
   } else if (slot->ejection) {

@@ -18,10 +18,10 @@ namespace arbiter {
 
 struct RefereeOptions {
   Duration per_call = std::chrono::seconds(6);  // the limit for each single call to a player
-  Isolation isolation = Isolation::thread;     // see CallRunner
+  Isolation isolation = Isolation::thread;      // see CallRunner
   const Clock* clock = &SteadyClock::instance();
-  GameLog* log = nullptr;                       // where the match is recorded, if anywhere
-  std::uint64_t max_turns = 1'000'000;          // a guard against games that never end
+  GameLog* log = nullptr;               // where the match is recorded, if anywhere
+  std::uint64_t max_turns = 1'000'000;  // a guard against games that never end
 };
 
 struct MatchResult {

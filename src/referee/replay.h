@@ -54,11 +54,13 @@ class ReplayPlayer final : public Player<G> {
  private:
   Json next(const char* call, const Json& args) {
     auto& queue = script_->per_seat[seat_];
-    if (queue.empty()) diverge(fmt::format("the referee calls {} but the log has no more calls", call));
+    if (queue.empty())
+      diverge(fmt::format("the referee calls {} but the log has no more calls", call));
     Json record = std::move(queue.front());
     queue.pop_front();
     if (string_or(record, "call") != call)
-      diverge(fmt::format("the referee calls {} where the log has {}", call, string_or(record, "call")));
+      diverge(fmt::format("the referee calls {} where the log has {}", call,
+                          string_or(record, "call")));
     if (field_or_null(record, "args") != args)
       diverge(fmt::format("{} gets other arguments than recorded: {}", call, excerpt(args, 200)));
     const std::string verdict = string_or(record, "verdict");
@@ -90,7 +92,8 @@ Expected<ReplayReport> replay(const std::vector<Json>& log) {
     return fail("the log does not start with a match header");
   const Json& header = log[0];
   if (string_or(header, "game") != G::kName)
-    return fail(fmt::format("the log is of game \"{}\", not {}", string_or(header, "game"), G::kName));
+    return fail(
+        fmt::format("the log is of game \"{}\", not {}", string_or(header, "game"), G::kName));
   auto config = G::decode_config(field_or_null(header, "config"));
   if (!config) return fail("the recorded config: " + config.error().message);
   auto seed = to_natural(field_or_null(header, "seed"), "seed");

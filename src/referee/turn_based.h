@@ -45,8 +45,9 @@ class TurnReferee {
     log_header();
     for (Seat seat : state_.turn_order()) {
       auto view = std::make_shared<const typename G::View>(state_.view(seat));
-      call(seat, "setup", [&] { return G::encode(*view); },
-           [p = players_[seat], view] { p->setup(*view); });
+      call(
+          seat, "setup", [&] { return G::encode(*view); },
+          [p = players_[seat], view] { p->setup(*view); });
     }
     std::uint64_t turns = 0;
     for (Seats movers = state_.to_move(); !movers.empty(); movers = state_.to_move()) {
@@ -70,15 +71,17 @@ class TurnReferee {
  private:
   void take_turn(Seat seat) {
     auto view = std::make_shared<const typename G::View>(state_.view(seat));
-    auto reply = call(seat, "take_turn", [&] { return G::encode(*view); },
-                      [p = players_[seat], view] { return p->take_turn(*view); },
-                      /*check=*/true);
+    auto reply = call(
+        seat, "take_turn", [&] { return G::encode(*view); },
+        [p = players_[seat], view] { return p->take_turn(*view); },
+        /*check=*/true);
     if (!reply) return;
     state_.apply(seat, *reply);
     if constexpr (DealsHands<G>) {
       if (auto dealt = state_.dealt(seat)) {
-        auto ok = call(seat, "new_tiles", [&] { return G::encode(*dealt); },
-                       [p = players_[seat], d = *dealt] { p->new_tiles(d); });
+        auto ok = call(
+            seat, "new_tiles", [&] { return G::encode(*dealt); },
+            [p = players_[seat], d = *dealt] { p->new_tiles(d); });
         if (ok) state_.acknowledge(seat);
       }
     }
@@ -88,8 +91,8 @@ class TurnReferee {
     const Standings standings = state_.standings();
     for (bool won : {true, false}) {
       for (Seat seat : won ? standings.winners : standings.losers) {
-        auto ok = call(seat, "win", [&] { return Json(won); },
-                       [p = players_[seat], won] { p->win(won); });
+        auto ok = call(
+            seat, "win", [&] { return Json(won); }, [p = players_[seat], won] { p->win(won); });
         if (ok && won) result_.winners.push_back(seat);
       }
     }
@@ -113,7 +116,8 @@ class TurnReferee {
         if (options_.log != nullptr) record["reply"] = G::encode(*answer);
         if (check) {
           if (auto foul = state_.check(seat, *answer)) {
-            ejection = Ejection{seat, Why::foul, method, fmt::format("{}: {}", foul->code, foul->detail)};
+            ejection =
+                Ejection{seat, Why::foul, method, fmt::format("{}: {}", foul->code, foul->detail)};
             answer.reset();
           }
         }
@@ -137,15 +141,15 @@ class TurnReferee {
 
   void log_header() {
     if (options_.log == nullptr) return;
-    options_.log->write({{"type", "match"},
-                         {"format", kGameLogFormat},
-                         {"game", std::string(G::kName)},
-                         {"seed", seed_},
-                         {"config", G::encode(config_)},
-                         {"seats", names_},
-                         {"per_call_ms", std::chrono::duration_cast<std::chrono::milliseconds>(
-                                             options_.per_call)
-                                             .count()}});
+    options_.log->write(
+        {{"type", "match"},
+         {"format", kGameLogFormat},
+         {"game", std::string(G::kName)},
+         {"seed", seed_},
+         {"config", G::encode(config_)},
+         {"seats", names_},
+         {"per_call_ms",
+          std::chrono::duration_cast<std::chrono::milliseconds>(options_.per_call).count()}});
   }
 
   typename G::Config config_;

@@ -89,7 +89,8 @@ TEST(TurnReferee, AFoulEjectsWithTheRuleItBroke) {
 TEST(TurnReferee, AHangingPlayerIsEjectedAtTheDeadline) {
   RefereeOptions options;
   options.per_call = 50ms;
-  const MatchResult r = play({std::make_shared<Thrower>("hang"), std::make_shared<Taker>(2)}, options);
+  const MatchResult r =
+      play({std::make_shared<Thrower>("hang"), std::make_shared<Taker>(2)}, options);
   ASSERT_EQ(r.ejections.size(), 1u);
   EXPECT_EQ(r.ejections[0].why, Why::timeout);
   EXPECT_EQ(r.winners, Seats{1});
@@ -116,7 +117,8 @@ TEST(TurnReferee, AWinnerWhoseWinCallFailsIsNoWinner) {
 }
 
 TEST(TurnReferee, EveryoneEjectedMeansNoWinners) {
-  const MatchResult r = play({std::make_shared<Thrower>("setup"), std::make_shared<Thrower>("take_turn")});
+  const MatchResult r =
+      play({std::make_shared<Thrower>("setup"), std::make_shared<Thrower>("take_turn")});
   EXPECT_TRUE(r.winners.empty());
   EXPECT_EQ(r.ejections.size(), 2u);
 }

@@ -64,7 +64,8 @@ Playout<G> playout(std::uint64_t seed, bool check_hidden) {
 
     const auto action = G::sample_action(view, rng);
     auto back = G::decode_action(G::encode(action));
-    EXPECT_TRUE(back && *back == action) << "action does not round-trip: " << G::encode(action).dump();
+    EXPECT_TRUE(back && *back == action)
+        << "action does not round-trip: " << G::encode(action).dump();
     if (auto foul = s.check(seat, action)) {
       EXPECT_FALSE(foul->code.empty());
       s.eject(seat);

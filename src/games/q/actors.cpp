@@ -123,7 +123,8 @@ class Actor final : public Player<Q> {
   void misbehave_if_due(Method m) {
     if (spec_.fails_on != m) return;
     ++calls_;
-    if (spec_.hang_after == 0) throw std::runtime_error(fmt::format("{} raised (scripted)", to_string(m)));
+    if (spec_.hang_after == 0)
+      throw std::runtime_error(fmt::format("{} raised (scripted)", to_string(m)));
     if (calls_ == spec_.hang_after) {
       hang_until_abandoned();
       throw std::runtime_error("abandoned");
@@ -194,24 +195,29 @@ Expected<ActorSpec> decode_actor_spec(const Json& j, Dialect dialect) {
   spec.name = j[0].get<std::string>();
   auto strategy = j[1].is_string() ? strategy_from_string(j[1].get<std::string>()) : std::nullopt;
   if (!strategy)
-    return fail(fmt::format("JActorSpec {}: unknown strategy {} (dag or ldasg)", spec.name,
-                            excerpt(j[1])));
+    return fail(
+        fmt::format("JActorSpec {}: unknown strategy {} (dag or ldasg)", spec.name, excerpt(j[1])));
   spec.strategy = *strategy;
   if (j.size() == 2) return spec;
 
-  if (!j[2].is_string()) return fail(fmt::format("JActorSpec {}: bad third item {}", spec.name, excerpt(j[2])));
+  if (!j[2].is_string())
+    return fail(fmt::format("JActorSpec {}: bad third item {}", spec.name, excerpt(j[2])));
   const std::string third = j[2].get<std::string>();
   if (third == "a cheat") {
-    if (dialect == Dialect::m7) return fail(fmt::format("JActorSpec {}: cheats are not allowed here", spec.name));
+    if (dialect == Dialect::m7)
+      return fail(fmt::format("JActorSpec {}: cheats are not allowed here", spec.name));
     if (j.size() != 4 || !j[3].is_string())
-      return fail(fmt::format("JActorSpec {}: \"a cheat\" must be followed by a JCheat", spec.name));
+      return fail(
+          fmt::format("JActorSpec {}: \"a cheat\" must be followed by a JCheat", spec.name));
     auto cheat = lookup(kCheats, j[3].get<std::string>());
-    if (!cheat) return fail(fmt::format("JActorSpec {}: unknown cheat {}", spec.name, excerpt(j[3])));
+    if (!cheat)
+      return fail(fmt::format("JActorSpec {}: unknown cheat {}", spec.name, excerpt(j[3])));
     spec.cheat = cheat;
     return spec;
   }
   auto method = lookup(kMethods, third);
-  if (!method) return fail(fmt::format("JActorSpec {}: unknown method {}", spec.name, excerpt(j[2])));
+  if (!method)
+    return fail(fmt::format("JActorSpec {}: unknown method {}", spec.name, excerpt(j[2])));
   spec.fails_on = method;
   if (j.size() == 3) return spec;
   if (dialect != Dialect::m9)
@@ -225,13 +231,15 @@ Expected<ActorSpec> decode_actor_spec(const Json& j, Dialect dialect) {
 }
 
 Expected<std::vector<ActorSpec>> decode_actors(const Json& j, Dialect dialect) {
-  if (!j.is_array() || j.empty()) return fail("JActors: expected a non-empty array, got " + excerpt(j));
+  if (!j.is_array() || j.empty())
+    return fail("JActors: expected a non-empty array, got " + excerpt(j));
   std::vector<ActorSpec> specs;
   for (const auto& item : j) {
     auto spec = decode_actor_spec(item, dialect);
     if (!spec) return fail(spec.error().message);
     for (const auto& other : specs)
-      if (other.name == spec->name) return fail(fmt::format("JActors: the name {} appears twice", spec->name));
+      if (other.name == spec->name)
+        return fail(fmt::format("JActors: the name {} appears twice", spec->name));
     specs.push_back(std::move(*spec));
   }
   return specs;

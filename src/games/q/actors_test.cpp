@@ -44,8 +44,9 @@ TEST(ActorSpec, DialectsAcceptWhatTheirMilestoneAllows) {
 }
 
 TEST(ActorSpec, EncodeRoundTrips) {
-  for (const Json& j : {Json{"a", "dag"}, Json{"b", "ldasg", "setup"}, Json{"c", "dag", "new-tiles", 3},
-                        Json{"d", "ldasg", "a cheat", "not-a-line"}})
+  for (const Json& j :
+       {Json{"a", "dag"}, Json{"b", "ldasg", "setup"}, Json{"c", "dag", "new-tiles", 3},
+        Json{"d", "ldasg", "a cheat", "not-a-line"}})
     EXPECT_EQ(encode_actor_spec(spec(j)), j);
 }
 
@@ -112,8 +113,8 @@ TEST(Actor, ALoopingPlayerIsEjectedOnItsKthCall) {
   RefereeOptions options;
   options.per_call = 100ms;
   const MatchResult r = play_turn_based<Q>(
-      c, 9, {"a", "b"}, {make_actor(spec({"a", "dag", "take-turn", 2})), make_actor(spec({"b", "ldasg"}))},
-      options);
+      c, 9, {"a", "b"},
+      {make_actor(spec({"a", "dag", "take-turn", 2})), make_actor(spec({"b", "ldasg"}))}, options);
   ASSERT_EQ(r.ejections.size(), 1u);
   EXPECT_EQ(r.ejections[0].seat, 0);
   EXPECT_EQ(r.ejections[0].why, Why::timeout);
@@ -127,7 +128,8 @@ TEST(Actor, SetupLoopsOnlyWhenCountIsOne) {
   options.per_call = 100ms;
   const MatchResult r = play_turn_based<Q>(
       c, 9, {"a", "b"},
-      {make_actor(spec({"a", "dag", "setup", 1})), make_actor(spec({"b", "dag", "setup", 2}))}, options);
+      {make_actor(spec({"a", "dag", "setup", 1})), make_actor(spec({"b", "dag", "setup", 2}))},
+      options);
   ASSERT_EQ(r.ejections.size(), 1u);
   EXPECT_EQ(r.ejections[0].seat, 0);
   EXPECT_EQ(r.ejections[0].call, "setup");

@@ -28,13 +28,13 @@ Expected<Placement> decode_placement(const Json& j);
 Json encode_placements(const Placements& ps);
 Expected<Placements> decode_placements(const Json& j);  // non-empty
 
-Json encode_action(const Action& a);                 // "pass" | "replace" | JPlacements
+Json encode_action(const Action& a);  // "pass" | "replace" | JPlacements
 Expected<Action> decode_action(const Json& j);
 
-Json encode_view(const View& v);                     // JPub
+Json encode_view(const View& v);  // JPub
 Expected<View> decode_view(const Json& j);
 
-Json encode_table(const Table& t);                   // JState
+Json encode_table(const Table& t);  // JState
 Expected<Table> decode_table(const Json& j);
 
 }  // namespace arbiter::q

@@ -23,13 +23,14 @@ Expected<Config> Q::decode_config(const Json& j) {
     auto n = to_int(j["players"], "Q config: players");
     if (!n) return fail(n.error().message);
     if (*n < kMinPlayers || *n > kMaxPlayers)
-      return fail(fmt::format("Q config: players must be {} to {}, got {}", kMinPlayers,
-                              kMaxPlayers, *n));
+      return fail(
+          fmt::format("Q config: players must be {} to {}, got {}", kMinPlayers, kMaxPlayers, *n));
     c.players = static_cast<int>(*n);
   }
   if (j.contains("bonuses")) {
     const Json& b = j["bonuses"];
-    for (auto [key, slot] : {std::pair{"q", &c.bonuses.q}, std::pair{"finish", &c.bonuses.finish}}) {
+    for (auto [key, slot] :
+         {std::pair{"q", &c.bonuses.q}, std::pair{"finish", &c.bonuses.finish}}) {
       auto v = member(b, key, "Q config: bonuses");
       if (!v) return fail(v.error().message);
       auto n = to_natural(**v, fmt::format("Q config: bonuses.{}", key));

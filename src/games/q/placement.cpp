@@ -97,7 +97,8 @@ std::optional<Foul> violation(const Map& map, const Tiles& hand, const Placement
     if (at(c)) return Foul{"occupied", fmt::format("{} is already occupied", describe(c))};
     if (!at({c.row - 1, c.column}) && !at({c.row + 1, c.column}) && !at({c.row, c.column - 1}) &&
         !at({c.row, c.column + 1}))
-      return Foul{"non-adjacent-coordinate", fmt::format("{} has no occupied neighbour", describe(c))};
+      return Foul{"non-adjacent-coordinate",
+                  fmt::format("{} has no occupied neighbour", describe(c))};
     if (!fits_at(at, c, p.tile))
       return Foul{"no-fit",
                   fmt::format("tile {} at {} does not fit", describe(p.tile), describe(c))};

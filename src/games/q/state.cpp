@@ -91,9 +91,8 @@ std::optional<Foul> State::check(Seat p, const Action& a) const {
   if (std::holds_alternative<Pass>(a)) return std::nullopt;
   if (std::holds_alternative<Replace>(a)) {
     if (pile_.size() < hands_[p].size())
-      return Foul{"bad-ask-for-tiles",
-                  fmt::format("replace needs {} tiles but the referee has {}", hands_[p].size(),
-                              pile_.size())};
+      return Foul{"bad-ask-for-tiles", fmt::format("replace needs {} tiles but the referee has {}",
+                                                   hands_[p].size(), pile_.size())};
     return std::nullopt;
   }
   return violation(map_, hands_[p], std::get<Placements>(a));
@@ -107,7 +106,8 @@ void State::apply(Seat p, const Action& a) {
     remove_placed(hands_[p], placements);
     const bool finished = hands_[p].empty();
     // Saturate: a pinned table may start a score anywhere below 2^63.
-    if (__builtin_add_overflow(scores_[p], score(map_, placements, bonuses_, finished), &scores_[p]))
+    if (__builtin_add_overflow(scores_[p], score(map_, placements, bonuses_, finished),
+                               &scores_[p]))
       scores_[p] = std::numeric_limits<std::int64_t>::max();
     placed_in_round_ = true;
     if (finished) {
@@ -167,8 +167,8 @@ void State::eject(Seat p) {
   pile_.insert(pile_.end(), hands_[p].begin(), hands_[p].end());
   hands_[p].clear();
   erase_value(order_, p);
-  const bool had_turn_to_come = std::find(round_to_go_.begin(), round_to_go_.end(), p) !=
-                                round_to_go_.end();
+  const bool had_turn_to_come =
+      std::find(round_to_go_.begin(), round_to_go_.end(), p) != round_to_go_.end();
   erase_value(round_to_go_, p);
   if (order_.empty()) {
     over_ = true;

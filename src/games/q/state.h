@@ -24,9 +24,9 @@ inline constexpr int kMaxPlayers = 4;
 inline constexpr std::size_t kHandSize = 6;
 
 struct Config {
-  int players = 2;               // seats of a freshly dealt game (ignored when `table` is given)
-  Bonuses bonuses;               // Q 8 / finish 4 unless set (the course's M8+ values)
-  std::optional<Table> table;    // pins the initial state (the harnesses' JState)
+  int players = 2;             // seats of a freshly dealt game (ignored when `table` is given)
+  Bonuses bonuses;             // Q 8 / finish 4 unless set (the course's M8+ values)
+  std::optional<Table> table;  // pins the initial state (the harnesses' JState)
   friend bool operator==(const Config&, const Config&) = default;
 };
 
@@ -66,9 +66,9 @@ class State {
   std::vector<Tiles> hands_;          // by seat
   std::vector<std::int64_t> scores_;  // by seat
   std::deque<Tile> pile_;
-  std::deque<Seat> order_;            // seats still in, active first
-  std::vector<Seat> round_to_go_;     // seats yet to move this round, in order
-  bool placed_in_round_ = false;      // set by each legal placement (§1.8)
+  std::deque<Seat> order_;         // seats still in, active first
+  std::vector<Seat> round_to_go_;  // seats yet to move this round, in order
+  bool placed_in_round_ = false;   // set by each legal placement (§1.8)
   bool over_ = false;
   Bonuses bonuses_;
   std::optional<std::pair<Seat, Tiles>> dealt_;

@@ -61,7 +61,8 @@ TEST(State, ViewShowsOwnHandAndOthersScoresInTurnOrderAfterMe) {
 }
 
 TEST(State, APlacementScoresDrawsAndRotates) {
-  State s = table_state({kRedSquare, kBlueDiamond}, {kGreenClover}, {kRedCircle, kRedCircle, kRedCircle});
+  State s =
+      table_state({kRedSquare, kBlueDiamond}, {kGreenClover}, {kRedCircle, kRedCircle, kRedCircle});
   const Action a = Placements{{{0, 1}, kRedSquare}};
   ASSERT_FALSE(s.check(0, a));
   s.apply(0, a);
@@ -88,7 +89,8 @@ TEST(State, PlacingTheLastTileEndsTheGameAtOnceWithTheFinishBonus) {
 }
 
 TEST(State, ReplaceReturnsTheHandToTheBackAndDrawsFromTheFront) {
-  State s = table_state({kBlueDiamond, kGreenClover}, {kRedCircle}, {kRedSquare, kRedCircle, kRedStar});
+  State s =
+      table_state({kBlueDiamond, kGreenClover}, {kRedCircle}, {kRedSquare, kRedCircle, kRedStar});
   ASSERT_FALSE(s.check(0, Replace{}));
   s.apply(0, Replace{});
   EXPECT_EQ(*s.dealt(0), (Tiles{kRedSquare, kRedCircle}));

@@ -71,8 +71,8 @@ Json with_compressed_coordinates(Json state) {
 Expected<Json> run_game(std::string_view harness, const std::vector<Json>& in, Dialect dialect,
                         Bonuses bonuses, const GameOptions& options) {
   if (in.size() != 2)
-    return fail(fmt::format("{}: expected 2 JSON values (JState, JActors), got {}", harness,
-                            in.size()));
+    return fail(
+        fmt::format("{}: expected 2 JSON values (JState, JActors), got {}", harness, in.size()));
   auto table = decode_table(with_compressed_coordinates(in[0]));
   if (!table) return fail(fmt::format("{}: {}", harness, table.error().message));
   auto actors = decode_actors(in[1], dialect);
@@ -81,7 +81,8 @@ Expected<Json> run_game(std::string_view harness, const std::vector<Json>& in, D
     return fail(fmt::format("{}: the JState seats {} players but JActors names {}", harness,
                             table->players.size(), actors->size()));
   if (actors->size() > static_cast<std::size_t>(kMaxPlayers))
-    return fail(fmt::format("{}: at most {} players, got {}", harness, kMaxPlayers, actors->size()));
+    return fail(
+        fmt::format("{}: at most {} players, got {}", harness, kMaxPlayers, actors->size()));
 
   Config config;
   config.players = static_cast<int>(actors->size());
