@@ -1,11 +1,10 @@
 #include "core/ejection.h"
 
-#include <array>
-#include <utility>
+#include "core/names.h"
 
 namespace arbiter {
 namespace {
-constexpr std::array<std::pair<Why, std::string_view>, 5> kNames{{
+constexpr NameTable<Why, 5> kNames{{
     {Why::exception, "exception"},
     {Why::timeout, "timeout"},
     {Why::malformed, "malformed"},
@@ -15,15 +14,11 @@ constexpr std::array<std::pair<Why, std::string_view>, 5> kNames{{
 }  // namespace
 
 std::string_view to_string(Why why) {
-  for (const auto& [w, name] : kNames)
-    if (w == why) return name;
-  return "unknown";
+  return name_of(kNames, why);
 }
 
 std::optional<Why> why_from_string(std::string_view text) {
-  for (const auto& [w, name] : kNames)
-    if (name == text) return w;
-  return std::nullopt;
+  return from_name(kNames, text);
 }
 
 }  // namespace arbiter

@@ -8,32 +8,25 @@
 #include <fmt/format.h>
 
 #include "core/interrupt.h"
+#include "core/names.h"
 
 namespace arbiter::q {
 namespace {
 
-constexpr std::array<std::pair<Method, std::string_view>, 4> kMethods{{
+constexpr NameTable<Method, 4> kMethods{{
     {Method::setup, "setup"},
     {Method::take_turn, "take-turn"},
     {Method::new_tiles, "new-tiles"},
     {Method::win, "win"},
 }};
 
-constexpr std::array<std::pair<Cheat, std::string_view>, 5> kCheats{{
+constexpr NameTable<Cheat, 5> kCheats{{
     {Cheat::non_adjacent_coordinate, "non-adjacent-coordinate"},
     {Cheat::tile_not_owned, "tile-not-owned"},
     {Cheat::not_a_line, "not-a-line"},
     {Cheat::bad_ask_for_tiles, "bad-ask-for-tiles"},
     {Cheat::no_fit, "no-fit"},
 }};
-
-template <class E, std::size_t N>
-std::optional<E> lookup(const std::array<std::pair<E, std::string_view>, N>& table,
-                        std::string_view text) {
-  for (const auto& [e, name] : table)
-    if (name == text) return e;
-  return std::nullopt;
-}
 
 bool in_one_line(const Placements& ps) {
   auto same_row = std::all_of(ps.begin(), ps.end(),
@@ -168,15 +161,11 @@ class Actor final : public Player<Q> {
 }  // namespace
 
 std::string_view to_string(Method m) {
-  for (const auto& [e, name] : kMethods)
-    if (e == m) return name;
-  return "?";
+  return name_of(kMethods, m);
 }
 
 std::string_view to_string(Cheat c) {
-  for (const auto& [e, name] : kCheats)
-    if (e == c) return name;
-  return "?";
+  return name_of(kCheats, c);
 }
 
 bool valid_name(std::string_view name) {
@@ -209,13 +198,13 @@ Expected<ActorSpec> decode_actor_spec(const Json& j, Dialect dialect) {
     if (j.size() != 4 || !j[3].is_string())
       return fail(
           fmt::format("JActorSpec {}: \"a cheat\" must be followed by a JCheat", spec.name));
-    auto cheat = lookup(kCheats, j[3].get<std::string>());
+    auto cheat = from_name(kCheats, j[3].get<std::string>());
     if (!cheat)
       return fail(fmt::format("JActorSpec {}: unknown cheat {}", spec.name, excerpt(j[3])));
     spec.cheat = cheat;
     return spec;
   }
-  auto method = lookup(kMethods, third);
+  auto method = from_name(kMethods, third);
   if (!method)
     return fail(fmt::format("JActorSpec {}: unknown method {}", spec.name, excerpt(j[2])));
   spec.fails_on = method;
