@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "apps/commands.h"
+#include "core/interrupt.h"
 #include "games/registry.h"
 
 namespace arbiter::cli {
@@ -58,11 +59,17 @@ struct PlayArgs {
   bool config_given = false;
   double per_call = 6.0;
   bool json = false;
+  std::string listen = "127.0.0.1:0";
+  double accept_timeout = 60.0;
+  std::string stderr_dir;
+  std::uint64_t memory_mb = 0;
+  std::uint64_t cpu_seconds = 0;
 };
 
 std::string reproduce_command(const PlayArgs& a) {
   std::string cmd = "arbiter play " + a.game;
-  for (const auto& p : a.players) cmd += " --player " + p;
+  for (const auto& p : a.players)
+    cmd += p.find(' ') == std::string::npos ? " --player " + p : " --player '" + p + "'";
   cmd += fmt::format(" --seed {}", a.seed);
   if (a.config_given) cmd += " --config '" + a.config + "'";
   if (a.per_call != 6.0) cmd += fmt::format(" --per-call {}", a.per_call);
@@ -102,6 +109,28 @@ int play(const PlayArgs& a) {
     spec.config = *config;
   }
   spec.options.per_call = std::chrono::milliseconds(std::llround(a.per_call * 1000));
+  const auto colon_at = a.listen.rfind(':');
+  if (colon_at == std::string::npos || colon_at == 0) {
+    report_error(fmt::format("--listen \"{}\": expected HOST:PORT", a.listen));
+    return kBadInput;
+  }
+  spec.hosting.listen_host = a.listen.substr(0, colon_at);
+  try {
+    const unsigned long port = std::stoul(a.listen.substr(colon_at + 1));
+    if (port > 65535) throw std::out_of_range("port");
+    spec.hosting.listen_port = static_cast<std::uint16_t>(port);
+  } catch (const std::exception&) {
+    report_error(fmt::format("--listen \"{}\": the port must be 0 to 65535", a.listen));
+    return kBadInput;
+  }
+  spec.hosting.accept_timeout = std::chrono::milliseconds(std::llround(a.accept_timeout * 1000));
+  spec.hosting.on_listen = [](std::uint16_t port, std::size_t seats) {
+    std::cerr << fmt::format("arbiter: waiting for {} tcp player(s) on port {}", seats, port)
+              << std::endl;
+  };
+  spec.hosting.stderr_dir = a.stderr_dir;
+  if (a.memory_mb > 0) spec.hosting.limits.memory_bytes = a.memory_mb << 20;
+  if (a.cpu_seconds > 0) spec.hosting.limits.cpu_seconds = a.cpu_seconds;
   std::ofstream log_file;
   std::optional<GameLog> log;
   if (!a.log_path.empty()) {
@@ -211,11 +240,23 @@ int main(int argc, char** argv) {
                    "Seconds a player may take per call (default 6)")
       ->check(seconds_validator());
   play_cmd->add_flag("--json", play_args.json, "Print the result as one JSON object");
+  play_cmd->add_option("--listen", play_args.listen,
+                       "HOST:PORT where tcp players connect (default 127.0.0.1:0, any free port)");
+  play_cmd->add_option("--accept-timeout", play_args.accept_timeout,
+                       "Seconds to wait for each tcp player to connect and sign up (default 60)")
+      ->check(seconds_validator());
+  play_cmd->add_option("--stderr-dir", play_args.stderr_dir,
+                       "Keep each cmd player's stderr (first MiB) in DIR/NAME.stderr");
+  play_cmd->add_option("--memory-mb", play_args.memory_mb, "Address-space limit for cmd players");
+  play_cmd->add_option("--cpu-seconds", play_args.cpu_seconds, "CPU-time limit for cmd players");
   play_cmd->footer(
-      "BOT syntax per game (arbiter games):\n"
+      "BOT is a house bot of the game, cmd:PROGRAM [ARGS] (a program speaking the wire protocol\n"
+      "on stdin/stdout; arguments split at spaces) or tcp (a client connecting to --listen).\n"
+      "House bots per game (arbiter games):\n"
       "  q: dag | ldasg, optionally +cheat=CHEAT | +raise=METHOD | +hang=METHOD/K\n"
-      "Example:\n"
-      "  arbiter play q --player alice:dag --player bob:ldasg --seed 1 --log g.jsonl");
+      "Examples:\n"
+      "  arbiter play q --player alice:dag --player bob:ldasg --seed 1 --log g.jsonl\n"
+      "  arbiter play q --player alice:dag --player 'py:cmd:python3 bots/python/q_bot.py'");
   play_cmd->callback([&] {
     play_args.seed = std::stoull(play_args.seed_text);  // validated by natural_validator
     exit_code = play(play_args);
@@ -249,6 +290,6 @@ int main(int argc, char** argv) {
   std::cerr.flush();
   // A player call that never returned still occupies a detached thread; do not wait for it or
   // run static destructors under its feet.
-  if (CallRunner::stray_threads() > 0) std::_Exit(exit_code);
+  if (CallRunner::stray_threads() > 0 || hanging_threads() > 0) std::_Exit(exit_code);
   return exit_code;
 }

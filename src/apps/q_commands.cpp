@@ -37,6 +37,8 @@ int run_harness(const std::string& name, const Harness& harness) {
 
 }  // namespace
 
+void add_q_net_commands(CLI::App* q, int& exit_code);
+
 void add_q_commands(CLI::App& app, int& exit_code) {
   auto* q = app.add_subcommand(
       "q", "The Q game's course harnesses (JSON on stdin, one JSON value on stdout)");
@@ -81,6 +83,63 @@ void add_q_commands(CLI::App& app, int& exit_code) {
           run_harness(g.name, [&](const std::vector<Json>& in) { return g.fn(in, options); });
     });
   }
+  add_q_net_commands(q, exit_code);
+}
+
+void add_q_net_commands(CLI::App* q, int& exit_code) {
+  struct Net {
+    std::uint16_t port = 0;
+    bool port_given = false;
+    double time_scale = 1.0;
+    std::string host = "127.0.0.1";
+  };
+  auto server = std::make_shared<Net>();
+  auto* xserver = q->add_subcommand(
+      "xserver", "M10: ServerConfig on stdin -> sign up TCP players on PORT, print the Result");
+  xserver->add_option("port", server->port, "The port to listen on (overrides the config's)")
+      ->each([server](const std::string&) { server->port_given = true; });
+  xserver->add_option("--host", server->host, "The address to listen on (default 127.0.0.1)");
+  xserver->add_option("--time-scale", server->time_scale,
+                      "Multiply every duration of the config (default 1: the course's timing)")
+      ->check(CLI::Range(0.01, 10.0));
+  xserver->callback([&exit_code, server] {
+    exit_code = run_harness("xserver", [&](const std::vector<Json>& in) -> Expected<Json> {
+      if (in.size() != 1)
+        return fail(fmt::format("xserver: expected 1 JSON value (ServerConfig), got {}", in.size()));
+      harness::NetOptions options;
+      options.time_scale = server->time_scale;
+      options.host = server->host;
+      options.observe = &std::cerr;
+      options.diagnostics = &std::cerr;
+      return harness::xserver(in[0], server->port_given ? std::optional(server->port) : std::nullopt,
+                              options);
+    });
+  });
+
+  auto client = std::make_shared<Net>();
+  auto* xclients = q->add_subcommand(
+      "xclients", "M10: ClientConfig on stdin -> run one TCP client per actor against PORT");
+  xclients->add_option("port", client->port, "The server's port (overrides the config's)")
+      ->each([client](const std::string&) { client->port_given = true; });
+  xclients->add_option("--time-scale", client->time_scale,
+                       "Multiply every duration of the config (default 1: the course's timing)")
+      ->check(CLI::Range(0.01, 10.0));
+  xclients->callback([&exit_code, client] {
+    auto in = read_json_values(std::cin);
+    if (!in) {
+      report_error("q xclients: " + in.error().message);
+      exit_code = kBadInput;
+      return;
+    }
+    harness::NetOptions options;
+    options.time_scale = client->time_scale;
+    auto done = harness::xclients(
+        *in, client->port_given ? std::optional(client->port) : std::nullopt, options);
+    if (!done) {
+      report_error(done.error().message);
+      exit_code = kBadInput;
+    }
+  });
 }
 
 }  // namespace arbiter::cli

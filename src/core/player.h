@@ -46,6 +46,16 @@ class Player {
 
   // The game is over; `won` says whether this seat is among the winners.
   virtual void win(bool won) = 0;
+
+  // Not protocol messages: how the referee hosts the player.
+  // False for players whose calls bound themselves by call_deadline() (core/interrupt.h), such
+  // as remote players doing deadline-bounded I/O: the referee calls them on its own thread
+  // instead of an abandonable one.
+  virtual bool in_process() const { return true; }
+  // Called by the referee itself (never through guarded_call) on players that are not in
+  // process, when it is done with the seat: after an ejection and at the end of the match. Closes
+  // connections, kills processes. Must not block for long.
+  virtual void disconnect() {}
 };
 
 }  // namespace arbiter

@@ -4,6 +4,8 @@
 
 #include "games/q/actors.h"
 #include "referee/turn_based.h"
+#include "remote/remote_player.h"
+#include "remote/tcp.h"
 
 namespace arbiter {
 namespace {
@@ -46,6 +48,69 @@ Expected<q::ActorSpec> q_bot(const std::string& name, const std::string& bot) {
   return decoded;
 }
 
+std::vector<std::string> split_words(const std::string& text) {
+  std::vector<std::string> words;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && text[i] == ' ') ++i;
+    std::size_t j = i;
+    while (j < text.size() && text[j] != ' ') ++j;
+    if (j > i) words.push_back(text.substr(i, j - i));
+    i = j;
+  }
+  return words;
+}
+
+// Builds the players of a roster for game G: remote seats ("cmd:", "tcp") the same way for
+// every game, house bots through `house`. TCP seats are accepted in seat order.
+template <Game G, class House>
+Expected<std::vector<PlayerPtr<G>>> seat_players(const PlaySpec& spec, House house) {
+  std::vector<PlayerPtr<G>> players(spec.roster.size());
+  std::vector<std::size_t> tcp_seats;
+  for (std::size_t i = 0; i < spec.roster.size(); ++i) {
+    const Seating& seat = spec.roster[i];
+    if (seat.bot == "tcp") {
+      tcp_seats.push_back(i);
+    } else if (seat.bot.starts_with("cmd:")) {
+      ChildSpec child;
+      child.argv = split_words(seat.bot.substr(4));
+      if (child.argv.empty()) return fail(fmt::format("player {}: cmd: needs a program", seat.name));
+      child.limits = spec.hosting.limits;
+      if (!spec.hosting.stderr_dir.empty())
+        child.stderr_log = spec.hosting.stderr_dir / (seat.name + ".stderr");
+      auto process = ChildProcess::spawn(child);
+      if (!process) return fail(fmt::format("player {}: {}", seat.name, process.error().message));
+      auto channel = (*process)->take_channel(Framing::lines);
+      players[i] = std::make_shared<RemotePlayer<G>>(seat.name, std::move(channel),
+                                                     std::move(*process));
+    } else {
+      auto bot = house(seat);
+      if (!bot) return fail(bot.error().message);
+      players[i] = std::move(*bot);
+    }
+  }
+  if (tcp_seats.empty()) return players;
+  auto listener = TcpListener::listen(spec.hosting.listen_host, spec.hosting.listen_port);
+  if (!listener) return fail(listener.error().message);
+  if (spec.hosting.on_listen) spec.hosting.on_listen((*listener)->port(), tcp_seats.size());
+  for (std::size_t i : tcp_seats) {
+    const Seating& seat = spec.roster[i];
+    const Deadline deadline = Deadline::after(SteadyClock::instance(), spec.hosting.accept_timeout);
+    auto accepted = (*listener)->accept(deadline, Framing::lines);
+    if (!accepted) return fail(accepted.error().message);
+    if (!*accepted)
+      return fail(fmt::format("player {}: no tcp client connected within {} ms", seat.name,
+                              spec.hosting.accept_timeout.count()));
+    std::unique_ptr<Channel> channel = std::move(**accepted);
+    // Sign-up: the client introduces itself with its name, as a JSON string.
+    auto hello = channel->receive(deadline);
+    if (!hello || !hello->is_string())
+      return fail(fmt::format("player {}: the tcp client did not send its name", seat.name));
+    players[i] = std::make_shared<RemotePlayer<G>>(seat.name, std::move(channel));
+  }
+  return players;
+}
+
 Expected<PlayOutcome> play_q(const PlaySpec& spec) {
   Json config = spec.config.is_null() ? Json::object() : spec.config;
   if (!config.is_object())
@@ -57,19 +122,22 @@ Expected<PlayOutcome> play_q(const PlaySpec& spec) {
     return fail(fmt::format("the config seats {} players but {} were given", decoded->players,
                             spec.roster.size()));
   PlayOutcome outcome;
-  std::vector<PlayerPtr<q::Q>> players;
   for (const auto& seat : spec.roster) {
     if (!q::valid_name(seat.name))
       return fail(fmt::format("player name \"{}\": use 1-20 letters or digits", seat.name));
     for (const auto& other : outcome.names)
       if (other == seat.name)
         return fail(fmt::format("player name \"{}\" is used twice", seat.name));
+    outcome.names.push_back(seat.name);
+  }
+  auto players = seat_players<q::Q>(spec, [](const Seating& seat) -> Expected<PlayerPtr<q::Q>> {
     auto actor = q_bot(seat.name, seat.bot);
     if (!actor) return fail(actor.error().message);
-    outcome.names.push_back(seat.name);
-    players.push_back(q::make_actor(*actor));
-  }
-  outcome.result = play_turn_based<q::Q>(*decoded, spec.seed, outcome.names, players, spec.options);
+    return q::make_actor(*actor);
+  });
+  if (!players) return fail(players.error().message);
+  outcome.result =
+      play_turn_based<q::Q>(*decoded, spec.seed, outcome.names, *players, spec.options);
   return outcome;
 }
 
@@ -79,7 +147,8 @@ const std::vector<GameEntry>& registered_games() {
   static const std::vector<GameEntry> games{
       {.name = "q",
        .summary = "Q, the Qwirkle-like tile game of CS 4500 (2-4 players, hidden hands)",
-       .bots = "dag | ldasg, optionally +cheat=CHEAT, +raise=METHOD or +hang=METHOD/K",
+       .bots = "dag | ldasg, optionally +cheat=CHEAT, +raise=METHOD or +hang=METHOD/K;\n"
+               "         any game: cmd:PROGRAM [ARGS] | tcp",
        .play = play_q,
        .replay = [](const std::vector<Json>& log) { return replay<q::Q>(log); }},
   };

@@ -3,7 +3,9 @@
 // adding a game means adding one entry in registry.cpp.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "core/json.h"
+#include "remote/child_process.h"
 #include "referee/match.h"
 #include "referee/replay.h"
 
@@ -18,7 +21,20 @@ namespace arbiter {
 
 struct Seating {
   std::string name;  // the seat's name in results (letters and digits)
-  std::string bot;   // which house bot plays it, in the game's bot syntax (see GameEntry::bots)
+  // Who plays it: a house bot in the game's bot syntax (see GameEntry::bots), "cmd:PROGRAM
+  // [ARGS...]" (a child process speaking the wire protocol on stdin/stdout; arguments split at
+  // spaces), or "tcp" (a client that connects to the referee and sends its name first).
+  std::string bot;
+};
+
+// Where remote players come from.
+struct Hosting {
+  std::string listen_host = "127.0.0.1";            // for "tcp" seats
+  std::uint16_t listen_port = 0;                    // 0: any free port
+  std::chrono::milliseconds accept_timeout{60000};  // for each tcp seat to connect and sign up
+  std::function<void(std::uint16_t port, std::size_t seats)> on_listen;  // before accepting
+  ChildLimits limits;                // for "cmd" seats
+  std::filesystem::path stderr_dir;  // "cmd" seats' stderr logs (NAME.stderr); empty: dropped
 };
 
 struct PlaySpec {
@@ -26,6 +42,7 @@ struct PlaySpec {
   std::uint64_t seed = 1;
   Json config;  // game-specific overrides; null for the defaults
   RefereeOptions options;
+  Hosting hosting;
 };
 
 struct PlayOutcome {

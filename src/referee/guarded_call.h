@@ -13,6 +13,7 @@
 
 #include "core/clock.h"
 #include "core/ejection.h"
+#include "core/interrupt.h"
 #include "core/player.h"
 #include "referee/call_runner.h"
 
@@ -39,7 +40,11 @@ auto guarded_call(Seat seat, std::string call, CallRunner& runner, const Deadlin
     std::optional<Ejection> ejection;
   };
   auto slot = std::make_shared<Slot>();
-  auto job = [slot, fn = std::move(fn), seat, call]() mutable {
+  auto job = [slot, fn = std::move(fn), seat, call, deadline]() mutable {
+    set_call_deadline(&deadline);
+    struct Clear {
+      ~Clear() { set_call_deadline(nullptr); }
+    } clear;
     try {
       if constexpr (std::is_void_v<Raw>) {
         fn();

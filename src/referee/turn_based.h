@@ -37,8 +37,9 @@ class TurnReferee {
           Rng rng(start_seed(seed_));
           return G::start(config_, rng);
         }()) {
-    for (std::size_t i = 0; i < players_.size(); ++i)
-      runners_.push_back(std::make_unique<CallRunner>(options_.isolation));
+    for (const auto& player : players_)
+      runners_.push_back(std::make_unique<CallRunner>(player->in_process() ? options_.isolation
+                                                                             : Isolation::inline_call));
   }
 
   MatchResult run() {
@@ -63,6 +64,8 @@ class TurnReferee {
       result_.scores = state_.standings().scores;
     }
     if (options_.log != nullptr) options_.log->write(encode_result(result_));
+    for (const auto& player : players_)
+      if (!player->in_process()) player->disconnect();
     return result_;
   }
 
@@ -135,6 +138,7 @@ class TurnReferee {
     if (ejection) {
       state_.eject(seat);
       result_.ejections.push_back(std::move(*ejection));
+      if (!players_[seat]->in_process()) players_[seat]->disconnect();
     }
     return answer;
   }

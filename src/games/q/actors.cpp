@@ -175,11 +175,11 @@ bool valid_name(std::string_view name) {
   });
 }
 
-Expected<ActorSpec> decode_actor_spec(const Json& j, Dialect dialect) {
+Expected<ActorSpec> decode_actor_spec(const Json& j, Dialect dialect, bool lax_names) {
   if (!j.is_array() || j.size() < 2 || j.size() > 4)
     return fail("JActorSpec: expected [name, strategy, ...] with 2 to 4 items, got " + excerpt(j));
   ActorSpec spec;
-  if (!j[0].is_string() || !valid_name(j[0].get<std::string>()))
+  if (!j[0].is_string() || !(lax_names || valid_name(j[0].get<std::string>())))
     return fail("JActorSpec: the name must be 1-20 letters or digits, got " + excerpt(j[0]));
   spec.name = j[0].get<std::string>();
   auto strategy = j[1].is_string() ? strategy_from_string(j[1].get<std::string>()) : std::nullopt;
@@ -219,12 +219,12 @@ Expected<ActorSpec> decode_actor_spec(const Json& j, Dialect dialect) {
   return spec;
 }
 
-Expected<std::vector<ActorSpec>> decode_actors(const Json& j, Dialect dialect) {
+Expected<std::vector<ActorSpec>> decode_actors(const Json& j, Dialect dialect, bool lax_names) {
   if (!j.is_array() || j.empty())
     return fail("JActors: expected a non-empty array, got " + excerpt(j));
   std::vector<ActorSpec> specs;
   for (const auto& item : j) {
-    auto spec = decode_actor_spec(item, dialect);
+    auto spec = decode_actor_spec(item, dialect, lax_names);
     if (!spec) return fail(spec.error().message);
     for (const auto& other : specs)
       if (other.name == spec->name)

@@ -38,9 +38,12 @@ enum class Dialect { m7, m8, m9 };
 // JName: ^[a-zA-Z0-9]+$, at most 20 characters.
 bool valid_name(std::string_view name);
 
-Expected<ActorSpec> decode_actor_spec(const Json& j, Dialect dialect);
+// With `lax_names` any JSON string is a name (the M10 client harness sends bad names on purpose
+// for the server to reject).
+Expected<ActorSpec> decode_actor_spec(const Json& j, Dialect dialect, bool lax_names = false);
 // A JActors list: 1 or more specs with distinct names.
-Expected<std::vector<ActorSpec>> decode_actors(const Json& j, Dialect dialect);
+Expected<std::vector<ActorSpec>> decode_actors(const Json& j, Dialect dialect,
+                                               bool lax_names = false);
 Json encode_actor_spec(const ActorSpec& spec);
 
 // A player that behaves as `spec` says. Scripted "never returns" blocks until the referee

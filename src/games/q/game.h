@@ -34,6 +34,17 @@ struct Q {
   static Expected<Hand> decode_hand(const Json& j) { return decode_tiles(j); }
   static Expected<Config> decode_config(const Json& j);
 
+  // On the wire (spec q.md §5) the JPub carries the player's name, and setup sends the hand
+  // beside it: ["setup", [JPub, [JTile...]]].
+  static Json wire_view(const View& v, std::string_view name) {
+    Json j = encode_view(v);
+    j["players"][0]["name"] = name;
+    return j;
+  }
+  static Json setup_args(const View& v, std::string_view name) {
+    return Json::array({wire_view(v, name), encode_tiles(v.hand)});
+  }
+
   // For the conformance suite: an action a careless or hostile player might send in `view`:
   // sometimes the house strategy's turn, sometimes pass/replace, sometimes random placements
   // (often illegal).

@@ -4,6 +4,9 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
 #include <ostream>
 #include <vector>
 
@@ -31,5 +34,25 @@ Expected<Json> xgames(const std::vector<Json>& in, const GameOptions& options);
 Expected<Json> xgames_with_observer(const std::vector<Json>& in, const GameOptions& options);
 // M9: JState, JActorsB (+ looping actors) -> Result; bonuses Q 8, finish 4.
 Expected<Json> xbaddies(const std::vector<Json>& in, const GameOptions& options);
+
+// M10, the TCP harnesses (spec q.md §5). All durations in the configs are multiplied by
+// `time_scale` (1 = exactly the course's timing; the test suite runs them faster).
+struct NetOptions {
+  double time_scale = 1.0;
+  std::string host = "127.0.0.1";   // where xserver listens
+  std::ostream* observe = nullptr;  // the game log, if the ref-spec asks to observe
+  std::ostream* diagnostics = nullptr;  // sign-up and client messages unless the config is quiet
+};
+
+// xserver: ServerConfig -> the Result of the one game it runs, or [[],[]] when fewer than 2
+// players sign up (or the sign-ups do not match state0). `port` overrides the config's.
+Expected<Json> xserver(const Json& server_config, std::optional<std::uint16_t> port,
+                       const NetOptions& options);
+
+// xclients: ClientConfig (+ the optional trailing "divergeBeforeSending" / "sendnameloop")
+// -> runs one TCP client per actor, `wait` seconds apart, until every client has finished or
+// hangs on purpose. `port` overrides the config's.
+Expected<void> xclients(const std::vector<Json>& in, std::optional<std::uint16_t> port,
+                        const NetOptions& options);
 
 }  // namespace arbiter::q::harness

@@ -1,0 +1,70 @@
+// Channel: one JSON message out, one back, within a deadline: the transport under every remote
+// player. Implementations: FdChannel (a pipe pair to a child process, or a TCP socket) and the
+// in-memory loopback for tests. Everything a peer can do wrong arrives as a ChannelFault with the
+// Ejection reason it deserves: timeout (nothing complete by the deadline), hang_up (closed,
+// reset, died), malformed (not JSON, or a message larger than the size cap).
+// Thread-safety: one thread uses a channel at a time; close() may be called from any thread.
+#pragma once
+
+#include <cstddef>
+#include <expected>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "core/clock.h"
+#include "core/ejection.h"
+#include "core/json.h"
+
+namespace arbiter {
+
+struct ChannelFault {
+  Why why = Why::hang_up;  // timeout, hang_up or malformed
+  std::string detail;      // one line, e.g. "message larger than 1048576 bytes"
+};
+
+template <class T>
+using ChannelResult = std::expected<T, ChannelFault>;
+
+// How messages are delimited on a byte stream.
+enum class Framing {
+  lines,   // one compact JSON value per '\n'-terminated line (arbiter's own protocol)
+  values,  // JSON values back to back, whitespace optional between self-delimiting values
+           // (the Q course's TCP protocol); a bare number or literal needs trailing whitespace
+};
+
+struct ChannelLimits {
+  std::size_t max_message = 1 << 20;  // bytes in one message (without the newline)
+};
+
+class Channel {
+ public:
+  virtual ~Channel() = default;
+
+  // Writes one message (compact JSON; with Framing::lines followed by '\n'), waiting for room
+  // until the deadline; a peer that does not read gets a timeout, a closed one a hang_up.
+  virtual ChannelResult<void> send(const Json& message, const Deadline& deadline) = 0;
+
+  // Waits until one complete message has arrived, or the deadline passes.
+  virtual ChannelResult<Json> receive(const Deadline& deadline) = 0;
+
+  // Never blocks: a complete message if one has arrived, nothing if not yet.
+  virtual ChannelResult<std::optional<Json>> try_receive() = 0;
+
+  // Closes both directions; later calls fail with hang_up. Idempotent, never blocks.
+  virtual void close() = 0;
+
+  // For logs and messages: "pipe to pid 1234", "tcp 127.0.0.1:40123".
+  virtual std::string describe() const = 0;
+
+  // send() then receive() under one deadline.
+  ChannelResult<Json> exchange(const Json& request, const Deadline& deadline);
+};
+
+// Two channels connected back to back in memory; what one sends the other receives, as text
+// through the same framing and size cap as the byte-stream channels.
+std::pair<std::unique_ptr<Channel>, std::unique_ptr<Channel>> loopback_pair(
+    ChannelLimits limits = {});
+
+}  // namespace arbiter

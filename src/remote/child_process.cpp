@@ -1,0 +1,424 @@
+// ChildProcess: fork/exec of an untrusted program, confined to its own process group (and PID
+// namespace when permitted), tied to the referee's life, with its stderr drained into a log.
+#include "remote/child_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "remote/fd_channel.h"
+#include "remote/io.h"
+
+extern char** environ;
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+namespace arbiter {
+namespace {
+
+constexpr std::size_t kChunk = 64 * 1024;
+
+using Resource = decltype(RLIMIT_AS);
+
+// What the child writes to the report pipe when it cannot get as far as running the program.
+struct ChildFailure {
+  enum Stage : int { stdio, limits, exec } stage;
+  int err;
+};
+
+// Everything the child needs, prepared before fork() so that the child only makes system calls.
+struct Launch {
+  std::string path;  // the resolved executable
+  std::vector<std::string> args;
+  std::vector<char*> argv;
+  std::vector<std::pair<Resource, rlimit>> limits;
+  int stdin_r = -1;
+  int stdout_w = -1;
+  int stderr_w = -1;
+  int report_r = -1;
+  int report_w = -1;
+  int max_fd = 1024;  // for closing descriptors one by one when close_range() is missing
+  pid_t parent = 0;
+  bool in_namespace = false;
+};
+
+// Runs in the child between fork and exec: async-signal-safe calls only (no allocation, no
+// locks), since another thread of the referee may have held any lock at the fork.
+[[noreturn]] void run_child(const Launch& l) {
+  const auto report = [&](ChildFailure::Stage stage) {
+    const ChildFailure failure{stage, errno};
+    [[maybe_unused]] ssize_t n = ::write(l.report_w, &failure, sizeof failure);
+    ::_exit(127);
+  };
+
+  // Dispositions before the mask: a signal pending from the parent must not reach a handler that
+  // only made sense in the parent. (SIG_IGN would even survive exec.)
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  ::sigemptyset(&dfl.sa_mask);
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &dfl, nullptr);
+  }
+
+  ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // The parent may have died before prctl() took effect. getppid() tells only outside a new PID
+  // namespace (inside it is 0 either way); the report pipe tells in both cases, since once our
+  // copy of its read end is closed only the parent holds one.
+  ::close(l.report_r);
+  pollfd reader_gone{l.report_w, 0, 0};
+  if (::poll(&reader_gone, 1, 0) < 0 || (reader_gone.revents & POLLERR) != 0) ::_exit(127);
+  if (!l.in_namespace && ::getppid() != l.parent) ::_exit(127);
+
+  if (::dup2(l.stdin_r, 0) < 0 || ::dup2(l.stdout_w, 1) < 0 || ::dup2(l.stderr_w, 2) < 0)
+    report(ChildFailure::stdio);
+  for (const auto& [resource, limit] : l.limits) {
+    if (::setrlimit(resource, &limit) < 0) report(ChildFailure::limits);
+  }
+  // Close-on-exec rather than closed, so that the report pipe still works if exec fails.
+  if (::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+    for (int fd = 3; fd < l.max_fd; ++fd) {
+      if (fd != l.report_w) ::close(fd);
+    }
+  }
+
+  sigset_t none;
+  ::sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::execve(l.path.c_str(), l.argv.data(), environ);
+  report(ChildFailure::exec);
+  ::_exit(127);  // not reached
+}
+
+// The executable execvp() would run for `name`, looked up here because the child cannot
+// allocate; or the errno to report.
+std::expected<std::string, int> resolve(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* env = std::getenv("PATH");
+  const std::string_view path = env && *env ? env : "/usr/local/bin:/usr/bin:/bin";
+  int err = ENOENT;
+  std::size_t begin = 0;
+  for (;;) {
+    const std::size_t end = std::min(path.find(':', begin), path.size());
+    std::string candidate(end > begin ? path.substr(begin, end - begin) : ".");
+    candidate += '/';
+    candidate += name;
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+      err = EACCES;
+    }
+    if (end == path.size()) break;
+    begin = end + 1;
+  }
+  return std::unexpected(err);
+}
+
+// A close-on-exec pipe with both ends at 3 or above, so that placing the child's ends on 0, 1
+// and 2 can never overwrite another of them.
+bool make_pipe(int& read_end, int& write_end) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) < 0) return false;
+  for (int& fd : fds) {
+    if (fd >= 3) continue;
+    const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    ::close(fd);
+    fd = moved;
+  }
+  if (fds[0] < 0 || fds[1] < 0) {
+    close_fd(fds[0]);
+    close_fd(fds[1]);
+    return false;
+  }
+  read_end = fds[0];
+  write_end = fds[1];
+  return true;
+}
+
+void add_limit(Launch& l, Resource resource, const std::optional<std::uint64_t>& value) {
+  if (!value) return;
+  rlimit current{};
+  if (::getrlimit(resource, &current) < 0) return;
+  const rlim_t want = std::min<std::uint64_t>(*value, RLIM_INFINITY - 2);
+  // Lowering the hard limit too keeps the program from raising it back. For CPU time the hard
+  // limit is a second later: SIGXCPU first, which a program may catch, then SIGKILL.
+  const rlim_t hard = std::min(resource == RLIMIT_CPU ? want + 1 : want, current.rlim_max);
+  l.limits.push_back({resource, rlimit{std::min(want, hard), hard}});
+}
+
+void write_all(int fd, const char* p, std::size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;  // a full disk loses log lines, nothing more
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+}  // namespace
+
+struct ChildProcess::State {
+  pid_t pid = -1;
+  bool in_namespace = false;
+
+  std::mutex mu;  // kill() may come from any thread
+  bool reaped = false;
+  int stdin_w = -1;
+  int stdout_r = -1;
+
+  // The drain thread's; constant while it runs, closed by kill() after joining it.
+  int stderr_r = -1;
+  int wake_fd = -1;  // eventfd: kill() tells the drain to stop even if a grandchild holds stderr
+  int log_fd = -1;
+  std::size_t stderr_cap = 0;
+  std::size_t logged = 0;
+  std::atomic<std::uint64_t> stderr_bytes{0};
+  std::thread drain;
+
+  void keep(const char* p, std::size_t n) {
+    stderr_bytes.fetch_add(n, std::memory_order_relaxed);
+    const std::size_t k = std::min(n, stderr_cap - logged);
+    if (k == 0) return;
+    if (log_fd >= 0) write_all(log_fd, p, k);
+    logged += k;
+  }
+
+  // false at end of input or on an error.
+  bool read_stderr(char* buf) {
+    const ssize_t n = ::read(stderr_r, buf, kChunk);
+    if (n > 0) {
+      keep(buf, static_cast<std::size_t>(n));
+      return true;
+    }
+    return n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK);
+  }
+
+  void run_drain() {
+    auto buf = std::make_unique<char[]>(kChunk);
+    for (;;) {
+      pollfd fds[2] = {{stderr_r, POLLIN, 0}, {wake_fd, POLLIN, 0}};
+      if (::poll(fds, 2, -1) < 0) {
+        if (errno == EINTR) continue;
+        return;
+      }
+      if (fds[1].revents != 0) {
+        // The program's last words are usually already in the pipe; take those, but a
+        // surviving grandchild that keeps writing must not hold us.
+        for (int i = 0; i < 16; ++i) {
+          const ssize_t n = ::read(stderr_r, buf.get(), kChunk);
+          if (n <= 0) break;
+          keep(buf.get(), static_cast<std::size_t>(n));
+        }
+        return;
+      }
+      if (fds[0].revents != 0 && !read_stderr(buf.get())) return;
+    }
+  }
+
+  // Kills the child's whole tree and reaps the child. Precondition: mu held, not reaped yet, so
+  // the pid (and the group id equal to it) still belongs to our child, if only as a zombie.
+  void kill_and_reap() {
+    ::kill(-pid, SIGKILL);
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    reaped = true;
+  }
+};
+
+ChildProcess::ChildProcess(std::unique_ptr<State> s) : s_(std::move(s)) {}
+
+ChildProcess::~ChildProcess() {
+  kill();
+}
+
+void ChildProcess::ignore_sigpipe() {
+  static std::once_flag once;
+  std::call_once(once, [] { ::signal(SIGPIPE, SIG_IGN); });
+}
+
+Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spec) {
+  ignore_sigpipe();
+  if (spec.argv.empty() || spec.argv[0].empty()) return fail("cannot run a program without a name");
+  const std::string& name = spec.argv[0];
+  auto path = resolve(name);
+  if (!path) return fail(fmt::format("cannot run \"{}\": {}", name, std::strerror(path.error())));
+
+  Launch l;
+  l.path = std::move(*path);
+  l.args = spec.argv;
+  for (std::string& arg : l.args) l.argv.push_back(arg.data());
+  l.argv.push_back(nullptr);
+  add_limit(l, RLIMIT_AS, spec.limits.memory_bytes);
+  add_limit(l, RLIMIT_CPU, spec.limits.cpu_seconds);
+  add_limit(l, RLIMIT_NOFILE, spec.limits.open_files);
+  add_limit(l, RLIMIT_NPROC, spec.limits.processes);
+  if (rlimit files{}; ::getrlimit(RLIMIT_NOFILE, &files) == 0)
+    l.max_fd = static_cast<int>(std::min<rlim_t>(files.rlim_cur, 1 << 20));
+  l.parent = ::getpid();
+
+  auto s = std::make_unique<State>();
+  s->stderr_cap = spec.stderr_cap;
+  int stdin_r = -1, stdout_w = -1, stderr_w = -1, report_r = -1, report_w = -1;
+  const auto close_all = [&] {
+    for (int* fd : {&stdin_r, &stdout_w, &stderr_w, &report_r, &report_w, &s->stdin_w, &s->stdout_r,
+                    &s->stderr_r, &s->wake_fd, &s->log_fd})
+      close_fd(*fd);
+  };
+  if (!spec.stderr_log.empty()) {
+    s->log_fd = ::open(spec.stderr_log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (s->log_fd < 0) {
+      return fail(fmt::format("cannot open the stderr log {}: {}", spec.stderr_log.string(),
+                              std::strerror(errno)));
+    }
+  }
+  if (!make_pipe(stdin_r, s->stdin_w) || !make_pipe(s->stdout_r, stdout_w) ||
+      !make_pipe(s->stderr_r, stderr_w) || !make_pipe(report_r, report_w) ||
+      (s->wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
+      !make_nonblocking_cloexec(s->stderr_r)) {
+    const int err = errno;
+    close_all();
+    return fail(fmt::format("cannot run \"{}\": {}", name, std::strerror(err)));
+  }
+  l.stdin_r = stdin_r;
+  l.stdout_w = stdout_w;
+  l.stderr_w = stderr_w;
+  l.report_r = report_r;
+  l.report_w = report_w;
+
+  // All signals blocked across the fork, so that none is handled in the child before it has
+  // reset the dispositions; run_child() unblocks them just before exec.
+  sigset_t all, old;
+  ::sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old);
+  pid_t pid = -1;
+  int err = 0;
+  if (spec.own_pid_namespace) {
+    // Like fork(), but the child is PID 1 of a new PID namespace: when it dies, the kernel kills
+    // everything it started, however it detached itself.
+    l.in_namespace = true;
+    pid = static_cast<pid_t>(::syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, 0, 0, 0, 0));
+    if (pid == 0) run_child(l);
+    err = errno;
+  }
+  if (pid < 0 && (!spec.own_pid_namespace || err == EPERM || err == EINVAL || err == ENOSPC ||
+                  err == EUSERS)) {
+    l.in_namespace = false;
+    pid = ::fork();
+    if (pid == 0) run_child(l);
+    err = errno;
+  }
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (pid < 0) {
+    close_all();
+    return fail(fmt::format("cannot run \"{}\": fork failed: {}", name, std::strerror(err)));
+  }
+  s->pid = pid;
+  s->in_namespace = l.in_namespace;
+  ::setpgid(pid, pid);  // also done by the child; whichever runs first wins the race for us
+  close_fd(stdin_r);
+  close_fd(stdout_w);
+  close_fd(stderr_w);
+  close_fd(report_w);
+
+  // End of input here means the exec succeeded (the report pipe is close-on-exec).
+  ChildFailure failure{};
+  ssize_t n;
+  do {
+    n = ::read(report_r, &failure, sizeof failure);
+  } while (n < 0 && errno == EINTR);
+  close_fd(report_r);
+  if (n == static_cast<ssize_t>(sizeof failure)) {
+    s->kill_and_reap();
+    close_all();
+    const char* what = failure.stage == ChildFailure::exec     ? ""
+                       : failure.stage == ChildFailure::limits ? "cannot set its limits: "
+                                                               : "cannot set up its stdio: ";
+    return fail(fmt::format("cannot run \"{}\": {}{}", name, what, std::strerror(failure.err)));
+  }
+
+  try {
+    s->drain = std::thread([state = s.get()] { state->run_drain(); });
+  } catch (const std::system_error& e) {
+    s->kill_and_reap();
+    close_all();
+    return fail(fmt::format("cannot run \"{}\": no thread for its stderr: {}", name, e.what()));
+  }
+  return std::unique_ptr<ChildProcess>(new ChildProcess(std::move(s)));
+}
+
+pid_t ChildProcess::pid() const {
+  return s_->pid;
+}
+
+bool ChildProcess::in_own_pid_namespace() const {
+  return s_->in_namespace;
+}
+
+std::unique_ptr<Channel> ChildProcess::take_channel(Framing framing, ChannelLimits limits) {
+  std::lock_guard lock(s_->mu);
+  if (s_->stdout_r < 0 || s_->stdin_w < 0) return nullptr;
+  auto channel = std::make_unique<FdChannel>(s_->stdout_r, s_->stdin_w, framing, limits,
+                                             fmt::format("pipe to pid {}", s_->pid));
+  s_->stdout_r = s_->stdin_w = -1;
+  return channel;
+}
+
+void ChildProcess::kill() {
+  State& s = *s_;
+  std::lock_guard lock(s.mu);
+  if (!s.reaped) s.kill_and_reap();
+  if (s.drain.joinable()) {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = ::write(s.wake_fd, &one, sizeof one);
+    s.drain.join();
+  }
+  for (int* fd : {&s.stdin_w, &s.stdout_r, &s.stderr_r, &s.wake_fd, &s.log_fd}) close_fd(*fd);
+}
+
+bool ChildProcess::exited() {
+  State& s = *s_;
+  std::lock_guard lock(s.mu);
+  if (s.reaped) return true;
+  // Look without reaping: while the child is an unreaped zombie its pid cannot be reused, so
+  // signalling its group (stragglers outside a PID namespace) is still safe.
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(s.pid), &info, WEXITED | WNOHANG | WNOWAIT) < 0) {
+    if (errno != ECHILD) return false;
+    s.reaped = true;  // reaped behind our back (SIGCHLD ignored, or a wait for any child)
+    return true;
+  }
+  if (info.si_pid == 0) return false;
+  s.kill_and_reap();
+  return true;
+}
+
+std::uint64_t ChildProcess::stderr_bytes() const {
+  return s_->stderr_bytes.load(std::memory_order_relaxed);
+}
+
+}  // namespace arbiter

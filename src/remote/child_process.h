@@ -1,0 +1,76 @@
+// ChildProcess: an untrusted program run as a child, under the referee's control.
+//  - its own process group, and where the kernel allows it (root, or user namespaces) its own
+//    PID namespace, so that killing it kills everything it forked;
+//  - PR_SET_PDEATHSIG(SIGKILL): it dies when the referee dies, even by kill -9;
+//  - optional rlimits; the referee itself ignores SIGPIPE (a dead child's pipe is a hang_up);
+//  - stderr drained continuously into a capped per-player log (the excess is counted, dropped);
+//  - kill(): SIGKILL to the whole group, reaped, descriptors closed. The destructor kills.
+// Thread-safety: kill() may be called from any thread; the rest from one thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json.h"
+#include "remote/channel.h"
+
+namespace arbiter {
+
+struct ChildLimits {
+  std::optional<std::uint64_t> memory_bytes;  // RLIMIT_AS
+  std::optional<std::uint64_t> cpu_seconds;   // RLIMIT_CPU
+  std::optional<std::uint64_t> open_files;    // RLIMIT_NOFILE
+  std::optional<std::uint64_t> processes;     // RLIMIT_NPROC
+};
+
+struct ChildSpec {
+  std::vector<std::string> argv;  // argv[0] is looked up in PATH if it has no '/'
+  ChildLimits limits;
+  std::filesystem::path stderr_log;       // empty: stderr is drained and dropped
+  std::size_t stderr_cap = 1 << 20;       // bytes kept in the log
+  bool own_pid_namespace = true;          // falls back to a process group when not permitted
+};
+
+class ChildProcess {
+ public:
+  // Starts the program. Fails with a one-line Error when it cannot be started (no such
+  // program, not executable, fork failure).
+  // Call it from a thread that outlives the child (the referee's main thread): the kernel sends
+  // PR_SET_PDEATHSIG when the *thread* that forked exits, not only when the process does.
+  static Expected<std::unique_ptr<ChildProcess>> spawn(const ChildSpec& spec);
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  pid_t pid() const;
+  bool in_own_pid_namespace() const;
+
+  // The channel over the child's stdin (we write) and stdout (we read). Once only; nullptr after.
+  std::unique_ptr<Channel> take_channel(Framing framing = Framing::lines, ChannelLimits limits = {});
+
+  // SIGKILL to the child's whole process group (or PID namespace), then reap it and stop the
+  // stderr drain. Idempotent; returns quickly.
+  void kill();
+
+  // Whether the child has exited (non-blocking; reaps it if so).
+  bool exited();
+
+  // Bytes the child wrote to stderr so far, including those beyond the cap.
+  std::uint64_t stderr_bytes() const;
+
+  // Ignore SIGPIPE in this process (idempotent); spawn() calls it.
+  static void ignore_sigpipe();
+
+ private:
+  struct State;
+  explicit ChildProcess(std::unique_ptr<State> s);
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace arbiter

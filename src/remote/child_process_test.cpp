@@ -1,0 +1,387 @@
+// Tests of ChildProcess with /bin/sh scripts and /bin/cat as children.
+#include "remote/child_process.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace arbiter {
+namespace {
+
+using namespace std::chrono_literals;
+using Ms = std::chrono::milliseconds;
+using Us = std::chrono::microseconds;
+namespace fs = std::filesystem;
+
+Deadline in(Duration d) {
+  return Deadline::after(SteadyClock::instance(), d);
+}
+
+std::unique_ptr<ChildProcess> spawn(const ChildSpec& spec) {
+  auto child = ChildProcess::spawn(spec);
+  EXPECT_TRUE(child) << child.error().message;
+  return child ? std::move(*child) : nullptr;
+}
+
+std::unique_ptr<ChildProcess> sh(const std::string& script, ChildSpec spec = {}) {
+  spec.argv = {"/bin/sh", "-c", script};
+  return spawn(spec);
+}
+
+// The state letter of /proc/PID/stat ('R', 'S', 'Z', ...), or 0 when there is no such process.
+char proc_state(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return 0;
+  const auto paren = text.rfind(')');
+  return paren == std::string::npos || paren + 2 >= text.size() ? 0 : text[paren + 2];
+}
+
+bool gone(pid_t pid) {
+  const char state = proc_state(pid);
+  return state == 0 || state == 'Z' || state == 'X';
+}
+
+std::string status_field(pid_t pid, const std::string& key) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with(key + ":")) return line.substr(key.size() + 1);
+  }
+  return "";
+}
+
+// Our pid for the child of `parent` that calls itself `inner_pid` in its own PID namespace.
+pid_t find_child(pid_t parent, pid_t inner_pid) {
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = std::stoi(name);
+    std::istringstream ppid(status_field(pid, "PPid"));
+    pid_t p = 0;
+    if (!(ppid >> p) || p != parent) continue;
+    std::istringstream nspid(status_field(pid, "NSpid"));
+    pid_t last = 0;
+    for (pid_t x; nspid >> x;) last = x;
+    if (last == inner_pid) return pid;
+  }
+  return -1;
+}
+
+std::size_t count_entries(const char* dir) {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir)) ++n;
+  return n;
+}
+
+// Makes this process the reaper of orphaned descendants for the test's duration, so that a
+// process whose parent died can be waited for here (and is not left to the container's init).
+struct Subreaper {
+  Subreaper() { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
+  ~Subreaper() {
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+  }
+};
+
+// Waits up to `limit` for `pid` (a child of ours) to end; its wait status, or -1.
+int wait_for_exit(pid_t pid, Duration limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  do {
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) return status;
+    std::this_thread::sleep_for(1ms);
+  } while (std::chrono::steady_clock::now() < until);
+  return -1;
+}
+
+fs::path temp_file(const std::string& name) {
+  return fs::temp_directory_path() /
+         ("arbiter-remote-test-" + std::to_string(::getpid()) + "-" + name);
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST(ChildProcess, EchoRoundTripThroughCat) {
+  auto child = spawn(ChildSpec{.argv = {"cat"}});  // found in PATH
+  ASSERT_TRUE(child);
+  auto channel = child->take_channel();
+  ASSERT_TRUE(channel);
+  EXPECT_EQ(child->take_channel(), nullptr);
+  EXPECT_EQ(channel->describe(), "pipe to pid " + std::to_string(child->pid()));
+  for (int i = 0; i < 3; ++i) {
+    const Json request = {{"call", "take_turn"}, {"n", i}};
+    auto reply = channel->exchange(request, in(500ms));
+    ASSERT_TRUE(reply) << reply.error().detail;
+    EXPECT_EQ(*reply, request);
+  }
+  EXPECT_FALSE(child->exited());
+}
+
+TEST(ChildProcess, ChildThatExitsAtOnceIsHangUp) {
+  auto child = sh("exit 3");
+  ASSERT_TRUE(child);
+  auto channel = child->take_channel();
+  auto got = channel->receive(in(500ms));
+  ASSERT_FALSE(got);
+  EXPECT_EQ(got.error().why, Why::hang_up);
+  const auto until = std::chrono::steady_clock::now() + 1s;
+  while (!child->exited() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(1ms);
+  EXPECT_TRUE(child->exited());
+  EXPECT_EQ(proc_state(child->pid()), 0);  // reaped
+}
+
+TEST(ChildProcess, KillIsPromptAndReaps) {
+  auto child = spawn(ChildSpec{.argv = {"/bin/sleep", "1000"}});
+  ASSERT_TRUE(child);
+  EXPECT_FALSE(child->exited());
+  const auto start = std::chrono::steady_clock::now();
+  child->kill();
+  const auto took = std::chrono::duration_cast<Us>(std::chrono::steady_clock::now() - start);
+  std::printf("[   info   ] kill() of a sleeping child took %lld us (%s)\n",
+              static_cast<long long>(took.count()),
+              child->in_own_pid_namespace() ? "PID namespace" : "process group");
+  EXPECT_LT(took, 100ms);
+  EXPECT_EQ(proc_state(child->pid()), 0);
+  EXPECT_TRUE(child->exited());
+  child->kill();  // idempotent
+}
+
+TEST(ChildProcess, KillFromAnotherThreadEndsAReceive) {
+  auto child = sh("exec sleep 1000");
+  ASSERT_TRUE(child);
+  auto channel = child->take_channel();
+  std::thread killer([&child] {
+    std::this_thread::sleep_for(20ms);
+    child->kill();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto got = channel->receive(in(5s));
+  const auto took = std::chrono::steady_clock::now() - start;
+  killer.join();
+  ASSERT_FALSE(got);
+  EXPECT_EQ(got.error().why, Why::hang_up);
+  EXPECT_LT(took, 200ms);
+}
+
+TEST(ChildProcess, ChildIgnoringSigtermIsKilled) {
+  auto child = sh("trap '' TERM; echo '\"ready\"'; while :; do sleep 1; done");
+  ASSERT_TRUE(child);
+  auto channel = child->take_channel();
+  EXPECT_EQ(channel->receive(in(500ms)).value_or(0), "ready");
+  ::kill(child->pid(), SIGTERM);
+  std::this_thread::sleep_for(10ms);
+  EXPECT_FALSE(child->exited());
+  child->kill();
+  EXPECT_EQ(proc_state(child->pid()), 0);
+}
+
+class ChildTree : public testing::TestWithParam<bool> {};
+
+TEST_P(ChildTree, KillTakesTheGrandchildrenToo) {
+  Subreaper reaper;
+  auto child =
+      sh("sleep 1000 & echo $!; exec sleep 1000", ChildSpec{.own_pid_namespace = GetParam()});
+  ASSERT_TRUE(child);
+  auto channel = child->take_channel();
+  auto inner = channel->receive(in(500ms));
+  ASSERT_TRUE(inner && inner->is_number_integer())
+      << (inner ? inner->dump() : inner.error().detail);
+  const pid_t grandchild = find_child(child->pid(), inner->get<pid_t>());
+  ASSERT_GT(grandchild, 0);
+  EXPECT_FALSE(gone(grandchild));
+  child->kill();
+  if (child->in_own_pid_namespace()) {
+    // The namespace's processes are reaped by the kernel before its first process is.
+    EXPECT_EQ(proc_state(grandchild), 0);
+  } else {
+    // The grandchild was orphaned to us (the subreaper) and killed with its group.
+    const int status = wait_for_exit(grandchild, 1s);
+    if (status == -1) ::kill(grandchild, SIGKILL);
+    ASSERT_NE(status, -1) << "grandchild survived";
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  }
+}
+
+TEST_P(ChildTree, NamespaceAsReported) {
+  auto child = sh("echo $$", ChildSpec{.own_pid_namespace = GetParam()});
+  ASSERT_TRUE(child);
+  if (!GetParam()) {
+    EXPECT_FALSE(child->in_own_pid_namespace());
+  }
+  auto pid = child->take_channel()->receive(in(500ms));
+  ASSERT_TRUE(pid);
+  // In its own PID namespace the child is process 1 there.
+  EXPECT_EQ(*pid, child->in_own_pid_namespace() ? 1 : child->pid());
+  if (GetParam() && ::geteuid() == 0) {
+    std::printf("[   info   ] running as root; PID namespace %s\n",
+                child->in_own_pid_namespace() ? "granted" : "refused");
+  }
+}
+
+TEST_P(ChildTree, DiesWithTheProcessThatSpawnedIt) {
+  Subreaper reaper;
+  int report[2];
+  ASSERT_EQ(::pipe(report), 0);
+  const pid_t middle = ::fork();
+  ASSERT_GE(middle, 0);
+  if (middle == 0) {
+    // The intermediary: spawns a sleeper, says its pid, and waits to be killed.
+    ::close(report[0]);
+    auto child = ChildProcess::spawn(
+        ChildSpec{.argv = {"/bin/sleep", "1000"}, .own_pid_namespace = GetParam()});
+    const pid_t pid = child ? (*child)->pid() : -1;
+    [[maybe_unused]] ssize_t n = ::write(report[1], &pid, sizeof pid);
+    for (;;) ::pause();
+  }
+  ::close(report[1]);
+  pid_t sleeper = -1;
+  ASSERT_EQ(::read(report[0], &sleeper, sizeof sleeper), static_cast<ssize_t>(sizeof sleeper));
+  ::close(report[0]);
+  ASSERT_GT(sleeper, 0);
+  ASSERT_FALSE(gone(sleeper));
+  ::kill(middle, SIGKILL);
+  ASSERT_EQ(::waitpid(middle, nullptr, 0), middle);
+  // Orphaned, the sleeper is ours to reap now: it must have been killed, not have gone on.
+  const int status = wait_for_exit(sleeper, 1s);
+  if (status == -1) ::kill(sleeper, SIGKILL);
+  ASSERT_NE(status, -1) << "the child outlived the process that spawned it";
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, ChildTree, testing::Bool(), [](const auto& info) {
+  return info.param ? "PidNamespace" : "ProcessGroup";
+});
+
+TEST(ChildProcess, StderrFloodIsCappedAndDoesNotBlockStdout) {
+  const fs::path log = temp_file("flood.log");
+  auto child = sh("yes flood >&2 & exec cat", ChildSpec{.stderr_log = log, .stderr_cap = 4096});
+  ASSERT_TRUE(child);
+  auto channel = child->take_channel();
+  for (int i = 0; i < 3; ++i) {
+    auto reply = channel->exchange(i, in(500ms));
+    ASSERT_TRUE(reply) << reply.error().detail;
+    EXPECT_EQ(*reply, i);
+  }
+  const auto until = std::chrono::steady_clock::now() + 2s;
+  while (child->stderr_bytes() < 1 << 20 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(1ms);
+  EXPECT_GE(child->stderr_bytes(), 1u << 20);
+  // Still answering while the flood goes on.
+  EXPECT_EQ(channel->exchange("still", in(500ms)).value_or(0), "still");
+  child->kill();
+  const std::string kept = read_file(log);
+  EXPECT_EQ(kept.size(), 4096u);
+  EXPECT_TRUE(kept.starts_with("flood\nflood\n"));
+  const std::uint64_t counted = child->stderr_bytes();
+  std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(child->stderr_bytes(), counted);  // the drain stopped
+  fs::remove(log);
+}
+
+TEST(ChildProcess, StderrIsLogged) {
+  const fs::path log = temp_file("stderr.log");
+  auto child = sh("echo oops >&2; exit 1", ChildSpec{.stderr_log = log});
+  ASSERT_TRUE(child);
+  const auto until = std::chrono::steady_clock::now() + 1s;
+  while (!child->exited() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(1ms);
+  child->kill();
+  EXPECT_EQ(read_file(log), "oops\n");
+  EXPECT_EQ(child->stderr_bytes(), 5u);
+  fs::remove(log);
+}
+
+TEST(ChildProcess, StderrWithoutALogIsCountedAndDropped) {
+  auto child = sh("echo 12345678 >&2; echo '\"done\"'");
+  ASSERT_TRUE(child);
+  EXPECT_EQ(child->take_channel()->receive(in(500ms)).value_or(0), "done");
+  child->kill();
+  EXPECT_EQ(child->stderr_bytes(), 9u);
+}
+
+TEST(ChildProcess, LimitsApply) {
+  auto child =
+      sh("ulimit -n; ulimit -t; ulimit -v",
+         ChildSpec{.limits = {.memory_bytes = 512u << 20, .cpu_seconds = 5, .open_files = 16}});
+  ASSERT_TRUE(child);
+  auto channel = child->take_channel();
+  EXPECT_EQ(channel->receive(in(500ms)).value_or(0), 16);
+  EXPECT_EQ(channel->receive(in(500ms)).value_or(0), 5);
+  EXPECT_EQ(channel->receive(in(500ms)).value_or(0), 512 * 1024);  // KiB
+}
+
+TEST(ChildProcess, TheChildGetsDefaultSignalsAndOnlyItsStdio) {
+  // SIGPIPE is ignored here but must not be in the child; and no descriptor of ours leaks in.
+  ChildProcess::ignore_sigpipe();
+  auto child =
+      sh("grep -E '^(SigIgn|SigBlk)' /proc/self/status | tr -d '\\t' | sed 's/.*/\"&\"/';"
+         " ls /proc/self/fd | wc -l");
+  ASSERT_TRUE(child);
+  auto channel = child->take_channel();
+  EXPECT_EQ(channel->receive(in(500ms)).value_or(0), "SigBlk:0000000000000000");
+  EXPECT_EQ(channel->receive(in(500ms)).value_or(0), "SigIgn:0000000000000000");
+  // 0, 1, 2 and the one ls opens to read the directory.
+  EXPECT_EQ(channel->receive(in(500ms)).value_or(0), 4);
+}
+
+TEST(ChildProcess, MissingProgramIsAnError) {
+  auto missing = ChildProcess::spawn(ChildSpec{.argv = {"arbiter-no-such-program"}});
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().message,
+            "cannot run \"arbiter-no-such-program\": No such file or directory");
+  auto bad_path = ChildProcess::spawn(ChildSpec{.argv = {"/nonexistent/player"}});
+  ASSERT_FALSE(bad_path);
+  EXPECT_EQ(bad_path.error().message,
+            "cannot run \"/nonexistent/player\": No such file or directory");
+  auto not_executable = ChildProcess::spawn(ChildSpec{.argv = {"/etc/passwd"}});
+  ASSERT_FALSE(not_executable);
+  EXPECT_EQ(not_executable.error().message, "cannot run \"/etc/passwd\": Permission denied");
+  EXPECT_FALSE(ChildProcess::spawn(ChildSpec{}));
+  // Nothing was left behind.
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);
+  EXPECT_EQ(errno, ECHILD);
+}
+
+TEST(ChildProcess, FiftyChildrenLeaveNothingBehind) {
+  const std::size_t fds = count_entries("/proc/self/fd");
+  const std::size_t threads = count_entries("/proc/self/task");
+  std::vector<std::unique_ptr<ChildProcess>> children;
+  std::vector<std::unique_ptr<Channel>> channels;
+  for (int i = 0; i < 50; ++i) {
+    auto child = i % 2 ? spawn(ChildSpec{.argv = {"/bin/cat"}})
+                       : sh("echo x >&2; sleep 1000 & exec sleep 1000");
+    ASSERT_TRUE(child);
+    if (i % 3 == 0) channels.push_back(child->take_channel());
+    children.push_back(std::move(child));
+  }
+  EXPECT_EQ(count_entries("/proc/self/task"), threads + 50);
+  for (auto& child : children) child->kill();
+  channels.clear();
+  EXPECT_EQ(count_entries("/proc/self/fd"), fds);
+  EXPECT_EQ(count_entries("/proc/self/task"), threads);
+  children.clear();
+  EXPECT_EQ(count_entries("/proc/self/fd"), fds);
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);
+  EXPECT_EQ(errno, ECHILD);
+}
+
+}  // namespace
+}  // namespace arbiter

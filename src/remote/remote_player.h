@@ -1,0 +1,81 @@
+// RemotePlayer<G>: the referee's side of a player in another process: the game's codec over a
+// Channel, optionally owning the child process at the other end. Each call is bounded by the
+// deadline of the referee's guarded call (call_deadline()), so the referee runs it on its own
+// thread; every failure is a PlayerFault with its Ejection reason (timeout, hang-up, malformed).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "core/interrupt.h"
+#include "core/player.h"
+#include "remote/channel.h"
+#include "remote/child_process.h"
+#include "remote/wire.h"
+
+namespace arbiter {
+
+template <Game G>
+class RemotePlayer final : public Player<G> {
+ public:
+  // `child` (if any) is the process behind `channel`; it is killed on disconnect().
+  RemotePlayer(std::string name, std::unique_ptr<Channel> channel,
+               std::unique_ptr<ChildProcess> child = nullptr)
+      : name_(std::move(name)), channel_(std::move(channel)), child_(std::move(child)) {}
+  ~RemotePlayer() override { disconnect(); }
+
+  std::string name() override { return name_; }
+
+  void setup(const typename G::View& view) override {
+    expect_void(wire::kSetup, call(wire::kSetup, wire::setup_args<G>(view, name_)));
+  }
+
+  typename G::Action take_turn(const typename G::View& view) override {
+    const Json reply = call(wire::kTakeTurn, Json::array({wire::view_arg<G>(view, name_)}));
+    auto action = G::decode_action(reply);
+    if (!action)
+      throw PlayerFault(Why::malformed, fmt::format("take-turn reply: {}", action.error().message));
+    return std::move(*action);
+  }
+
+  void new_tiles(const HandOf_t<G>& tiles) override {
+    if constexpr (HandCodec<G>)
+      expect_void(wire::kNewTiles, call(wire::kNewTiles, Json::array({G::encode(tiles)})));
+  }
+
+  void win(bool won) override { expect_void(wire::kWin, call(wire::kWin, Json::array({won}))); }
+
+  bool in_process() const override { return false; }
+
+  void disconnect() override {
+    if (channel_) channel_->close();
+    if (child_) child_->kill();
+  }
+
+  ChildProcess* child() { return child_.get(); }
+
+ private:
+  Json call(std::string_view method, Json args) {
+    const Deadline* deadline = call_deadline();
+    // Outside the referee (tests, tools) a call gets the protocol's default limit.
+    const Deadline fallback = Deadline::after(SteadyClock::instance(), std::chrono::seconds(6));
+    auto reply = channel_->exchange(wire::call(method, std::move(args)),
+                                    deadline != nullptr ? *deadline : fallback);
+    if (!reply) throw PlayerFault(reply.error().why, reply.error().detail);
+    return std::move(*reply);
+  }
+
+  static void expect_void(std::string_view method, const Json& reply) {
+    if (reply != wire::kVoid)
+      throw PlayerFault(Why::malformed,
+                        fmt::format("{} reply must be \"void\", got {}", method, excerpt(reply)));
+  }
+
+  std::string name_;
+  std::unique_ptr<Channel> channel_;
+  std::unique_ptr<ChildProcess> child_;
+};
+
+}  // namespace arbiter

@@ -1,0 +1,63 @@
+// serve(): the bot's side of the referee protocol (remote/wire.h). Answers the referee's calls
+// with `player` until the game is over (after win) or the referee hangs up, so that any house
+// bot can run as a separate program over stdio or TCP.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "core/player.h"
+#include "remote/channel.h"
+#include "remote/wire.h"
+
+namespace arbiter {
+
+enum class ServeEnd { game_over, hung_up };
+
+// Exceptions thrown by `player` propagate (a crashing bot crashes). Fails with an Error when the
+// referee sends something that is not a call of the protocol.
+template <Game G>
+Expected<ServeEnd> serve(Channel& channel, Player<G>& player) {
+  const auto forever = [] {
+    return Deadline::after(SteadyClock::instance(), std::chrono::hours(24 * 365));
+  };
+  for (;;) {
+    auto message = channel.receive(forever());
+    if (!message) {
+      if (message.error().why == Why::hang_up) return ServeEnd::hung_up;
+      return fail(fmt::format("from the referee: {}", message.error().detail));
+    }
+    const Json& m = *message;
+    if (!m.is_array() || m.size() != 2 || !m[0].is_string() || !m[1].is_array() || m[1].empty())
+      return fail("not a call [method, [args...]]: " + excerpt(m));
+    const std::string method = m[0].get<std::string>();
+    const Json& args = m[1];
+    Json reply = std::string(wire::kVoid);
+    if (method == wire::kSetup || method == wire::kTakeTurn) {
+      auto view = G::decode_view(args[0]);
+      if (!view) return fail(fmt::format("{}: {}", method, view.error().message));
+      if (method == wire::kSetup)
+        player.setup(*view);
+      else
+        reply = G::encode(player.take_turn(*view));
+    } else if (method == wire::kNewTiles) {
+      if constexpr (HandCodec<G>) {
+        auto hand = G::decode_hand(args[0]);
+        if (!hand) return fail(fmt::format("new-tiles: {}", hand.error().message));
+        player.new_tiles(*hand);
+      }
+    } else if (method == wire::kWin) {
+      if (!args[0].is_boolean()) return fail("win: expected true or false, got " + excerpt(args[0]));
+      player.win(args[0].get<bool>());
+    } else {
+      return fail(fmt::format("unknown method \"{}\"", method));
+    }
+    auto sent = channel.send(reply, forever());
+    if (!sent) return ServeEnd::hung_up;
+    if (method == wire::kWin) return ServeEnd::game_over;
+  }
+}
+
+}  // namespace arbiter

@@ -1,0 +1,224 @@
+// TCP listener and connector (IPv4 listening; connecting to whatever the host resolves to).
+#include "remote/tcp.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "remote/fd_channel.h"
+#include "remote/io.h"
+
+namespace arbiter {
+namespace {
+
+void set_nodelay(int fd) {
+  const int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+std::string address_text(const sockaddr* addr) {
+  char host[INET6_ADDRSTRLEN] = "?";
+  std::uint16_t port = 0;
+  if (addr->sa_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(addr);
+    ::inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+    port = ntohs(in->sin_port);
+    return fmt::format("{}:{}", host, port);
+  }
+  if (addr->sa_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(addr);
+    ::inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
+    port = ntohs(in6->sin6_port);
+    return fmt::format("[{}]:{}", host, port);
+  }
+  return "?";
+}
+
+// The IPv4 address to listen on; "localhost" is taken to mean the loopback address rather than
+// whatever the resolver says, so that listening never depends on DNS.
+Expected<in_addr> listen_address(const std::string& host) {
+  in_addr addr{};
+  if (host.empty() || host == "localhost") {
+    addr.s_addr = htonl(INADDR_LOOPBACK);
+    return addr;
+  }
+  if (::inet_pton(AF_INET, host.c_str(), &addr) == 1) return addr;
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int rc = ::getaddrinfo(host.c_str(), nullptr, &hints, &found);
+  if (rc != 0) return fail(fmt::format("cannot resolve \"{}\": {}", host, ::gai_strerror(rc)));
+  addr = reinterpret_cast<const sockaddr_in*>(found->ai_addr)->sin_addr;
+  ::freeaddrinfo(found);
+  return addr;
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<TcpListener>> TcpListener::listen(const std::string& host,
+                                                           std::uint16_t port, int backlog) {
+  auto addr = listen_address(host);
+  if (!addr) return std::unexpected(addr.error());
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return fail(fmt::format("cannot create a socket: {}", std::strerror(errno)));
+  const int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr = *addr;
+  sa.sin_port = htons(port);
+  socklen_t len = sizeof sa;
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa) < 0 ||
+      ::listen(fd, backlog) < 0 || ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len) < 0) {
+    const int err = errno;
+    ::close(fd);
+    return fail(fmt::format("cannot listen on {}:{}: {}", host, port, std::strerror(err)));
+  }
+  return std::unique_ptr<TcpListener>(new TcpListener(fd, ntohs(sa.sin_port)));
+}
+
+TcpListener::~TcpListener() {
+  close();
+}
+
+void TcpListener::close() {
+  close_fd(fd_);
+}
+
+Expected<std::optional<std::unique_ptr<Channel>>> TcpListener::accept(const Deadline& deadline,
+                                                                      Framing framing,
+                                                                      ChannelLimits limits) {
+  for (;;) {
+    if (fd_ < 0) return fail("listener closed");
+    sockaddr_storage peer{};
+    socklen_t len = sizeof peer;
+    const int fd =
+        ::accept4(fd_, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd >= 0) {
+      set_nodelay(fd);
+      return std::optional<std::unique_ptr<Channel>>(std::make_unique<FdChannel>(
+          fd, fd, framing, limits,
+          "tcp " + address_text(reinterpret_cast<const sockaddr*>(&peer))));
+    }
+    switch (errno) {
+      case EAGAIN:
+#if EWOULDBLOCK != EAGAIN
+      case EWOULDBLOCK:
+#endif
+        break;
+      // A connection that died in the queue, or a signal: neither concerns the listener.
+      case EINTR:
+      case ECONNABORTED:
+      case EPROTO:
+      case EPERM:
+        continue;
+      default:
+        return fail(fmt::format("accept failed: {}", std::strerror(errno)));
+    }
+    switch (wait_for(fd_, POLLIN, -1, deadline)) {
+      case Ready::ready:
+        break;
+      case Ready::timeout:
+        return std::optional<std::unique_ptr<Channel>>();
+      case Ready::woken:
+      case Ready::invalid:
+        return fail("listener closed");
+    }
+  }
+}
+
+namespace {
+
+// One connection attempt to `addr`; the connected descriptor or errno.
+std::expected<int, int> connect_one(const addrinfo& addr, const Deadline& deadline) {
+  const int fd = ::socket(addr.ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return std::unexpected(errno);
+  int rc;
+  do {
+    rc = ::connect(fd, addr.ai_addr, addr.ai_addrlen);
+  } while (rc < 0 && errno == EINTR);
+  if (rc < 0 && errno != EINPROGRESS) {
+    const int err = errno;
+    ::close(fd);
+    return std::unexpected(err);
+  }
+  if (rc < 0) {
+    int err = 0;
+    switch (wait_for(fd, POLLOUT, -1, deadline)) {
+      case Ready::ready: {
+        socklen_t len = sizeof err;
+        if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0) err = errno;
+        break;
+      }
+      case Ready::timeout:
+        err = ETIMEDOUT;
+        break;
+      case Ready::woken:
+      case Ready::invalid:
+        err = EBADF;
+        break;
+    }
+    if (err != 0) {
+      ::close(fd);
+      return std::unexpected(err);
+    }
+  }
+  set_nodelay(fd);
+  return fd;
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<Channel>> tcp_connect(const std::string& host, std::uint16_t port,
+                                               const Deadline& deadline, Framing framing,
+                                               ChannelLimits limits) {
+  const std::string service = std::to_string(port);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  // A numeric address needs no resolver (which no deadline bounds); only names go to it.
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found);
+  if (rc == EAI_NONAME) {
+    hints.ai_flags = AI_NUMERICSERV;
+    rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found);
+  }
+  if (rc != 0) return fail(fmt::format("cannot resolve \"{}\": {}", host, ::gai_strerror(rc)));
+
+  // IPv4 first: our own listeners are IPv4 only, and "localhost" often resolves to ::1 first.
+  std::vector<const addrinfo*> candidates;
+  for (const addrinfo* a = found; a; a = a->ai_next) candidates.push_back(a);
+  std::stable_partition(candidates.begin(), candidates.end(),
+                        [](const addrinfo* a) { return a->ai_family == AF_INET; });
+  int err = EADDRNOTAVAIL;
+  int fd = -1;
+  for (const addrinfo* a : candidates) {
+    auto connected = connect_one(*a, deadline);
+    if (connected) {
+      fd = *connected;
+      break;
+    }
+    err = connected.error();
+    if (err == ETIMEDOUT) break;
+  }
+  ::freeaddrinfo(found);
+  if (fd < 0) {
+    return fail(fmt::format("cannot connect to {}:{}: {}", host, port,
+                            err == ETIMEDOUT ? "timed out" : std::strerror(err)));
+  }
+  return std::make_unique<FdChannel>(fd, fd, framing, limits, fmt::format("tcp {}:{}", host, port));
+}
+
+}  // namespace arbiter

@@ -1,0 +1,45 @@
+// The referee protocol on the wire, for every game: each call is one JSON array
+// [method, [args...]] sent by the referee; the player answers with one JSON value.
+//   ["setup", [view...]]      -> "void"      (Q: [JPub, [JTile...]])
+//   ["take-turn", [view]]     -> the game's action
+//   ["new-tiles", [hand]]     -> "void"      (games with hands)
+//   ["win", [true|false]]     -> "void"
+// A game may shape its arguments (Q puts the player's name in its JPub, and its hand beside the
+// setup view) by defining G::wire_view(view, name) and G::setup_args(view, name).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/json.h"
+#include "core/rules.h"
+
+namespace arbiter::wire {
+
+inline constexpr std::string_view kSetup = "setup";
+inline constexpr std::string_view kTakeTurn = "take-turn";
+inline constexpr std::string_view kNewTiles = "new-tiles";
+inline constexpr std::string_view kWin = "win";
+inline constexpr std::string_view kVoid = "void";
+
+template <Game G>
+Json view_arg(const typename G::View& view, std::string_view name) {
+  if constexpr (requires { G::wire_view(view, name); })
+    return G::wire_view(view, name);
+  else
+    return G::encode(view);
+}
+
+template <Game G>
+Json setup_args(const typename G::View& view, std::string_view name) {
+  if constexpr (requires { G::setup_args(view, name); })
+    return G::setup_args(view, name);
+  else
+    return Json::array({view_arg<G>(view, name)});
+}
+
+inline Json call(std::string_view method, Json args) {
+  return Json::array({std::string(method), std::move(args)});
+}
+
+}  // namespace arbiter::wire
