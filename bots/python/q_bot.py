@@ -9,6 +9,8 @@ somewhere, at the first spot (in row-major order) where it fits; otherwise repla
 the referee has enough left, else pass.
 
 Run it: arbiter play q --player a:dag --player "py:cmd:python3 bots/python/q_bot.py"
+With --transcript it also writes every line it receives ("<- ") and sends ("-> ") to stderr
+(keep it with arbiter play --stderr-dir DIR).
 """
 import json
 import sys
@@ -47,12 +49,15 @@ def take_turn(pub):
 
 
 def main():
+    transcript = "--transcript" in sys.argv[1:]
     for line in sys.stdin:
         if not line.strip():
             continue
         method, args = json.loads(line)
-        reply = take_turn(args[0]) if method == "take-turn" else "void"
-        sys.stdout.write(json.dumps(reply) + "\n")
+        reply = json.dumps(take_turn(args[0]) if method == "take-turn" else "void")
+        if transcript:
+            sys.stderr.write("<- " + line.strip() + "\n-> " + reply + "\n")
+        sys.stdout.write(reply + "\n")
         sys.stdout.flush()
         if method == "win":
             return

@@ -79,7 +79,10 @@ Expected<std::vector<PlayerPtr<G>>> seat_players(const PlaySpec& spec, House hou
       if (!spec.hosting.stderr_dir.empty())
         child.stderr_log = spec.hosting.stderr_dir / (seat.name + ".stderr");
       auto process = ChildProcess::spawn(child);
-      if (!process) return fail(fmt::format("player {}: {}", seat.name, process.error().message));
+      if (!process) {
+        players[i] = std::make_shared<UnstartedPlayer<G>>(seat.name, process.error().message);
+        continue;
+      }
       auto channel = (*process)->take_channel(Framing::lines);
       players[i] = std::make_shared<RemotePlayer<G>>(seat.name, std::move(channel),
                                                      std::move(*process));

@@ -23,7 +23,8 @@ struct Seating {
   std::string name;  // the seat's name in results (letters and digits)
   // Who plays it: a house bot in the game's bot syntax (see GameEntry::bots), "cmd:PROGRAM
   // [ARGS...]" (a child process speaking the wire protocol on stdin/stdout; arguments split at
-  // spaces), or "tcp" (a client that connects to the referee and sends its name first).
+  // spaces; a program that cannot be started is ejected at setup with the reason), or "tcp" (a
+  // client that connects to the referee and sends its name first).
   std::string bot;
 };
 

@@ -78,4 +78,22 @@ class RemotePlayer final : public Player<G> {
   std::unique_ptr<ChildProcess> child_;
 };
 
+// A seat whose program could not be started: every call fails with hang_up and the reason, so
+// the referee ejects it at setup like any player that never answers, and the match goes on.
+template <Game G>
+class UnstartedPlayer final : public Player<G> {
+ public:
+  UnstartedPlayer(std::string name, std::string why) : name_(std::move(name)), why_(std::move(why)) {}
+  std::string name() override { return name_; }
+  void setup(const typename G::View&) override { fail(); }
+  typename G::Action take_turn(const typename G::View&) override { fail(); }
+  void win(bool) override { fail(); }
+  bool in_process() const override { return false; }
+
+ private:
+  [[noreturn]] void fail() { throw PlayerFault(Why::hang_up, why_); }
+  std::string name_;
+  std::string why_;
+};
+
 }  // namespace arbiter
