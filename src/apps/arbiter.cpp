@@ -64,6 +64,8 @@ struct PlayArgs {
   std::string stderr_dir;
   std::uint64_t memory_mb = 0;
   std::uint64_t cpu_seconds = 0;
+  std::uint64_t open_files = 0;
+  std::uint64_t processes = 0;
 };
 
 std::string reproduce_command(const PlayArgs& a) {
@@ -131,6 +133,8 @@ int play(const PlayArgs& a) {
   spec.hosting.stderr_dir = a.stderr_dir;
   if (a.memory_mb > 0) spec.hosting.limits.memory_bytes = a.memory_mb << 20;
   if (a.cpu_seconds > 0) spec.hosting.limits.cpu_seconds = a.cpu_seconds;
+  if (a.open_files > 0) spec.hosting.limits.open_files = a.open_files;
+  if (a.processes > 0) spec.hosting.limits.processes = a.processes;
   std::ofstream log_file;
   std::optional<GameLog> log;
   if (!a.log_path.empty()) {
@@ -249,6 +253,10 @@ int main(int argc, char** argv) {
                        "Keep each cmd player's stderr (first MiB) in DIR/NAME.stderr");
   play_cmd->add_option("--memory-mb", play_args.memory_mb, "Address-space limit for cmd players");
   play_cmd->add_option("--cpu-seconds", play_args.cpu_seconds, "CPU-time limit for cmd players");
+  play_cmd->add_option("--max-open-files", play_args.open_files,
+                       "Open-file limit for cmd players (RLIMIT_NOFILE)");
+  play_cmd->add_option("--max-processes", play_args.processes,
+                       "Process limit for cmd players (RLIMIT_NPROC; no effect for root)");
   play_cmd->footer(
       "BOT is a house bot of the game, cmd:PROGRAM [ARGS] (a program speaking the wire protocol\n"
       "on stdin/stdout; arguments split at spaces) or tcp (a client connecting to --listen).\n"
