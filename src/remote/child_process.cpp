@@ -400,6 +400,15 @@ void ChildProcess::kill() {
   for (int* fd : {&s.stdin_w, &s.stdout_r, &s.stderr_r, &s.wake_fd, &s.log_fd}) close_fd(*fd);
 }
 
+void ChildProcess::stop() {
+  State& s = *s_;
+  std::lock_guard lock(s.mu);
+  if (s.reaped) return;
+  // Not reaped yet, so the pid and group still belong to our child (if only as a zombie).
+  ::kill(-s.pid, SIGKILL);
+  ::kill(s.pid, SIGKILL);
+}
+
 bool ChildProcess::exited() {
   State& s = *s_;
   std::lock_guard lock(s.mu);

@@ -58,6 +58,11 @@ class ChildProcess {
   // stderr drain. Idempotent; returns quickly.
   void kill();
 
+  // SIGKILL to the child's whole process group (or PID namespace) without waiting: the kernel
+  // may take a while to free a large child's memory, and reaping waits for that. kill() (or the
+  // destructor) reaps later.
+  void stop();
+
   // Whether the child has exited (non-blocking; reaps it if so).
   bool exited();
 

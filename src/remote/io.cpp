@@ -10,16 +10,14 @@
 
 namespace arbiter {
 
-int poll_timeout_ms(const Deadline& deadline) {
-  const auto ns = deadline.remaining().count();
-  const long long ms = (ns + 999'999) / 1'000'000;
-  return ms > INT_MAX ? INT_MAX : static_cast<int>(ms);
-}
-
 Ready wait_for(int fd, short events, int wake_fd, const Deadline& deadline) {
   for (;;) {
     pollfd fds[2] = {{fd, events, 0}, {wake_fd, POLLIN, 0}};
-    const int n = ::poll(fds, wake_fd >= 0 ? 2 : 1, poll_timeout_ms(deadline));
+    // ppoll takes nanoseconds, so a timeout is not rounded up to the next millisecond.
+    const auto left = deadline.remaining().count();
+    const timespec timeout{static_cast<time_t>(left / 1'000'000'000),
+                           static_cast<long>(left % 1'000'000'000)};
+    const int n = ::ppoll(fds, wake_fd >= 0 ? 2 : 1, &timeout, nullptr);
     if (n < 0) {
       if (errno == EINTR) continue;
       return Ready::invalid;  // EFAULT/EINVAL/ENOMEM: nothing sensible to wait on

@@ -8,10 +8,6 @@
 
 namespace arbiter {
 
-// poll()'s timeout for the time left until `deadline`: whole milliseconds rounded up, so that a
-// wait that times out has really reached the deadline.
-int poll_timeout_ms(const Deadline& deadline);
-
 enum class Ready {
   ready,    // `fd` has one of the events (or an error or hang-up that the next I/O call reports)
   woken,    // `wake_fd` became readable: the owner is closing

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -24,7 +25,10 @@ class RemotePlayer final : public Player<G> {
   RemotePlayer(std::string name, std::unique_ptr<Channel> channel,
                std::unique_ptr<ChildProcess> child = nullptr)
       : name_(std::move(name)), channel_(std::move(channel)), child_(std::move(child)) {}
-  ~RemotePlayer() override { disconnect(); }
+  ~RemotePlayer() override {
+    disconnect();
+    if (child_) child_->kill();
+  }
 
   std::string name() override { return name_; }
 
@@ -49,9 +53,11 @@ class RemotePlayer final : public Player<G> {
 
   bool in_process() const override { return false; }
 
+  // Closes the channel and kills the child at once; the child is reaped when the player is
+  // destroyed (reaping can wait for the kernel to free a large child's memory).
   void disconnect() override {
     if (channel_) channel_->close();
-    if (child_) child_->kill();
+    if (child_) child_->stop();
   }
 
   ChildProcess* child() { return child_.get(); }
@@ -60,9 +66,10 @@ class RemotePlayer final : public Player<G> {
   Json call(std::string_view method, Json args) {
     const Deadline* deadline = call_deadline();
     // Outside the referee (tests, tools) a call gets the protocol's default limit.
-    const Deadline fallback = Deadline::after(SteadyClock::instance(), std::chrono::seconds(6));
-    auto reply = channel_->exchange(wire::call(method, std::move(args)),
-                                    deadline != nullptr ? *deadline : fallback);
+    std::optional<Deadline> fallback;
+    if (deadline == nullptr)
+      deadline = &fallback.emplace(Deadline::after(SteadyClock::instance(), std::chrono::seconds(6)));
+    auto reply = channel_->exchange(wire::call(method, std::move(args)), *deadline);
     if (!reply) throw PlayerFault(reply.error().why, reply.error().detail);
     return std::move(*reply);
   }
