@@ -48,6 +48,9 @@ Expected<q::ActorSpec> q_bot(const std::string& name, const std::string& bot) {
   return decoded;
 }
 
+// How long a tcp connection has to send its name before it is dropped.
+constexpr Duration kSignUpWait = std::chrono::seconds(2);
+
 std::vector<std::string> split_words(const std::string& text) {
   std::vector<std::string> words;
   std::size_t i = 0;
@@ -99,17 +102,28 @@ Expected<std::vector<PlayerPtr<G>>> seat_players(const PlaySpec& spec, House hou
   for (std::size_t i : tcp_seats) {
     const Seating& seat = spec.roster[i];
     const Deadline deadline = Deadline::after(SteadyClock::instance(), spec.hosting.accept_timeout);
-    auto accepted = (*listener)->accept(deadline, Framing::lines);
-    if (!accepted) return fail(accepted.error().message);
-    if (!*accepted)
-      return fail(fmt::format("player {}: no tcp client connected within {} ms", seat.name,
-                              spec.hosting.accept_timeout.count()));
-    std::unique_ptr<Channel> channel = std::move(**accepted);
-    // Sign-up: the client introduces itself with its name, as a JSON string.
-    auto hello = channel->receive(deadline);
-    if (!hello || !hello->is_string())
-      return fail(fmt::format("player {}: the tcp client did not send its name", seat.name));
-    players[i] = std::make_shared<RemotePlayer<G>>(seat.name, std::move(channel));
+    // Sign-up: the client introduces itself with its name, as a JSON string. A connection that
+    // does not (a stray client, a port scanner) is closed and the seat waits for the next one.
+    std::unique_ptr<Channel> signed_up;
+    while (!signed_up && !deadline.passed()) {
+      auto accepted = (*listener)->accept(deadline, Framing::lines);
+      if (!accepted) return fail(accepted.error().message);
+      if (!*accepted) break;
+      std::unique_ptr<Channel> channel = std::move(**accepted);
+      const Deadline name_deadline = Deadline::after(
+          SteadyClock::instance(), std::min<Duration>(kSignUpWait, deadline.remaining()));
+      auto hello = channel->receive(name_deadline);
+      if (hello && hello->is_string())
+        signed_up = std::move(channel);
+      else
+        channel->close();
+    }
+    if (signed_up)
+      players[i] = std::make_shared<RemotePlayer<G>>(seat.name, std::move(signed_up));
+    else
+      players[i] = std::make_shared<UnstartedPlayer<G>>(
+          seat.name, fmt::format("no tcp client signed up within {} ms",
+                                 spec.hosting.accept_timeout.count()));
   }
   return players;
 }

@@ -5,6 +5,9 @@
 //  - optional rlimits; the referee itself ignores SIGPIPE (a dead child's pipe is a hang_up);
 //  - stderr drained continuously into a capped per-player log (the excess is counted, dropped);
 //  - kill(): SIGKILL to the whole group, reaped, descriptors closed. The destructor kills.
+// In its own PID namespace the program is PID 1 there, so the kernel drops every signal it has
+// no handler for except SIGKILL/SIGSTOP: abort() ends it by SIGSEGV rather than SIGABRT, and
+// SIGTERM from outside does nothing (the referee only ever sends SIGKILL).
 // Thread-safety: kill() may be called from any thread; the rest from one thread.
 #pragma once
 
