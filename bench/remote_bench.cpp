@@ -630,7 +630,10 @@ KillTimes bench_kill(const Options& o, const std::vector<std::string>& argv,
       die(fmt::format("kill case: expected a timeout, got {}",
                       out.value ? std::string("an answer")
                                 : std::string(arbiter::to_string(out.value.error().why))));
+    // disconnect() sends SIGKILL and returns; the child is gone once exited() sees it dead (and
+    // reaps it).
     player->disconnect();
+    while (!player->child()->exited()) std::this_thread::yield();
     const auto gone = Steady::now();
 
     // The child must be reaped: no longer our child, and no process with its pid.
