@@ -14,7 +14,8 @@
 //   pipe channel         ChildProcess(/bin/cat) + FdChannel::exchange, Framing::lines
 //   pipe floor, void     blocking write()/read() to this program's own "void" peer (it answers
 //                        every line with "void")
-//   pipe RemotePlayer    RemotePlayer<q::Q>::win(true) through guarded_call (Isolation::inline_call)
+//   pipe RemotePlayer    RemotePlayer<q::Q>::win(true) through guarded_call
+//   (Isolation::inline_call)
 //                        to the same void peer, under a fresh 6 s deadline per call: the referee's
 //                        whole per-call path for a remote player
 //   tcp floor            blocking send()/recv() over 127.0.0.1 (TCP_NODELAY) to an echo thread
@@ -30,9 +31,9 @@
 // (checked with waitpid() and kill(pid, 0)); next to a floor without arbiter (posix_spawn,
 // ppoll, kill, waitpid) and a RemotePlayer over a bare FdChannel (no ChildProcess).
 #include <fcntl.h>
-#include <poll.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -344,7 +345,8 @@ class EchoServer {
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;
         for (ssize_t done = 0; done < n;) {
-          const ssize_t w = ::send(fd, buf + done, static_cast<std::size_t>(n - done), MSG_NOSIGNAL);
+          const ssize_t w =
+              ::send(fd, buf + done, static_cast<std::size_t>(n - done), MSG_NOSIGNAL);
           if (w < 0 && errno == EINTR) continue;
           if (w <= 0) break;
           done += w;
@@ -396,9 +398,8 @@ std::vector<double> bench_raw_pipe(const Options& o, const Placement& where,
   std::string buf;
   const int idle = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (idle < 0) die_errno("eventfd");
-  auto t = time_round_trips(o, [&] {
-    line_round_trip(child.to_child, child.from_child, line, buf, poll_first, idle);
-  });
+  auto t = time_round_trips(
+      o, [&] { line_round_trip(child.to_child, child.from_child, line, buf, poll_first, idle); });
   ::close(idle);
   return t;
 }
@@ -435,7 +436,7 @@ std::vector<double> bench_remote_player(const Options& o, const Placement& where
   place_peer(child->pid(), where);
   auto channel = child->take_channel(Framing::lines);
   auto player = std::make_shared<arbiter::RemotePlayer<arbiter::q::Q>>("void", std::move(channel),
-                                                                      std::move(child));
+                                                                       std::move(child));
   arbiter::CallRunner runner(arbiter::Isolation::inline_call);
   auto t = time_round_trips(o, [&] {
     // As the turn-based referee does it: a fresh deadline per call, the call through
@@ -502,8 +503,7 @@ void bench_cpu_parts(const Options& o) {
       summarize(time_batches(o, [&] { text = arbiter::Framer::encode(request); })));
   const std::string line = win_line();
   arbiter::Framer framer(Framing::lines, {});
-  row("decode: Framer::append + next (find newline, parse_json)",
-      summarize(time_batches(o, [&] {
+  row("decode: Framer::append + next (find newline, parse_json)", summarize(time_batches(o, [&] {
         framer.append(line);
         auto m = framer.next();
         if (!m || !*m) die("framer did not return the message");
@@ -533,10 +533,10 @@ void bench_cpu_parts(const Options& o) {
 // Kill latency
 
 struct KillTimes {
-  std::vector<double> spawn;        // ChildProcess::spawn (µs)
-  std::vector<double> call_late;    // call returned, past the deadline (µs)
-  std::vector<double> disconnect;   // disconnect() alone (µs)
-  std::vector<double> gone_late;    // disconnect() returned, child reaped, past the deadline (µs)
+  std::vector<double> spawn;       // ChildProcess::spawn (µs)
+  std::vector<double> call_late;   // call returned, past the deadline (µs)
+  std::vector<double> disconnect;  // disconnect() alone (µs)
+  std::vector<double> gone_late;   // disconnect() returned, child reaped, past the deadline (µs)
 };
 
 // The floor: a posix_spawn'ed child that never answers, the request written to it, ppoll() on its
@@ -555,7 +555,8 @@ KillTimes bench_kill_raw(const Options& o, const std::vector<std::string>& argv)
       const auto left = deadline - Steady::now();
       if (left <= Steady::duration::zero()) break;
       const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
-      const timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+      const timespec ts{static_cast<time_t>(ns / 1'000'000'000),
+                        static_cast<long>(ns % 1'000'000'000)};
       pollfd fd{child.from_child, POLLIN, 0};
       if (::ppoll(&fd, 1, &ts, nullptr) > 0) die("the mute peer answered");
     }
@@ -725,8 +726,8 @@ int main(int argc, char** argv) {
   const std::string exe = self_exe();
   const auto started = Steady::now();
 
-  fmt::print("remote_bench: {} timed round trips per case after {} untimed; message {}\n",
-             o.rounds, o.warmup, arbiter::dump(win_call()));
+  fmt::print("remote_bench: {} timed round trips per case after {} untimed; message {}\n", o.rounds,
+             o.warmup, arbiter::dump(win_call()));
   fmt::print("{} cores, kernel pid namespaces for children: {}\n\n",
              std::thread::hardware_concurrency(), [] {
                auto c = ChildProcess::spawn({.argv = {"/bin/true"}});
@@ -760,17 +761,20 @@ int main(int argc, char** argv) {
   set_affinity(0, std::nullopt);
   bench_cpu_parts(o);
 
-  fmt::print("kill latency (unpinned): {} children per kind, deadline {} us, "
-             "guarded_call (inline) then RemotePlayer::disconnect()\n",
-             o.kills, o.deadline_us);
+  fmt::print(
+      "kill latency (unpinned): {} children per kind, deadline {} us, "
+      "guarded_call (inline) then RemotePlayer::disconnect()\n",
+      o.kills, o.deadline_us);
   fmt::print("  {:<46} {:>5} {:>9} {:>9} {:>9} {:>9}\n", "(microseconds)", "n", "p50", "p99",
              "mean", "max");
   print_kill("floor: posix_spawn, ppoll() to the deadline, kill(SIGKILL) + waitpid() (mute peer)",
              bench_kill_raw(o, {exe, "--mute-peer"}));
-  print_kill("RemotePlayer + FdChannel, posix_spawn'ed mute peer, no ChildProcess; "
-             "disconnect() + kill + waitpid",
-             bench_kill_channel_only(o, {exe, "--mute-peer"}));
-  print_kill("child that reads but never answers (--mute-peer)", bench_kill(o, {exe, "--mute-peer"}));
+  print_kill(
+      "RemotePlayer + FdChannel, posix_spawn'ed mute peer, no ChildProcess; "
+      "disconnect() + kill + waitpid",
+      bench_kill_channel_only(o, {exe, "--mute-peer"}));
+  print_kill("child that reads but never answers (--mute-peer)",
+             bench_kill(o, {exe, "--mute-peer"}));
   print_kill("the same, own_pid_namespace = false (process group only)",
              bench_kill(o, {exe, "--mute-peer"}, /*own_pid_namespace=*/false));
   print_kill("child spinning in a shell loop (sh -c 'while :; do :; done')",

@@ -246,8 +246,9 @@ int main(int argc, char** argv) {
   play_cmd->add_flag("--json", play_args.json, "Print the result as one JSON object");
   play_cmd->add_option("--listen", play_args.listen,
                        "HOST:PORT where tcp players connect (default 127.0.0.1:0, any free port)");
-  play_cmd->add_option("--accept-timeout", play_args.accept_timeout,
-                       "Seconds to wait for each tcp player to connect and sign up (default 60)")
+  play_cmd
+      ->add_option("--accept-timeout", play_args.accept_timeout,
+                   "Seconds to wait for each tcp player to connect and sign up (default 60)")
       ->check(seconds_validator());
   play_cmd->add_option("--stderr-dir", play_args.stderr_dir,
                        "Keep each cmd player's stderr (first MiB) in DIR/NAME.stderr");

@@ -99,20 +99,22 @@ void add_q_net_commands(CLI::App* q, int& exit_code) {
   xserver->add_option("port", server->port, "The port to listen on (overrides the config's)")
       ->each([server](const std::string&) { server->port_given = true; });
   xserver->add_option("--host", server->host, "The address to listen on (default 127.0.0.1)");
-  xserver->add_option("--time-scale", server->time_scale,
-                      "Multiply every duration of the config (default 1: the course's timing)")
+  xserver
+      ->add_option("--time-scale", server->time_scale,
+                   "Multiply every duration of the config (default 1: the course's timing)")
       ->check(CLI::Range(0.01, 10.0));
   xserver->callback([&exit_code, server] {
     exit_code = run_harness("xserver", [&](const std::vector<Json>& in) -> Expected<Json> {
       if (in.size() != 1)
-        return fail(fmt::format("xserver: expected 1 JSON value (ServerConfig), got {}", in.size()));
+        return fail(
+            fmt::format("xserver: expected 1 JSON value (ServerConfig), got {}", in.size()));
       harness::NetOptions options;
       options.time_scale = server->time_scale;
       options.host = server->host;
       options.observe = &std::cerr;
       options.diagnostics = &std::cerr;
-      return harness::xserver(in[0], server->port_given ? std::optional(server->port) : std::nullopt,
-                              options);
+      return harness::xserver(
+          in[0], server->port_given ? std::optional(server->port) : std::nullopt, options);
     });
   });
 
@@ -121,8 +123,9 @@ void add_q_net_commands(CLI::App* q, int& exit_code) {
       "xclients", "M10: ClientConfig on stdin -> run one TCP client per actor against PORT");
   xclients->add_option("port", client->port, "The server's port (overrides the config's)")
       ->each([client](const std::string&) { client->port_given = true; });
-  xclients->add_option("--time-scale", client->time_scale,
-                       "Multiply every duration of the config (default 1: the course's timing)")
+  xclients
+      ->add_option("--time-scale", client->time_scale,
+                   "Multiply every duration of the config (default 1: the course's timing)")
       ->check(CLI::Range(0.01, 10.0));
   xclients->callback([&exit_code, client] {
     auto in = read_json_values(std::cin);

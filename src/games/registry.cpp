@@ -77,7 +77,8 @@ Expected<std::vector<PlayerPtr<G>>> seat_players(const PlaySpec& spec, House hou
     } else if (seat.bot.starts_with("cmd:")) {
       ChildSpec child;
       child.argv = split_words(seat.bot.substr(4));
-      if (child.argv.empty()) return fail(fmt::format("player {}: cmd: needs a program", seat.name));
+      if (child.argv.empty())
+        return fail(fmt::format("player {}: cmd: needs a program", seat.name));
       child.limits = spec.hosting.limits;
       if (!spec.hosting.stderr_dir.empty())
         child.stderr_log = spec.hosting.stderr_dir / (seat.name + ".stderr");
@@ -87,8 +88,8 @@ Expected<std::vector<PlayerPtr<G>>> seat_players(const PlaySpec& spec, House hou
         continue;
       }
       auto channel = (*process)->take_channel(Framing::lines);
-      players[i] = std::make_shared<RemotePlayer<G>>(seat.name, std::move(channel),
-                                                     std::move(*process));
+      players[i] =
+          std::make_shared<RemotePlayer<G>>(seat.name, std::move(channel), std::move(*process));
     } else {
       auto bot = house(seat);
       if (!bot) return fail(bot.error().message);
@@ -122,8 +123,8 @@ Expected<std::vector<PlayerPtr<G>>> seat_players(const PlaySpec& spec, House hou
       players[i] = std::make_shared<RemotePlayer<G>>(seat.name, std::move(signed_up));
     else
       players[i] = std::make_shared<UnstartedPlayer<G>>(
-          seat.name, fmt::format("no tcp client signed up within {} ms",
-                                 spec.hosting.accept_timeout.count()));
+          seat.name,
+          fmt::format("no tcp client signed up within {} ms", spec.hosting.accept_timeout.count()));
   }
   return players;
 }

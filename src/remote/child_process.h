@@ -35,9 +35,9 @@ struct ChildLimits {
 struct ChildSpec {
   std::vector<std::string> argv;  // argv[0] is looked up in PATH if it has no '/'
   ChildLimits limits;
-  std::filesystem::path stderr_log;       // empty: stderr is drained and dropped
-  std::size_t stderr_cap = 1 << 20;       // bytes kept in the log
-  bool own_pid_namespace = true;          // falls back to a process group when not permitted
+  std::filesystem::path stderr_log;  // empty: stderr is drained and dropped
+  std::size_t stderr_cap = 1 << 20;  // bytes kept in the log
+  bool own_pid_namespace = true;     // falls back to a process group when not permitted
 };
 
 class ChildProcess {
@@ -55,7 +55,8 @@ class ChildProcess {
   bool in_own_pid_namespace() const;
 
   // The channel over the child's stdin (we write) and stdout (we read). Once only; nullptr after.
-  std::unique_ptr<Channel> take_channel(Framing framing = Framing::lines, ChannelLimits limits = {});
+  std::unique_ptr<Channel> take_channel(Framing framing = Framing::lines,
+                                        ChannelLimits limits = {});
 
   // SIGKILL to the child's whole process group (or PID namespace), then reap it and stop the
   // stderr drain. Idempotent; returns quickly.

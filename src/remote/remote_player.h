@@ -68,7 +68,8 @@ class RemotePlayer final : public Player<G> {
     // Outside the referee (tests, tools) a call gets the protocol's default limit.
     std::optional<Deadline> fallback;
     if (deadline == nullptr)
-      deadline = &fallback.emplace(Deadline::after(SteadyClock::instance(), std::chrono::seconds(6)));
+      deadline =
+          &fallback.emplace(Deadline::after(SteadyClock::instance(), std::chrono::seconds(6)));
     auto reply = channel_->exchange(wire::call(method, std::move(args)), *deadline);
     if (!reply) throw PlayerFault(reply.error().why, reply.error().detail);
     return std::move(*reply);
@@ -90,7 +91,8 @@ class RemotePlayer final : public Player<G> {
 template <Game G>
 class UnstartedPlayer final : public Player<G> {
  public:
-  UnstartedPlayer(std::string name, std::string why) : name_(std::move(name)), why_(std::move(why)) {}
+  UnstartedPlayer(std::string name, std::string why)
+      : name_(std::move(name)), why_(std::move(why)) {}
   std::string name() override { return name_; }
   void setup(const typename G::View&) override { fail(); }
   typename G::Action take_turn(const typename G::View&) override { fail(); }

@@ -49,7 +49,8 @@ Expected<ServeEnd> serve(Channel& channel, Player<G>& player) {
         player.new_tiles(*hand);
       }
     } else if (method == wire::kWin) {
-      if (!args[0].is_boolean()) return fail("win: expected true or false, got " + excerpt(args[0]));
+      if (!args[0].is_boolean())
+        return fail("win: expected true or false, got " + excerpt(args[0]));
       player.win(args[0].get<bool>());
     } else {
       return fail(fmt::format("unknown method \"{}\"", method));

@@ -6,21 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include "remote/timing_test.h"
+
 #include "remote/fd_channel.h"
 
 namespace arbiter {
 namespace {
 
-using namespace std::chrono_literals;
-using Ms = std::chrono::milliseconds;
-
-Deadline in(Duration d) {
-  return Deadline::after(SteadyClock::instance(), d);
-}
-
-Ms since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration_cast<Ms>(std::chrono::steady_clock::now() - start);
-}
+using namespace testing_time;
 
 struct Connection {
   std::unique_ptr<Channel> client;

@@ -6,6 +6,7 @@
 
 #include "games/q/actors.h"
 #include "games/q/harness/harness.h"
+#include "games/q/harness/result.h"
 #include "referee/turn_based.h"
 
 namespace arbiter::q::harness {
@@ -104,12 +105,7 @@ Expected<Json> run_game(std::string_view harness, const std::vector<Json>& in, D
   }
   const MatchResult result = play_turn_based<Q>(config, /*seed=*/0, names, players, referee);
 
-  std::vector<std::string> winners;
-  for (Seat s : result.winners) winners.push_back(names[s]);
-  std::sort(winners.begin(), winners.end());
-  std::vector<std::string> ejected;
-  for (const auto& e : result.ejections) ejected.push_back(names[e.seat]);
-  return Json::array({winners, ejected});
+  return course_result(result, names);
 }
 
 }  // namespace

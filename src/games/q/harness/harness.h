@@ -6,8 +6,8 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "core/json.h"
@@ -39,8 +39,8 @@ Expected<Json> xbaddies(const std::vector<Json>& in, const GameOptions& options)
 // `time_scale` (1 = exactly the course's timing; the test suite runs them faster).
 struct NetOptions {
   double time_scale = 1.0;
-  std::string host = "127.0.0.1";   // where xserver listens
-  std::ostream* observe = nullptr;  // the game log, if the ref-spec asks to observe
+  std::string host = "127.0.0.1";       // where xserver listens
+  std::ostream* observe = nullptr;      // the game log, if the ref-spec asks to observe
   std::ostream* diagnostics = nullptr;  // sign-up and client messages unless the config is quiet
 };
 

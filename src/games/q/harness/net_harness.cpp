@@ -12,6 +12,7 @@
 #include "core/interrupt.h"
 #include "games/q/actors.h"
 #include "games/q/harness/harness.h"
+#include "games/q/harness/result.h"
 #include "referee/turn_based.h"
 #include "remote/fd_channel.h"
 #include "remote/remote_player.h"
@@ -22,9 +23,13 @@ namespace {
 
 using Millis = std::chrono::milliseconds;
 
-Millis scaled(double seconds, double scale) { return Millis(std::llround(seconds * scale * 1000)); }
+Millis scaled(double seconds, double scale) {
+  return Millis(std::llround(seconds * scale * 1000));
+}
 
-Deadline after(Millis d) { return Deadline::after(SteadyClock::instance(), d); }
+Deadline after(Millis d) {
+  return Deadline::after(SteadyClock::instance(), d);
+}
 
 Expected<void> only_keys(const Json& j, std::initializer_list<std::string_view> keys,
                          std::string_view what) {
@@ -60,9 +65,8 @@ struct ServerConfig {
 
 Expected<ServerConfig> decode_server_config(const Json& j) {
   constexpr std::string_view what = "ServerConfig";
-  if (auto ok = only_keys(j, {"port", "server-tries", "server-wait", "wait-for-signup", "quiet",
-                              "ref-spec"},
-                          what);
+  if (auto ok = only_keys(
+          j, {"port", "server-tries", "server-wait", "wait-for-signup", "quiet", "ref-spec"}, what);
       !ok)
     return std::unexpected(ok.error());
   ServerConfig c;
@@ -93,7 +97,8 @@ Expected<ServerConfig> decode_server_config(const Json& j) {
   auto observe = to_bool(r.at("observe"), "RefereeConfig: observe");
   if (!observe) return std::unexpected(observe.error());
   c.observe = *observe;
-  if (auto q = to_bool(r.at("quiet"), "RefereeConfig: quiet"); !q) return std::unexpected(q.error());
+  if (auto q = to_bool(r.at("quiet"), "RefereeConfig: quiet"); !q)
+    return std::unexpected(q.error());
   const Json& s = r.at("config-s");
   if (auto ok = only_keys(s, {"qbo", "fbo"}, "RefereeStateConfig"); !ok)
     return std::unexpected(ok.error());
@@ -178,12 +183,7 @@ Expected<Json> xserver(const Json& server_config, std::optional<std::uint16_t> p
     referee.log = &*log;
   }
   const MatchResult result = play_turn_based<Q>(game, /*seed=*/0, names, players, referee);
-  std::vector<std::string> winners;
-  for (Seat s : result.winners) winners.push_back(names[s]);
-  std::sort(winners.begin(), winners.end());
-  std::vector<std::string> ejected;
-  for (const auto& e : result.ejections) ejected.push_back(names[e.seat]);
-  return Json::array({winners, ejected});
+  return course_result(result, names);
 }
 
 namespace {
@@ -208,18 +208,18 @@ std::optional<std::string> spoiled_reply(const std::string& name, std::string_vi
     text.pop_back();  // a value that never completes
     return std::string(4095, ' ') + text + "\n";
   }
-  if (name == "invTTBadString" && method == wire::kTakeTurn && reply.is_array() &&
-      !reply.empty()) {
+  if (name == "invTTBadString" && method == wire::kTakeTurn && reply.is_array() && !reply.empty()) {
     reply[0]["oord"] = reply[0]["coordinate"];
     reply[0].erase("coordinate");
   }
   return std::nullopt;
 }
 
-Deadline forever() { return after(std::chrono::hours(24 * 365)); }
+Deadline forever() {
+  return after(std::chrono::hours(24 * 365));
+}
 
-void run_client(const ClientPlan& plan, const std::string& host, std::uint16_t port,
-                double scale) {
+void run_client(const ClientPlan& plan, const std::string& host, std::uint16_t port, double scale) {
   std::unique_ptr<Channel> channel;
   for (int attempt = 0; attempt < 10 && !channel; ++attempt) {
     auto connected = tcp_connect(host, port, after(scaled(1, scale)), Framing::values);
@@ -290,9 +290,10 @@ void run_client(const ClientPlan& plan, const std::string& host, std::uint16_t p
 Expected<void> xclients(const std::vector<Json>& in, std::optional<std::uint16_t> port,
                         const NetOptions& options) {
   if (in.empty() || in.size() > 2)
-    return fail(fmt::format("xclients: expected a ClientConfig and at most one scenario string, got "
-                            "{} JSON values",
-                            in.size()));
+    return fail(
+        fmt::format("xclients: expected a ClientConfig and at most one scenario string, got "
+                    "{} JSON values",
+                    in.size()));
   const Json& j = in[0];
   if (auto ok = only_keys(j, {"port", "host", "wait", "quiet", "players"}, "ClientConfig"); !ok)
     return fail("xclients: " + ok.error().message);
@@ -316,9 +317,10 @@ Expected<void> xclients(const std::vector<Json>& in, std::optional<std::uint16_t
     else if (scenario == "sendnameloop")
       plans.push_back({{.name = scenario}, Script::send_name_then_loop});
     else
-      return fail("xclients: the trailing value must be \"divergeBeforeSending\" or "
-                  "\"sendnameloop\", got " +
-                  excerpt(in[1]));
+      return fail(
+          "xclients: the trailing value must be \"divergeBeforeSending\" or "
+          "\"sendnameloop\", got " +
+          excerpt(in[1]));
   }
 
   const std::uint16_t target = port.value_or(static_cast<std::uint16_t>(*config_port));
