@@ -36,7 +36,8 @@ class Player {
   virtual std::string name() = 0;
 
   // The game begins; `view` is all this seat may know (for games with hands: its hand too).
-  virtual void setup(const typename G::View& view) = 0;
+  // Games with a G::Setup (SetsUp) expect the seat's setup choice back; the others nothing.
+  virtual SetupOf_t<G> setup(const typename G::View& view) = 0;
 
   // The seat's move in the position `view`.
   virtual typename G::Action take_turn(const typename G::View& view) = 0;

@@ -77,6 +77,30 @@ concept HandCodec = DealsHands<G> && requires(const typename G::Hand& h, const J
 template <class G>
 concept Game = Rules<G> && Codec<G>;
 
+// Games whose players answer setup with a choice the rules judge (Battleship: where the fleet
+// stands). G::Setup is the answer; check_setup/apply_setup judge and record it like an action.
+template <class G>
+concept SetsUp = Rules<G> && requires(const typename G::State& s, typename G::State& m, Seat p,
+                                      const typename G::Setup& a, const Json& j) {
+  { s.check_setup(p, a) } -> std::same_as<std::optional<Foul>>;
+  { m.apply_setup(p, a) } -> std::same_as<void>;
+  { G::encode(a) } -> std::same_as<Json>;
+  { G::decode_setup(j) } -> std::same_as<Expected<typename G::Setup>>;
+};
+
+// G::Setup for games whose setup has an answer, void otherwise.
+template <class G>
+struct SetupOf {
+  using type = void;
+};
+template <class G>
+  requires requires { typename G::Setup; }
+struct SetupOf<G> {
+  using type = typename G::Setup;
+};
+template <class G>
+using SetupOf_t = typename SetupOf<G>::type;
+
 // G::Hand for games with hands, std::monostate otherwise.
 template <class G>
 struct HandOf {

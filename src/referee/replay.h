@@ -39,7 +39,14 @@ class ReplayPlayer final : public Player<G> {
       : script_(std::move(script)), seat_(seat), name_(std::move(name)) {}
 
   std::string name() override { return name_; }
-  void setup(const typename G::View& view) override { next("setup", G::encode(view)); }
+  SetupOf_t<G> setup(const typename G::View& view) override {
+    Json record = next("setup", G::encode(view));
+    if constexpr (SetsUp<G>) {
+      auto choice = G::decode_setup(field_or_null(record, "reply"));
+      if (!choice) diverge(fmt::format("recorded reply does not decode: {}", choice.error().message));
+      return *choice;
+    }
+  }
   typename G::Action take_turn(const typename G::View& view) override {
     Json record = next("take_turn", G::encode(view));
     auto action = G::decode_action(field_or_null(record, "reply"));

@@ -46,9 +46,16 @@ class TurnReferee {
     log_header();
     for (Seat seat : state_.turn_order()) {
       auto view = std::make_shared<const typename G::View>(state_.view(seat));
-      call(
-          seat, "setup", [&] { return G::encode(*view); },
-          [p = players_[seat], view] { p->setup(*view); });
+      auto args = [&] { return G::encode(*view); };
+      auto fn = [p = players_[seat], view] { return p->setup(*view); };
+      if constexpr (SetsUp<G>) {
+        auto choice = call(seat, "setup", args, fn, [&](const typename G::Setup& a) {
+          return state_.check_setup(seat, a);
+        });
+        if (choice) state_.apply_setup(seat, *choice);
+      } else {
+        call(seat, "setup", args, fn);
+      }
     }
     std::uint64_t turns = 0;
     for (Seats movers = state_.to_move(); !movers.empty(); movers = state_.to_move()) {
@@ -77,7 +84,7 @@ class TurnReferee {
     auto reply = call(
         seat, "take_turn", [&] { return G::encode(*view); },
         [p = players_[seat], view] { return p->take_turn(*view); },
-        /*check=*/true);
+        [&](const typename G::Action& a) { return state_.check(seat, a); });
     if (!reply) return;
     state_.apply(seat, *reply);
     if constexpr (DealsHands<G>) {
@@ -102,9 +109,10 @@ class TurnReferee {
   }
 
   // Calls `fn` for `seat` under the per-call deadline, logs the exchange, and ejects the seat if
-  // the call fails or (with `check`) its answer is a foul. Returns the answer or nothing.
-  template <class ArgsFn, class Fn>
-  auto call(Seat seat, const char* method, ArgsFn args, Fn fn, bool check = false) {
+  // the call fails or (given a `check`, answer -> optional<Foul>) its answer is a foul. Returns
+  // the answer or nothing.
+  template <class ArgsFn, class Fn, class Check = std::nullptr_t>
+  auto call(Seat seat, const char* method, ArgsFn args, Fn fn, Check check = nullptr) {
     const Deadline deadline = Deadline::after(*options_.clock, options_.per_call);
     Json record;
     if (options_.log != nullptr)
@@ -115,14 +123,12 @@ class TurnReferee {
     std::optional<Ejection> ejection;
     if (outcome.value) {
       answer = std::move(*outcome.value);
-      if constexpr (std::is_same_v<R, typename G::Action>) {
+      if constexpr (!std::is_same_v<Check, std::nullptr_t>) {
         if (options_.log != nullptr) record["reply"] = G::encode(*answer);
-        if (check) {
-          if (auto foul = state_.check(seat, *answer)) {
-            ejection =
-                Ejection{seat, Why::foul, method, fmt::format("{}: {}", foul->code, foul->detail)};
-            answer.reset();
-          }
+        if (auto foul = check(*answer)) {
+          ejection =
+              Ejection{seat, Why::foul, method, fmt::format("{}: {}", foul->code, foul->detail)};
+          answer.reset();
         }
       }
     } else {

@@ -32,8 +32,16 @@ class RemotePlayer final : public Player<G> {
 
   std::string name() override { return name_; }
 
-  void setup(const typename G::View& view) override {
-    expect_void(wire::kSetup, call(wire::kSetup, wire::setup_args<G>(view, name_)));
+  SetupOf_t<G> setup(const typename G::View& view) override {
+    const Json reply = call(wire::kSetup, wire::setup_args<G>(view, name_));
+    if constexpr (SetsUp<G>) {
+      auto choice = G::decode_setup(reply);
+      if (!choice)
+        throw PlayerFault(Why::malformed, fmt::format("setup reply: {}", choice.error().message));
+      return std::move(*choice);
+    } else {
+      expect_void(wire::kSetup, reply);
+    }
   }
 
   typename G::Action take_turn(const typename G::View& view) override {
@@ -94,7 +102,7 @@ class UnstartedPlayer final : public Player<G> {
   UnstartedPlayer(std::string name, std::string why)
       : name_(std::move(name)), why_(std::move(why)) {}
   std::string name() override { return name_; }
-  void setup(const typename G::View&) override { fail(); }
+  SetupOf_t<G> setup(const typename G::View&) override { fail(); }
   typename G::Action take_turn(const typename G::View&) override { fail(); }
   void win(bool) override { fail(); }
   bool in_process() const override { return false; }

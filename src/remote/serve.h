@@ -36,12 +36,15 @@ Expected<ServeEnd> serve(Channel& channel, Player<G>& player) {
     const Json& args = m[1];
     Json reply = std::string(wire::kVoid);
     if (method == wire::kSetup || method == wire::kTakeTurn) {
-      auto view = G::decode_view(args[0]);
+      auto view = method == wire::kSetup ? wire::decode_setup_args<G>(args) : G::decode_view(args[0]);
       if (!view) return fail(fmt::format("{}: {}", method, view.error().message));
-      if (method == wire::kSetup)
-        player.setup(*view);
-      else
+      if (method == wire::kTakeTurn) {
         reply = G::encode(player.take_turn(*view));
+      } else if constexpr (SetsUp<G>) {
+        reply = G::encode(player.setup(*view));
+      } else {
+        player.setup(*view);
+      }
     } else if (method == wire::kNewTiles) {
       if constexpr (HandCodec<G>) {
         auto hand = G::decode_hand(args[0]);

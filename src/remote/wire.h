@@ -5,7 +5,8 @@
 //   ["new-tiles", [hand]]     -> "void"      (games with hands)
 //   ["win", [true|false]]     -> "void"
 // A game may shape its arguments (Q puts the player's name in its JPub, and its hand beside the
-// setup view) by defining G::wire_view(view, name) and G::setup_args(view, name).
+// setup view) by defining G::wire_view(view, name) and G::setup_args(view, name) (and, for the
+// bot side, G::decode_setup_args(args)). Games with a setup choice (SetsUp) answer setup with it.
 #pragma once
 
 #include <string>
@@ -36,6 +37,15 @@ Json setup_args(const typename G::View& view, std::string_view name) {
     return G::setup_args(view, name);
   else
     return Json::array({view_arg<G>(view, name)});
+}
+
+// The bot side of setup_args: the view a player gets from setup's arguments.
+template <Game G>
+Expected<typename G::View> decode_setup_args(const Json& args) {
+  if constexpr (requires { G::decode_setup_args(args); })
+    return G::decode_setup_args(args);
+  else
+    return G::decode_view(args.at(0));
 }
 
 inline Json call(std::string_view method, Json args) {
