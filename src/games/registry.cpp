@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "games/battleship/bots.h"
+#include "games/battleship/game.h"
 #include "games/q/actors.h"
 #include "referee/turn_based.h"
 #include "remote/remote_player.h"
@@ -64,8 +66,22 @@ std::vector<std::string> split_words(const std::string& text) {
   return words;
 }
 
+// The roster's names, by seat: 1-20 letters or digits (they name stderr files), all distinct.
+Expected<std::vector<std::string>> seat_names(const PlaySpec& spec) {
+  std::vector<std::string> names;
+  for (const auto& seat : spec.roster) {
+    if (!q::valid_name(seat.name))
+      return fail(fmt::format("player name \"{}\": use 1-20 letters or digits", seat.name));
+    for (const auto& other : names)
+      if (other == seat.name)
+        return fail(fmt::format("player name \"{}\" is used twice", seat.name));
+    names.push_back(seat.name);
+  }
+  return names;
+}
+
 // Builds the players of a roster for game G: remote seats ("cmd:", "tcp") the same way for
-// every game, house bots through `house`. TCP seats are accepted in seat order.
+// every game, house bots through `house(seating, seat)`. TCP seats are accepted in seat order.
 template <Game G, class House>
 Expected<std::vector<PlayerPtr<G>>> seat_players(const PlaySpec& spec, House house) {
   std::vector<PlayerPtr<G>> players(spec.roster.size());
@@ -91,7 +107,7 @@ Expected<std::vector<PlayerPtr<G>>> seat_players(const PlaySpec& spec, House hou
       players[i] =
           std::make_shared<RemotePlayer<G>>(seat.name, std::move(channel), std::move(*process));
     } else {
-      auto bot = house(seat);
+      auto bot = house(seat, static_cast<Seat>(i));
       if (!bot) return fail(bot.error().message);
       players[i] = std::move(*bot);
     }
@@ -140,22 +156,45 @@ Expected<PlayOutcome> play_q(const PlaySpec& spec) {
     return fail(fmt::format("the config seats {} players but {} were given", decoded->players,
                             spec.roster.size()));
   PlayOutcome outcome;
-  for (const auto& seat : spec.roster) {
-    if (!q::valid_name(seat.name))
-      return fail(fmt::format("player name \"{}\": use 1-20 letters or digits", seat.name));
-    for (const auto& other : outcome.names)
-      if (other == seat.name)
-        return fail(fmt::format("player name \"{}\" is used twice", seat.name));
-    outcome.names.push_back(seat.name);
-  }
-  auto players = seat_players<q::Q>(spec, [](const Seating& seat) -> Expected<PlayerPtr<q::Q>> {
-    auto actor = q_bot(seat.name, seat.bot);
-    if (!actor) return fail(actor.error().message);
-    return q::make_actor(*actor);
-  });
+  auto names = seat_names(spec);
+  if (!names) return fail(names.error().message);
+  outcome.names = std::move(*names);
+  auto players =
+      seat_players<q::Q>(spec, [](const Seating& seat, Seat) -> Expected<PlayerPtr<q::Q>> {
+        auto actor = q_bot(seat.name, seat.bot);
+        if (!actor) return fail(actor.error().message);
+        return q::make_actor(*actor);
+      });
   if (!players) return fail(players.error().message);
   outcome.result =
       play_turn_based<q::Q>(*decoded, spec.seed, outcome.names, *players, spec.options);
+  return outcome;
+}
+
+Expected<PlayOutcome> play_battleship(const PlaySpec& spec) {
+  using battleship::Battleship;
+  if (spec.roster.size() != 2)
+    return fail(fmt::format("battleship is for 2 players, {} were given", spec.roster.size()));
+  auto config = Battleship::decode_config(spec.config.is_null() ? Json::object() : spec.config);
+  if (!config) return fail(config.error().message);
+  // The codec only checks that the fleet has room; make sure a legal placement exists at all, so
+  // that a match cannot start in which every placement is a foul.
+  Rng probe(1);
+  if (!battleship::random_fleet(*config, probe))
+    return fail("Battleship config: no legal placement of the fleet fits on the grid");
+  PlayOutcome outcome;
+  auto names = seat_names(spec);
+  if (!names) return fail(names.error().message);
+  outcome.names = std::move(*names);
+  auto players = seat_players<Battleship>(
+      spec, [&](const Seating& seat, Seat index) -> Expected<PlayerPtr<Battleship>> {
+        auto bot = battleship::parse_bot(seat.bot);
+        if (!bot) return fail(bot.error().message);
+        return battleship::make_bot<Battleship>(seat.name, *bot, seat_seed(spec.seed, index));
+      });
+  if (!players) return fail(players.error().message);
+  outcome.result =
+      play_turn_based<Battleship>(*config, spec.seed, outcome.names, *players, spec.options);
   return outcome;
 }
 
@@ -169,6 +208,12 @@ const std::vector<GameEntry>& registered_games() {
                "         any game: cmd:PROGRAM [ARGS] | tcp",
        .play = play_q,
        .replay = [](const std::vector<Json>& log) { return replay<q::Q>(log); }},
+      {.name = "battleship",
+       .summary = "Battleship: two hidden fleets, alternating shots (2 players)",
+       .bots = "random | hunt | density, optionally +uniform or +evasive (placement);\n"
+               "         any game: cmd:PROGRAM [ARGS] | tcp",
+       .play = play_battleship,
+       .replay = [](const std::vector<Json>& log) { return replay<battleship::Battleship>(log); }},
   };
   return games;
 }

@@ -1,7 +1,7 @@
 // The conformance suite every registered game must pass: seeded random playouts (with careless
 // and hostile actions, ejections included) reach a terminal state with sane standings; the codec
-// round-trips every view, action and hand seen; a seat's view is byte-identical across states
-// that differ only in what that seat cannot see; the same seed plays the same game.
+// round-trips every view, setup answer, action and hand seen; a seat's view is byte-identical
+// across states that differ only in what that seat cannot see; the same seed plays the same game.
 #include <algorithm>
 #include <set>
 #include <string>
@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "core/rules.h"
+#include "games/battleship/game.h"
 #include "games/q/game.h"
 #include "games/registry.h"
 
@@ -16,8 +17,11 @@ namespace arbiter {
 namespace {
 
 // Every registered game appears here (checked below against the registry).
-using ConformingGames = ::testing::Types<q::Q>;
-const std::set<std::string> kConformingNames = {std::string(q::Q::kName)};
+// Games with a setup answer (SetsUp) also provide G::sample_setup(view, rng): an answer a careless
+// or hostile player might give.
+using ConformingGames = ::testing::Types<q::Q, battleship::Battleship>;
+const std::set<std::string> kConformingNames = {std::string(q::Q::kName),
+                                                std::string(battleship::Battleship::kName)};
 
 template <class G>
 class Conformance : public ::testing::Test {};
@@ -35,22 +39,50 @@ struct Playout {
 };
 
 template <Game G>
+void expect_round_trip(const typename G::View& view) {
+  const Json encoded = G::encode(view);
+  auto decoded = G::decode_view(encoded);
+  EXPECT_TRUE(decoded) << decoded.error().message;
+  if (decoded) {
+    EXPECT_TRUE(*decoded == view) << "view does not round-trip: " << encoded.dump();
+  }
+}
+
+// The referee's setup round for games with a setup answer: every seat in turn order answers, a
+// foul ejects it (and play goes on, as in the referee).
+template <Game G>
+void set_up(typename G::State& s, Rng& rng) {
+  if constexpr (SetsUp<G>) {
+    for (Seat seat : s.turn_order()) {
+      const auto view = s.view(seat);
+      expect_round_trip<G>(view);
+      const auto choice = G::sample_setup(view, rng);
+      auto back = G::decode_setup(G::encode(choice));
+      EXPECT_TRUE(back && *back == choice)
+          << "setup answer does not round-trip: " << G::encode(choice).dump();
+      if (auto foul = s.check_setup(seat, choice)) {
+        EXPECT_FALSE(foul->code.empty());
+        s.eject(seat);
+        continue;
+      }
+      s.apply_setup(seat, choice);
+    }
+  }
+}
+
+template <Game G>
 Playout<G> playout(std::uint64_t seed, bool check_hidden) {
   Rng rng(seed);
   const int seats = G::kMinSeats + static_cast<int>(rng.below(G::kMaxSeats - G::kMinSeats + 1));
   Playout<G> out{G::start(G::default_config(seats), rng)};
   auto& s = out.state;
+  set_up<G>(s, rng);
   for (; out.steps < kMaxSteps; ++out.steps) {
     const Seats movers = s.to_move();
     if (movers.empty()) break;
     const Seat seat = movers[rng.below(movers.size())];
     const auto view = s.view(seat);
-    const Json encoded = G::encode(view);
-    auto decoded = G::decode_view(encoded);
-    EXPECT_TRUE(decoded) << decoded.error().message;
-    if (decoded) {
-      EXPECT_TRUE(*decoded == view) << "view does not round-trip: " << encoded.dump();
-    }
+    expect_round_trip<G>(view);
 
     if (check_hidden && out.steps % 7 == 0) {
       for (Seat p : s.turn_order()) {

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""A Battleship player in plain Python (standard library only) speaking arbiter's wire protocol
+over stdin/stdout, one JSON value per line each way (docs/protocol.md, shared spec
+battleship.md §3).
+
+  ["setup", [Config]]     -> its fleet: [{"length": 5, "row": 0, "col": 0, "dir": "h"}, ...]
+  ["take-turn", [View]]   -> a shot {"row": r, "col": c} (a list of shots in salvo mode)
+  ["win", [true|false]]   -> "void"
+
+Strategy: a random legal fleet; shots hunt at random untried cells and, after a hit, try the
+untried neighbours of unresolved hits first.
+
+Run it: arbiter play battleship --player a:hunt --player "py:cmd:python3 bots/python/battleship_bot.py"
+"""
+import json
+import random
+import sys
+
+
+def ship_cells(ship):
+    dr, dc = (0, 1) if ship["dir"] == "h" else (1, 0)
+    return [(ship["row"] + i * dr, ship["col"] + i * dc) for i in range(ship["length"])]
+
+
+def place_fleet(config, rng):
+    rows, cols, no_touch = config["rows"], config["cols"], config.get("no_touch", False)
+    while True:
+        taken, fleet = set(), []
+        for length in sorted(config["ships"], reverse=True):
+            options = []
+            for d in "hv":
+                for r in range(rows - (length - 1 if d == "v" else 0)):
+                    for c in range(cols - (length - 1 if d == "h" else 0)):
+                        ship = {"length": length, "row": r, "col": c, "dir": d}
+                        cells = ship_cells(ship)
+                        if no_touch:
+                            near = {(y + a, x + b) for y, x in cells for a in (-1, 0, 1) for b in (-1, 0, 1)}
+                            if near & taken:
+                                continue
+                        elif set(cells) & taken:
+                            continue
+                        options.append(ship)
+            if not options:
+                break
+            ship = rng.choice(options)
+            fleet.append(ship)
+            taken |= set(ship_cells(ship))
+        else:
+            return fleet
+
+
+def afloat(view):
+    hit = {(s["row"], s["col"]) for s in view["incoming"] if s["result"] != "miss"}
+    return sum(1 for ship in view["fleet"] if not set(ship_cells(ship)) <= hit)
+
+
+def choose_shots(view, rng):
+    config = view["config"]
+    rows, cols = config["rows"], config["cols"]
+    tried = {(s["row"], s["col"]) for s in view["outgoing"]}
+    open_hits = [(s["row"], s["col"]) for s in view["outgoing"] if s["result"] == "hit"]
+    count = afloat(view) if config.get("salvo", False) else 1
+    shots = []
+    for r, c in open_hits:
+        for y, x in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            if 0 <= y < rows and 0 <= x < cols and (y, x) not in tried and (y, x) not in shots:
+                shots.append((y, x))
+    rest = [(r, c) for r in range(rows) for c in range(cols) if (r, c) not in tried and (r, c) not in shots]
+    rng.shuffle(rest)
+    shots = (shots + rest)[:count]
+    cells = [{"row": r, "col": c} for r, c in shots]
+    return cells if config.get("salvo", False) else cells[0]
+
+
+def main():
+    rng = random.Random(2024)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        method, args = json.loads(line)
+        if method == "setup":
+            reply = place_fleet(args[0], rng)
+        elif method == "take-turn":
+            reply = choose_shots(args[0], rng)
+        else:
+            reply = "void"
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+        if method == "win":
+            return
+
+
+if __name__ == "__main__":
+    main()

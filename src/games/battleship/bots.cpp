@@ -1,0 +1,1074 @@
+// Battleship house bots: placements, the random, hunt and density shooters.
+#include "games/battleship/bots.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace arbiter::battleship {
+extern int g_diag_samples;
+extern int g_diag_parity;
+extern long g_diag_hunt, g_diag_target;
+extern int g_diag_look;
+extern double g_diag_alpha;
+extern long g_diag_by[8], g_diag_tby[8];
+extern double g_diag_eps;
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Grid geometry on cell indices (row * cols + col)
+
+// A straight run of `length` cells from `start` in steps of `step` (1 across, cols down).
+struct Segment {
+  int start = 0;
+  int step = 1;
+  int length = 0;
+};
+
+struct Grid {
+  int rows = 0;
+  int cols = 0;
+
+  explicit Grid(const Config& c) : rows(c.rows), cols(c.cols) {}
+  int size() const { return rows * cols; }
+  bool inside(int r, int c) const { return r >= 0 && r < rows && c >= 0 && c < cols; }
+  int index(Cell c) const { return c.row * cols + c.col; }
+  Cell cell(int i) const { return {i / cols, i % cols}; }
+
+  // Every in-grid segment of `length`: across first, then down (length 1: across only).
+  std::vector<Segment> segments(int length) const {
+    std::vector<Segment> out;
+    if (length <= 0) return out;
+    if (length <= cols)
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c + length <= cols; ++c) out.push_back({r * cols + c, 1, length});
+    if (length > 1 && length <= rows)
+      for (int r = 0; r + length <= rows; ++r)
+        for (int c = 0; c < cols; ++c) out.push_back({r * cols + c, cols, length});
+    return out;
+  }
+
+  Segment segment(const Ship& s) const {
+    return {s.at.row * cols + s.at.col, s.dir == Dir::h ? 1 : cols, s.length};
+  }
+  Ship ship(const Segment& s) const {
+    return {s.length, cell(s.start), s.step == 1 || s.length == 1 ? Dir::h : Dir::v};
+  }
+
+  // Calls f(j) for every in-grid cell j among the 8 around i.
+  template <class F>
+  void around(int i, F&& f) const {
+    const int r = i / cols, c = i % cols;
+    for (int dr = -1; dr <= 1; ++dr)
+      for (int dc = -1; dc <= 1; ++dc)
+        if ((dr || dc) && inside(r + dr, c + dc)) f((r + dr) * cols + c + dc);
+  }
+
+  // Calls f(j) for every in-grid orthogonal neighbour j of i.
+  template <class F>
+  void beside(int i, F&& f) const {
+    const int r = i / cols, c = i % cols;
+    if (r > 0) f(i - cols);
+    if (r + 1 < rows) f(i + cols);
+    if (c > 0) f(i - 1);
+    if (c + 1 < cols) f(i + 1);
+  }
+};
+
+template <class F>
+void for_cells(const Segment& s, F&& f) {
+  for (int k = 0; k < s.length; ++k) f(s.start + k * s.step);
+}
+
+void check_config(const Config& c) {
+  if (c.rows < 1 || c.cols < 1 || c.rows > 64 || c.cols > 64)
+    throw std::invalid_argument(fmt::format("bad grid {}x{}", c.rows, c.cols));
+  for (int len : c.ships)
+    if (len < 1 || len > std::max(c.rows, c.cols))
+      throw std::invalid_argument(fmt::format("a ship of length {} cannot fit", len));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Placement
+
+// Cells taken by the ships placed so far (with no_touch: and their neighbours), undoable.
+class Taken {
+ public:
+  Taken(const Grid& grid, bool no_touch)
+      : grid_(grid), no_touch_(no_touch), count_(grid.size(), 0) {}
+
+  bool fits(const Segment& s) const {
+    for (int k = 0; k < s.length; ++k)
+      if (count_[s.start + k * s.step]) return false;
+    return true;
+  }
+  void add(const Segment& s, int delta) {
+    for_cells(s, [&](int i) {
+      count_[i] += delta;
+      if (no_touch_) grid_.around(i, [&](int j) { count_[j] += delta; });
+    });
+  }
+  void clear() { std::fill(count_.begin(), count_.end(), 0); }
+
+ private:
+  const Grid& grid_;
+  bool no_touch_;
+  std::vector<int> count_;
+};
+
+// Ship indices of `config`, longest first (fail early).
+std::vector<int> longest_first(const Config& config) {
+  std::vector<int> order(config.ships.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return config.ships[a] > config.ships[b]; });
+  return order;
+}
+
+constexpr long kRejectionDraws = 200'000;  // ship draws before giving up on exact uniformity
+constexpr long kSearchNodes = 2'000'000;   // nodes of the fallback search before giving up
+
+bool search_fleet(const Config& config, const Grid& grid, const std::vector<int>& order,
+                  std::size_t k, Taken& taken, std::vector<Segment>& chosen, Rng& rng,
+                  long& budget) {
+  if (k == order.size()) return true;
+  std::vector<Segment> options = grid.segments(config.ships[order[k]]);
+  rng.shuffle(options.begin(), options.end());
+  for (const Segment& s : options) {
+    if (--budget < 0) return false;
+    if (!taken.fits(s)) continue;
+    taken.add(s, 1);
+    chosen[order[k]] = s;
+    if (search_fleet(config, grid, order, k + 1, taken, chosen, rng, budget)) return true;
+    taken.add(s, -1);
+  }
+  return false;
+}
+
+// The empty-board chance, per cell, that some ship covers it (ships taken independently).
+std::vector<double> prior_density(const Config& config) {
+  const Grid grid(config);
+  std::vector<double> p(grid.size(), 0.0);
+  for (int len : config.ships) {
+    const auto segs = grid.segments(len);
+    if (segs.empty()) continue;
+    const double w = 1.0 / static_cast<double>(segs.size());
+    for (const Segment& s : segs) for_cells(s, [&](int i) { p[i] += w; });
+  }
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the outgoing shots tell
+
+enum : std::uint8_t { kUnknown = 0, kMiss = 1, kHit = 2 };
+
+// A ship announced sunk: the segments it may be (length `length`, through `cell`, all hits fired
+// no later than the sinking shot), narrowed down against the other sunk ships.
+struct SunkShip {
+  int cell = 0;
+  int length = 0;
+  int when = 0;
+  std::vector<Segment> options;
+  bool fixed = false;  // options.size() == 1
+};
+
+struct Knowledge {
+  std::vector<std::uint8_t> state;    // kUnknown, kMiss, kHit per cell
+  std::vector<int> when;              // index of the shot at the cell in view.outgoing, or -1
+  std::vector<SunkShip> sunk;         // in the order announced
+  std::vector<int> afloat;            // lengths of the opponent's ships not announced sunk
+  std::vector<std::uint8_t> settled;  // hits that certainly belong to a sunk ship
+  std::vector<std::uint8_t> banned;   // no_touch: unknown cells next to a settled cell
+  int unknown = 0;                    // cells never fired at
+};
+
+bool touches(const Grid& grid, const Segment& s, const std::vector<std::uint8_t>& mark) {
+  bool hit = false;
+  for_cells(s, [&](int i) {
+    if (mark[i]) hit = true;
+    grid.around(i, [&](int j) { hit = hit || mark[j]; });
+  });
+  return hit;
+}
+
+Knowledge read_view(const View& view, const Grid& grid) {
+  const Config& config = view.config;
+  const int n = grid.size();
+  Knowledge k;
+  k.state.assign(n, kUnknown);
+  k.when.assign(n, -1);
+  std::vector<std::uint8_t> sinks(n, 0);
+  for (std::size_t t = 0; t < view.outgoing.size(); ++t) {
+    const ShotResult& s = view.outgoing[t];
+    if (!grid.inside(s.cell.row, s.cell.col)) continue;
+    const int i = grid.index(s.cell);
+    if (k.when[i] >= 0) continue;
+    k.when[i] = static_cast<int>(t);
+    k.state[i] = s.result == Outcome::miss ? kMiss : kHit;
+    if (s.result == Outcome::sunk) {
+      sinks[i] = 1;
+      k.sunk.push_back({i, s.length, static_cast<int>(t), {}, false});
+    }
+  }
+  k.unknown = static_cast<int>(std::count(k.state.begin(), k.state.end(), kUnknown));
+
+  k.afloat = config.ships;
+  for (const SunkShip& s : k.sunk) {
+    auto it = std::find(k.afloat.begin(), k.afloat.end(), s.length);
+    if (it != k.afloat.end()) k.afloat.erase(it);
+  }
+
+  // Each sunk ship's options: segments through its sinking cell made of hits fired no later,
+  // holding no other ship's sinking cell.
+  for (SunkShip& s : k.sunk) {
+    const int r = s.cell / grid.cols, c = s.cell % grid.cols;
+    for (int dir = 0; dir < (s.length > 1 ? 2 : 1); ++dir) {
+      for (int back = 0; back < s.length; ++back) {
+        const int r0 = dir ? r - back : r, c0 = dir ? c : c - back;
+        const int r1 = dir ? r0 + s.length - 1 : r0, c1 = dir ? c0 : c0 + s.length - 1;
+        if (!grid.inside(r0, c0) || !grid.inside(r1, c1)) continue;
+        const Segment seg{r0 * grid.cols + c0, dir ? grid.cols : 1, s.length};
+        bool ok = true;
+        for_cells(seg, [&](int i) {
+          ok = ok && k.state[i] == kHit && k.when[i] <= s.when && (i == s.cell || !sinks[i]);
+        });
+        if (ok) s.options.push_back(seg);
+      }
+    }
+  }
+  // Narrow down: a ship pinned to one segment claims its cells (and, with no_touch, their
+  // neighbourhood) from the others, until nothing changes. A ship left without options (only
+  // in inconsistent views) is taken to be its sinking cell alone.
+  std::vector<std::uint8_t> claimed(n, 0);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (SunkShip& s : k.sunk) {
+      if (s.fixed) continue;
+      std::erase_if(s.options, [&](const Segment& seg) {
+        if (config.no_touch) return touches(grid, seg, claimed);
+        bool overlap = false;
+        for_cells(seg, [&](int i) { overlap = overlap || claimed[i]; });
+        return overlap;
+      });
+      if (s.options.size() > 1) continue;
+      if (s.options.empty()) s.options.push_back({s.cell, 1, 1});
+      s.fixed = true;
+      for_cells(s.options[0], [&](int i) { claimed[i] = 1; });
+      changed = true;
+    }
+  }
+  k.settled.assign(n, 0);
+  for (const SunkShip& s : k.sunk) {
+    std::vector<int> times(n, 0);  // cells of all options: settled when in every one
+    for (const Segment& seg : s.options) for_cells(seg, [&](int i) { ++times[i]; });
+    for (int i = 0; i < n; ++i)
+      if (times[i] == static_cast<int>(s.options.size())) k.settled[i] = 1;
+  }
+  k.banned.assign(n, 0);
+  if (config.no_touch)
+    for (int i = 0; i < n; ++i)
+      if (k.settled[i])
+        grid.around(i, [&](int j) {
+          if (k.state[j] == kUnknown) k.banned[j] = 1;
+        });
+  return k;
+}
+
+// The first `count` distinct cells of `ranked`.
+Shots pick(const Grid& grid, const std::vector<int>& ranked, int count) {
+  Shots out;
+  std::vector<std::uint8_t> used(grid.size(), 0);
+  for (int i : ranked) {
+    if (static_cast<int>(out.size()) == count) break;
+    if (used[i]) continue;
+    used[i] = 1;
+    out.push_back(grid.cell(i));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Random and hunt
+
+Shots shoot_random(const Grid& grid, const Knowledge& k, int count, Rng& rng) {
+  std::vector<int> pool;
+  for (int i = 0; i < grid.size(); ++i)
+    if (k.state[i] == kUnknown) pool.push_back(i);
+  count = std::min<int>(count, static_cast<int>(pool.size()));
+  for (int j = 0; j < count; ++j)
+    std::swap(pool[j], pool[j + rng.below(pool.size() - j)]);
+  pool.resize(count);
+  return pick(grid, pool, count);
+}
+
+// Hunt/target: the open ends of lines of two or more unresolved hits first, then the
+// orthogonal neighbours of unresolved hits, then (hunting) the parity lattice (r + c) mod m of
+// the shortest ship afloat that is closest to fully covered, then anything unknown. Each tier
+// in random order; cells next to a sunk ship under no_touch come last.
+Shots shoot_hunt(const Grid& grid, const Knowledge& k, int count, Rng& rng) {
+  const int n = grid.size();
+  auto open = [&](int i) { return k.state[i] == kUnknown && !k.banned[i]; };
+  auto loose = [&](int i) { return k.state[i] == kHit && !k.settled[i]; };
+  std::vector<int> ends, sides, lattice, rest, last;
+  std::vector<std::uint8_t> listed(n, 0);
+  auto add = [&](std::vector<int>& tier, int i) {
+    if (!listed[i]) {
+      listed[i] = 1;
+      tier.push_back(i);
+    }
+  };
+  for (int i = 0; i < n; ++i) {
+    if (!loose(i)) continue;
+    const int r = i / grid.cols, c = i % grid.cols;
+    for (int dir = 0; dir < 2; ++dir) {
+      const int dr = dir, dc = 1 - dir;
+      auto in_line = [&](int rr, int cc) { return grid.inside(rr, cc) && loose(rr * grid.cols + cc); };
+      if (in_line(r - dr, c - dc)) continue;  // not the start of a run
+      int len = 1;
+      while (in_line(r + dr * len, c + dc * len)) ++len;
+      if (len < 2) continue;
+      for (int end : {-1, len}) {
+        const int rr = r + dr * end, cc = c + dc * end;
+        if (grid.inside(rr, cc) && open(rr * grid.cols + cc)) add(ends, rr * grid.cols + cc);
+      }
+    }
+  }
+  for (int i = 0; i < n; ++i)
+    if (loose(i))
+      grid.beside(i, [&](int j) {
+        if (open(j)) add(sides, j);
+      });
+  int shortest = std::numeric_limits<int>::max();
+  for (int len : k.afloat) shortest = std::min(shortest, len);
+  if (k.afloat.empty()) shortest = 1;
+  std::vector<int> left(shortest, 0);  // open cells per residue class
+  for (int i = 0; i < n; ++i)
+    if (open(i)) ++left[(i / grid.cols + i % grid.cols) % shortest];
+  int residue = -1;
+  for (int m = 0; m < shortest; ++m)
+    if (left[m] > 0 && (residue < 0 || left[m] < left[residue])) residue = m;
+  for (int i = 0; i < n; ++i) {
+    if (k.state[i] != kUnknown) continue;
+    if (k.banned[i])
+      add(last, i);
+    else if ((i / grid.cols + i % grid.cols) % shortest == residue)
+      add(lattice, i);
+    else
+      add(rest, i);
+  }
+  std::vector<int> ranked;
+  for (auto* tier : {&ends, &sides, &lattice, &rest, &last}) {
+    rng.shuffle(tier->begin(), tier->end());
+    ranked.insert(ranked.end(), tier->begin(), tier->end());
+  }
+  return pick(grid, ranked, count);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Density
+
+// A fixed-size bitboard of W 64-bit words.
+template <int W>
+struct Bits {
+  std::array<std::uint64_t, W> w{};
+
+  void set(int i) { w[i >> 6] |= std::uint64_t{1} << (i & 63); }
+  bool test(int i) const { return (w[i >> 6] >> (i & 63)) & 1; }
+  bool any() const {
+    std::uint64_t a = 0;
+    for (int k = 0; k < W; ++k) a |= w[k];
+    return a != 0;
+  }
+  bool meets(const Bits& o) const {
+    std::uint64_t a = 0;
+    for (int k = 0; k < W; ++k) a |= w[k] & o.w[k];
+    return a != 0;
+  }
+  bool within(const Bits& o) const {
+    std::uint64_t a = 0;
+    for (int k = 0; k < W; ++k) a |= w[k] & ~o.w[k];
+    return a == 0;
+  }
+  int count() const {
+    int c = 0;
+    for (int k = 0; k < W; ++k) c += std::popcount(w[k]);
+    return c;
+  }
+  int first() const {  // REQUIRES: any()
+    for (int k = 0;; ++k)
+      if (w[k]) return k * 64 + std::countr_zero(w[k]);
+  }
+  Bits& operator|=(const Bits& o) {
+    for (int k = 0; k < W; ++k) w[k] |= o.w[k];
+    return *this;
+  }
+  friend Bits operator&(Bits a, const Bits& b) {
+    for (int k = 0; k < W; ++k) a.w[k] &= b.w[k];
+    return a;
+  }
+  friend Bits operator|(Bits a, const Bits& b) { return a |= b; }
+  Bits operator~() const {
+    Bits r;
+    for (int k = 0; k < W; ++k) r.w[k] = ~w[k];
+    return r;
+  }
+  template <class F>
+  void each(F&& f) const {
+    for (int k = 0; k < W; ++k)
+      for (std::uint64_t x = w[k]; x; x &= x - 1) f(k * 64 + std::countr_zero(x));
+  }
+};
+
+class DensityModel {
+ public:
+  virtual ~DensityModel() = default;
+  // Per cell, the estimated chance that an unhit ship cell is there (0 where fired at).
+  virtual void estimate(const Knowledge& k, std::vector<double>& p) = 0;
+};
+
+// Enumeration budget: leaves of the covering search before falling back to the heuristic.
+constexpr long kMaxCovers = 20'000;
+
+// The model. Ships afloat are split into the ones covering unresolved hits (a "cover", which
+// also places ambiguous sunk ships) and the free ones, which lie on unknown cells only. Covers
+// are enumerated exactly; the free ships are taken independently of each other given the cover
+// (each uniform over its segments clear of the cover), so a cover weighs the product of their
+// segment counts (divided by k! for k free ships of one length) and a free ship of length L with
+// N segments, C of them through cell c, puts C / N on c.
+template <int W>
+class Density final : public DensityModel {
+ public:
+  explicit Density(const Config& config) : config_(config), grid_(config) {
+    const int n = grid_.size();
+    int longest = 0;
+    for (int len : config.ships) longest = std::max(longest, len);
+    by_length_.resize(longest + 1);
+    for (int len : config.ships) {
+      if (!by_length_[len].empty()) continue;
+      for (const Segment& s : grid_.segments(len)) by_length_[len].push_back(piece(s));
+    }
+    halo_of_.resize(n);
+    for (int i = 0; i < n; ++i) {
+      halo_of_[i].set(i);
+      grid_.around(i, [&](int j) { halo_of_[i].set(j); });
+    }
+  }
+
+  void estimate(const Knowledge& k, std::vector<double>& p) override {
+    const int n = grid_.size();
+    p.assign(n, 0.0);
+    Bits<W> miss, hit;
+    for (int i = 0; i < n; ++i) {
+      if (k.state[i] == kMiss) miss.set(i);
+      if (k.state[i] == kHit) hit.set(i);
+    }
+    // Fixed sunk ships are out of the picture (with their neighbourhood under no_touch); the
+    // ambiguous ones join the cover.
+    Bits<W> sunk;
+    ambiguous_.clear();
+    for (const SunkShip& s : k.sunk) {
+      if (s.fixed) {
+        for_cells(s.options[0], [&](int i) { sunk.set(i); });
+      } else {
+        ambiguous_.emplace_back();
+        for (const Segment& seg : s.options) ambiguous_.back().push_back(piece(seg));
+      }
+    }
+    hit_ = hit;
+    blocked_ = miss | sunk;
+    if (config_.no_touch) blocked_ |= halo(sunk);
+    loose_ = hit & ~sunk;
+    guard_ = config_.no_touch ? halo(loose_) : loose_;
+
+    // Ships afloat by length; their segments clear of what is blocked, and not all hits (that
+    // ship would have been announced sunk).
+    lengths_.clear();
+    for (int len : k.afloat) {
+      auto it = std::find_if(lengths_.begin(), lengths_.end(),
+                             [&](const Fleet_& f) { return f.length == len; });
+      if (it == lengths_.end()) {
+        lengths_.push_back({len, 0, {}, {}, {}});
+        it = lengths_.end() - 1;
+      }
+      ++it->afloat;
+    }
+    for (Fleet_& f : lengths_) {
+      f.free.clear();
+      f.cover.clear();
+      for (const Piece& piece : by_length_[f.length]) {
+        if (piece.cells.meets(blocked_)) continue;
+        if (config_.announce_sunk && piece.cells.within(hit)) continue;
+        if (piece.cells.meets(loose_))
+          f.cover.push_back(&piece);
+        else if (!piece.cells.meets(guard_))
+          f.free.push_back(&piece);
+      }
+    }
+
+    covers_ = 0;
+    total_ = 0.0;
+    p_ = &p;
+    Bits<W> none;
+    if (g_diag_samples < 0 && !loose_.any() && ambiguous_.empty()) {
+      reject(p, -g_diag_samples);
+    } else if (g_diag_samples > 0) {
+      sample(p);
+    } else {
+      search(0, none, none);
+    }
+    if (covers_ > kMaxCovers || !(total_ > 0.0))
+      heuristic(p);
+    else
+      for (double& x : p) x /= total_;
+    for (int i = 0; i < n; ++i)
+      if (k.state[i] != kUnknown) p[i] = 0.0;
+  }
+
+ private:
+  struct Piece {
+    Bits<W> cells;
+    Bits<W> halo;  // cells and their neighbours
+    Segment seg;
+  };
+  struct Fleet_ {
+    int length;
+    int afloat;                       // ships of this length not sunk
+    std::vector<const Piece*> free;   // segments a free ship may take
+    std::vector<const Piece*> cover;  // segments through unresolved hits
+    std::vector<const Piece*> fits;   // scratch: free segments clear of the current cover
+  };
+
+  Piece piece(const Segment& s) const {
+    Piece pc;
+    pc.seg = s;
+    for_cells(s, [&](int i) {
+      pc.cells.set(i);
+      pc.halo.set(i);
+      grid_.around(i, [&](int j) { pc.halo.set(j); });
+    });
+    return pc;
+  }
+  Bits<W> halo(const Bits<W>& b) const {
+    Bits<W> out;
+    b.each([&](int i) { out |= halo_of_[i]; });
+    return out;
+  }
+
+  // Places the ambiguous sunk ships, then covers the lowest uncovered hit with each ship length
+  // afloat in turn. `body`: cells of the cover; `keep_out`: where no other ship may go.
+  void search(std::size_t next_sunk, const Bits<W>& body, const Bits<W>& keep_out) {
+    if (covers_ > kMaxCovers) return;
+    if (next_sunk < ambiguous_.size()) {
+      for (const Piece& pc : ambiguous_[next_sunk]) {
+        if (pc.cells.meets(keep_out)) continue;
+        search(next_sunk + 1, body | pc.cells, keep_out | (config_.no_touch ? pc.halo : pc.cells));
+      }
+      return;
+    }
+    const Bits<W> open = loose_ & ~body;
+    if (!open.any()) {
+      leaf(body, keep_out);
+      return;
+    }
+    const int target = open.first();
+    for (Fleet_& f : lengths_) {
+      if (f.afloat == 0) continue;
+      --f.afloat;
+      for (const Piece* pc : f.cover) {
+        if (!pc->cells.test(target) || pc->cells.meets(keep_out)) continue;
+        search(next_sunk, body | pc->cells, keep_out | (config_.no_touch ? pc->halo : pc->cells));
+      }
+      ++f.afloat;
+    }
+  }
+
+  void leaf(const Bits<W>& body, const Bits<W>& keep_out) {
+    ++covers_;
+    if (covers_ > kMaxCovers) return;
+    double weight = 1.0;
+    for (Fleet_& f : lengths_) {
+      f.fits.clear();
+      if (f.afloat == 0) continue;
+      for (const Piece* pc : f.free)
+        if (!pc->cells.meets(keep_out)) f.fits.push_back(pc);
+      const double count = static_cast<double>(f.fits.size());
+      for (int m = 1; m <= f.afloat; ++m) weight *= count / m;
+    }
+    if (!(weight > 0.0)) return;
+    total_ += weight;
+    std::vector<double>& p = *p_;
+    body.each([&](int i) { p[i] += weight; });
+    for (const Fleet_& f : lengths_) {
+      if (f.fits.empty()) continue;
+      const double share = weight * f.afloat / std::pow(static_cast<double>(f.fits.size()), g_diag_alpha);
+      for (const Piece* pc : f.fits) for_cells(pc->seg, [&](int i) { p[i] += share; });
+    }
+  }
+
+  void reject(std::vector<double>& p, int samples) {
+    static std::uint64_t state = 999;
+    auto draw = [&](std::size_t n) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      return static_cast<std::size_t>((state >> 33) % n);
+    };
+    std::vector<const Piece*> ships;
+    for (int t = 0; t < samples; ++t) {
+      Bits<W> body, keep;
+      bool ok = true;
+      for (auto& f : lengths_) {
+        for (int m = 0; m < f.afloat && ok; ++m) {
+          if (f.free.empty()) { ok = false; break; }
+          const Piece* pc = f.free[draw(f.free.size())];
+          if (pc->cells.meets(keep)) { ok = false; break; }
+          body |= pc->cells;
+          keep |= config_.no_touch ? pc->halo : pc->cells;
+        }
+        if (!ok) break;
+      }
+      if (!ok) continue;
+      total_ += 1;
+      body.each([&](int i) { p[i] += 1; });
+    }
+  }
+
+  // DIAGNOSTIC: sequential importance sampling of whole fleets.
+  void sample(std::vector<double>& p) {
+    static std::uint64_t state = 12345;
+    auto draw = [&](std::size_t n) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      return static_cast<std::size_t>((state >> 33) % n);
+    };
+    std::vector<const Piece*> opts;
+    std::vector<int> lens;
+    for (int t = 0; t < g_diag_samples; ++t) {
+      Bits<W> body, keep;
+      double w = 1.0;
+      auto put = [&](const Piece* pc) {
+        body |= pc->cells;
+        keep |= config_.no_touch ? pc->halo : pc->cells;
+      };
+      for (auto& amb : ambiguous_) {
+        opts.clear();
+        for (const Piece& pc : amb)
+          if (!pc.cells.meets(keep)) opts.push_back(&pc);
+        if (opts.empty()) { w = 0; break; }
+        w *= opts.size();
+        put(opts[draw(opts.size())]);
+      }
+      if (w == 0) continue;
+      std::vector<int> avail;
+      for (auto& f : lengths_) avail.push_back(f.afloat);
+      for (;;) {
+        const Bits<W> open = loose_ & ~body;
+        if (!open.any()) break;
+        const int target = open.first();
+        opts.clear();
+        lens.clear();
+        for (std::size_t fi = 0; fi < lengths_.size(); ++fi) {
+          if (!avail[fi]) continue;
+          for (const Piece* pc : lengths_[fi].cover)
+            if (pc->cells.test(target) && !pc->cells.meets(keep)) {
+              opts.push_back(pc);
+              lens.push_back(fi);
+            }
+        }
+        if (opts.empty()) { w = 0; break; }
+        w *= opts.size();
+        const std::size_t c = draw(opts.size());
+        --avail[lens[c]];
+        put(opts[c]);
+      }
+      if (w == 0) continue;
+      for (std::size_t fi = 0; fi < lengths_.size() && w > 0; ++fi) {
+        for (int m = 1; m <= avail[fi]; ++m) {
+          opts.clear();
+          for (const Piece* pc : lengths_[fi].free)
+            if (!pc->cells.meets(keep)) opts.push_back(pc);
+          if (opts.empty()) { w = 0; break; }
+          w *= static_cast<double>(opts.size()) / m;
+          put(opts[draw(opts.size())]);
+        }
+      }
+      if (!(w > 0)) continue;
+      total_ += w;
+      body.each([&](int i) { p[i] += w; });
+    }
+  }
+
+  // When covers are too many (or none fits): count every segment clear of what is blocked,
+  // only those through unresolved hits if any does (weighted by the hits they cover), each
+  // ship's counts normalized.
+  void heuristic(std::vector<double>& p) {
+    std::fill(p.begin(), p.end(), 0.0);
+    for (bool targeting : {true, false}) {
+      if (targeting && !loose_.any()) continue;
+      double total = 0.0;
+      for (const Fleet_& f : lengths_) {
+        double sum = 0.0;
+        std::vector<std::pair<const Piece*, double>> used;
+        for (const Piece& pc : by_length_[f.length]) {
+          if (pc.cells.meets(blocked_)) continue;
+          if (config_.announce_sunk && pc.cells.within(hit_)) continue;
+          const int covered = (pc.cells & loose_).count();
+          const double w = targeting ? covered : (covered ? 0.0 : 1.0);
+          if (w > 0) {
+            used.emplace_back(&pc, w);
+            sum += w;
+          }
+        }
+        for (auto [pc, w] : used)
+          for_cells(pc->seg, [&](int i) { p[i] += f.afloat * w / sum; });
+        total += sum;
+      }
+      if (total > 0) return;
+    }
+  }
+  Config config_;
+  Grid grid_;
+  std::vector<std::vector<Piece>> by_length_;
+  std::vector<Bits<W>> halo_of_;
+  // Per call.
+  std::vector<std::vector<Piece>> ambiguous_;
+  std::vector<Fleet_> lengths_;
+  Bits<W> hit_, blocked_, loose_, guard_;
+  long covers_ = 0;
+  double total_ = 0.0;
+  std::vector<double>* p_ = nullptr;
+};
+
+std::unique_ptr<DensityModel> make_density(const Config& config) {
+  const int n = config.rows * config.cols;
+  if (n <= 128) return std::make_unique<Density<2>>(config);
+  if (n <= 256) return std::make_unique<Density<4>>(config);
+  if (n <= 704) return std::make_unique<Density<11>>(config);
+  return std::make_unique<Density<64>>(config);
+}
+
+// The `count` cells with the highest estimate (ties in random order), then random unknown
+// cells if the estimate runs out.
+Shots shoot_density(const Grid& grid, const Knowledge& k, const std::vector<double>& p,
+                    int count, Rng& rng) {
+  std::vector<int> cells;
+  for (int i = 0; i < grid.size(); ++i)
+    if (k.state[i] == kUnknown) cells.push_back(i);
+  bool hunting = true;
+  for (int i = 0; i < grid.size(); ++i)
+    if (k.state[i] == kHit && !k.settled[i]) hunting = false;
+  (hunting ? g_diag_hunt : g_diag_target)++;
+  if (hunting) g_diag_by[k.afloat.size()]++; else g_diag_tby[k.afloat.size()]++;
+  { static bool prev = true; if (prev && !hunting) g_diag_by[0]++; prev = hunting; }
+  if (hunting && g_diag_parity && !k.afloat.empty()) {
+    int m = *std::min_element(k.afloat.begin(), k.afloat.end());
+    if (g_diag_parity == 2) m = 2;
+    std::vector<double> sum(m, 0.0);
+    for (int i : cells) sum[(i / grid.cols + i % grid.cols) % m] += p[i];
+    const int best = static_cast<int>(std::max_element(sum.begin(), sum.end()) - sum.begin());
+    if (g_diag_eps > 0) {
+      static std::vector<double> q;
+      q = p;
+      for (int i : cells) if ((i / grid.cols + i % grid.cols) % m == best) q[i] *= 1 + g_diag_eps;
+      double top = 0; for (int i : cells) top = std::max(top, q[i]);
+      std::vector<int> tops; for (int i : cells) if (q[i] >= top * (1 - 1e-12)) tops.push_back(i);
+      return {grid.cell(tops[rng.below(tops.size())])};
+    }
+    std::erase_if(cells, [&](int i) { return (i / grid.cols + i % grid.cols) % m != best; });
+  }
+  if (count == 1) {  // the common case: the best cell, ties drawn uniformly
+    double best = 0.0;
+    for (int i : cells) best = std::max(best, p[i]);
+    if (!(best > 0.0)) return shoot_random(grid, k, count, rng);
+    std::vector<int> top;
+    for (int i : cells)
+      if (p[i] >= best * (1 - 1e-12)) top.push_back(i);
+    return {grid.cell(top[rng.below(top.size())])};
+  }
+  rng.shuffle(cells.begin(), cells.end());
+  std::stable_sort(cells.begin(), cells.end(), [&](int a, int b) { return p[a] > p[b]; });
+  return pick(grid, cells, count);
+}
+
+}  // namespace
+int g_diag_samples = 0;
+int g_diag_parity = 0;
+long g_diag_hunt = 0, g_diag_target = 0;
+int g_diag_look = 0;
+double g_diag_alpha = 1.0;
+long g_diag_by[8], g_diag_tby[8];
+double g_diag_eps = 0;
+
+// ---------------------------------------------------------------------------------------------
+// Names
+
+std::string_view to_string(ShooterKind kind) {
+  switch (kind) {
+    case ShooterKind::random: return "random";
+    case ShooterKind::hunt: return "hunt";
+    case ShooterKind::density: return "density";
+  }
+  return "?";
+}
+
+std::string_view to_string(PlacerKind kind) {
+  switch (kind) {
+    case PlacerKind::uniform: return "uniform";
+    case PlacerKind::evasive: return "evasive";
+  }
+  return "?";
+}
+
+std::string to_string(const BotSpec& spec) {
+  std::string out(to_string(spec.shooter));
+  if (spec.placer != PlacerKind::uniform) out += fmt::format("+{}", to_string(spec.placer));
+  return out;
+}
+
+Expected<BotSpec> parse_bot(std::string_view text) {
+  const auto plus = text.find('+');
+  const std::string_view shooter = text.substr(0, plus);
+  BotSpec spec;
+  if (shooter == "random") {
+    spec.shooter = ShooterKind::random;
+  } else if (shooter == "hunt") {
+    spec.shooter = ShooterKind::hunt;
+  } else if (shooter == "density") {
+    spec.shooter = ShooterKind::density;
+  } else {
+    return fail(fmt::format("bot \"{}\": unknown shooter \"{}\" (random, hunt, density)", text,
+                            shooter));
+  }
+  if (plus == std::string_view::npos) return spec;
+  const std::string_view placer = text.substr(plus + 1);
+  if (placer == "uniform") {
+    spec.placer = PlacerKind::uniform;
+  } else if (placer == "evasive") {
+    spec.placer = PlacerKind::evasive;
+  } else {
+    return fail(
+        fmt::format("bot \"{}\": unknown placement \"{}\" (uniform, evasive)", text, placer));
+  }
+  return spec;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Geometry
+
+std::vector<Cell> cells_of(const Ship& ship) {
+  std::vector<Cell> out;
+  for (int k = 0; k < ship.length; ++k)
+    out.push_back(ship.dir == Dir::h ? Cell{ship.at.row, ship.at.col + k}
+                                     : Cell{ship.at.row + k, ship.at.col});
+  return out;
+}
+
+std::optional<std::string> fleet_problem(const Config& config, const Fleet& fleet) {
+  std::vector<int> want = config.ships, got;
+  for (const Ship& s : fleet) got.push_back(s.length);
+  std::sort(want.begin(), want.end());
+  std::sort(got.begin(), got.end());
+  if (want != got) return "the ship lengths are not the fleet's";
+  const Grid grid(config);
+  std::vector<int> owner(grid.size(), -1);
+  for (std::size_t k = 0; k < fleet.size(); ++k) {
+    for (const Cell& c : cells_of(fleet[k])) {
+      if (!grid.inside(c.row, c.col))
+        return fmt::format("ship {} leaves the grid at ({}, {})", k, c.row, c.col);
+      const int i = grid.index(c);
+      if (owner[i] >= 0) return fmt::format("ships {} and {} overlap", owner[i], k);
+      owner[i] = static_cast<int>(k);
+    }
+  }
+  if (config.no_touch)
+    for (int i = 0; i < grid.size(); ++i) {
+      if (owner[i] < 0) continue;
+      std::optional<std::string> bad;
+      grid.around(i, [&](int j) {
+        if (owner[j] >= 0 && owner[j] != owner[i] && !bad)
+          bad = fmt::format("ships {} and {} touch", owner[i], owner[j]);
+      });
+      if (bad) return bad;
+    }
+  return std::nullopt;
+}
+
+int shots_due(const View& view) {
+  const Grid grid(view.config);
+  int unknown = grid.size();
+  std::vector<std::uint8_t> fired(grid.size(), 0);
+  for (const ShotResult& s : view.outgoing)
+    if (grid.inside(s.cell.row, s.cell.col) && !fired[grid.index(s.cell)]) {
+      fired[grid.index(s.cell)] = 1;
+      --unknown;
+    }
+  int due = 1;
+  if (view.config.salvo) {
+    std::vector<std::uint8_t> struck(grid.size(), 0);
+    for (const ShotResult& s : view.incoming)
+      if (s.result != Outcome::miss && grid.inside(s.cell.row, s.cell.col))
+        struck[grid.index(s.cell)] = 1;
+    int afloat = 0;
+    for (const Ship& ship : view.fleet) {
+      bool sunk = true;
+      for (const Cell& c : cells_of(ship))
+        sunk = sunk && grid.inside(c.row, c.col) && struck[grid.index(c)];
+      if (!sunk) ++afloat;
+    }
+    due = std::max(afloat, 1);
+  }
+  return std::min(due, unknown);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Placement
+
+Fleet place_uniform(const Config& config, Rng& rng) {
+  check_config(config);
+  const Grid grid(config);
+  const std::vector<int> order = longest_first(config);
+  std::vector<std::vector<Segment>> options(config.ships.size());
+  for (std::size_t i = 0; i < options.size(); ++i) options[i] = grid.segments(config.ships[i]);
+  Taken taken(grid, config.no_touch);
+  std::vector<Segment> chosen(config.ships.size());
+  bool done = false;
+  for (long draws = 0; !done && draws < kRejectionDraws;) {
+    taken.clear();
+    done = true;
+    for (int i : order) {
+      ++draws;
+      const Segment& s = options[i][rng.below(options[i].size())];
+      if (!taken.fits(s)) {
+        done = false;
+        break;
+      }
+      taken.add(s, 1);
+      chosen[i] = s;
+    }
+  }
+  if (!done) {
+    taken.clear();
+    long budget = kSearchNodes;
+    if (!search_fleet(config, grid, order, 0, taken, chosen, rng, budget))
+      throw std::invalid_argument(budget < 0 ? "no legal fleet found in time"
+                                             : "no legal fleet exists for this config");
+  }
+  Fleet fleet;
+  for (const Segment& s : chosen) fleet.push_back(grid.ship(s));
+  return fleet;
+}
+
+Fleet place_evasive(const Config& config, Rng& rng) {
+  const Grid grid(config);
+  const std::vector<double> density = prior_density(config);
+  Fleet best;
+  double best_score = std::numeric_limits<double>::infinity();
+  for (int draw = 0; draw < kEvasiveDraws; ++draw) {
+    Fleet fleet = place_uniform(config, rng);
+    double score = 0.0;
+    for (const Ship& s : fleet)
+      for (const Cell& c : cells_of(s)) score += density[grid.index(c)];
+    if (score < best_score) {
+      best_score = score;
+      best = std::move(fleet);
+    }
+  }
+  return best;
+}
+
+Fleet place(PlacerKind kind, const Config& config, Rng& rng) {
+  return kind == PlacerKind::evasive ? place_evasive(config, rng) : place_uniform(config, rng);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shooting
+
+struct Shooter::Impl {
+  ShooterKind kind;
+  Config config;  // what `density` was built for
+  std::unique_ptr<DensityModel> density;
+  std::vector<double> p;
+
+  DensityModel& model(const Config& c) {
+    if (!density || !(config == c)) {
+      config = c;
+      density = make_density(c);
+    }
+    return *density;
+  }
+};
+
+Shooter::Shooter(ShooterKind kind) : impl_(std::make_unique<Impl>()) { impl_->kind = kind; }
+Shooter::~Shooter() = default;
+Shooter::Shooter(Shooter&&) noexcept = default;
+Shooter& Shooter::operator=(Shooter&&) noexcept = default;
+
+ShooterKind Shooter::kind() const { return impl_->kind; }
+
+Shots Shooter::choose(const View& view, Rng& rng) {
+  check_config(view.config);
+  const Grid grid(view.config);
+  const Knowledge k = read_view(view, grid);
+  const int count = shots_due(view);
+  if (count <= 0) return {};
+  switch (impl_->kind) {
+    case ShooterKind::random:
+      return shoot_random(grid, k, count, rng);
+    case ShooterKind::hunt:
+      return shoot_hunt(grid, k, count, rng);
+    case ShooterKind::density:
+      impl_->model(view.config).estimate(k, impl_->p);
+      if (g_diag_look > 0 && count == 1) {
+        bool hunting = true;
+        for (int i = 0; i < grid.size(); ++i)
+          if (k.state[i] == kHit && !k.settled[i]) hunting = false;
+        if (hunting) {
+          std::vector<int> cells;
+          for (int i = 0; i < grid.size(); ++i)
+            if (k.state[i] == kUnknown) cells.push_back(i);
+          const std::vector<double> p0 = impl_->p;
+          std::stable_sort(cells.begin(), cells.end(), [&](int a, int b) { return p0[a] > p0[b]; });
+          if (static_cast<int>(cells.size()) > g_diag_look) cells.resize(g_diag_look);
+          double best = -1;
+          int best_cell = cells.empty() ? -1 : cells[0];
+          std::vector<double> q;
+          for (int c : cells) {
+            double score = p0[c];
+            for (Outcome o : {Outcome::miss, Outcome::hit}) {
+              View v2 = view;
+              v2.outgoing.push_back({grid.cell(c), o, 0});
+              const Knowledge k2 = read_view(v2, grid);
+              impl_->model(view.config).estimate(k2, q);
+              double m = 0;
+              for (double x : q) m = std::max(m, x);
+              score += (o == Outcome::hit ? p0[c] : 1 - p0[c]) * m;
+            }
+            if (score > best + 1e-12) { best = score; best_cell = c; }
+          }
+          if (best_cell >= 0) return {grid.cell(best_cell)};
+        }
+      }
+      return shoot_density(grid, k, impl_->p, count, rng);
+  }
+  return {};
+}
+
+Shots choose_shots(ShooterKind kind, const View& view, Rng& rng) {
+  Shooter shooter(kind);
+  return shooter.choose(view, rng);
+}
+
+std::vector<double> density_map(const View& view) {
+  check_config(view.config);
+  const Grid grid(view.config);
+  const Knowledge k = read_view(view, grid);
+  std::vector<double> p;
+  make_density(view.config)->estimate(k, p);
+  return p;
+}
+
+}  // namespace arbiter::battleship

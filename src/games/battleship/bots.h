@@ -1,0 +1,139 @@
+// Battleship house bots (spec battleship.md §4): fleet placements, the random, hunt and density
+// shooters, and an adapter that turns a BotSpec into a Player of any game with Battleship's types.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/json.h"
+#include "core/player.h"
+#include "core/rng.h"
+#include "games/battleship/types.h"
+
+namespace arbiter::battleship {
+
+// ---------------------------------------------------------------------------------------------
+// Naming the bots
+
+enum class ShooterKind {
+  random,   // uniformly random cells never fired at
+  hunt,     // hunt on a parity lattice, then target the neighbours of unresolved hits
+  density,  // the cell most likely to hold a ship given every answer so far
+};
+enum class PlacerKind {
+  uniform,  // uniform over legal fleets
+  evasive,  // the fleet, among many uniform ones, on the cells density shooters try last
+};
+
+struct BotSpec {
+  ShooterKind shooter = ShooterKind::density;
+  PlacerKind placer = PlacerKind::uniform;
+  friend bool operator==(const BotSpec&, const BotSpec&) = default;
+};
+
+std::string_view to_string(ShooterKind kind);
+std::string_view to_string(PlacerKind kind);
+std::string to_string(const BotSpec& spec);  // "density", "hunt+evasive"
+
+// SHOOTER[+PLACER]: "random", "hunt+evasive", "density+uniform".
+Expected<BotSpec> parse_bot(std::string_view text);
+
+// ---------------------------------------------------------------------------------------------
+// Geometry
+
+// The cells a ship covers, from its top-left end.
+std::vector<Cell> cells_of(const Ship& ship);
+
+// Why `fleet` is not a legal placement for `config` (one ship per length of config.ships, inside
+// the grid, no overlaps, no touching with no_touch), or nothing when it is legal.
+std::optional<std::string> fleet_problem(const Config& config, const Fleet& fleet);
+
+// How many shots the seat of `view` fires this turn: 1, or in salvo mode one per own ship still
+// afloat (at least 1), never more than the cells it has not fired at.
+int shots_due(const View& view);
+
+// ---------------------------------------------------------------------------------------------
+// Placement
+
+// Uniform over legal fleets: every ship drawn uniformly from all its in-grid positions, the whole
+// fleet rejected and redrawn on any overlap (or touch, with no_touch), which is exact. On grids
+// so crowded that rejection rarely succeeds it falls back to a randomized depth-first search:
+// legal, but no longer exactly uniform. Throws std::invalid_argument when no legal fleet exists.
+Fleet place_uniform(const Config& config, Rng& rng);
+
+// Draws kEvasiveDraws uniform fleets and keeps the one whose cells have the lowest summed
+// empty-board density, i.e. the ships density shooters find last (edges and corners).
+inline constexpr int kEvasiveDraws = 100;
+Fleet place_evasive(const Config& config, Rng& rng);
+
+Fleet place(PlacerKind kind, const Config& config, Rng& rng);
+
+// ---------------------------------------------------------------------------------------------
+// Shooting
+
+// A shooter: a pure function of the view and the Rng's draws. The object only caches the grid's
+// geometry and scratch space between calls; two shooters given equal views and equally seeded
+// Rngs fire at the same cells.
+class Shooter {
+ public:
+  explicit Shooter(ShooterKind kind);
+  ~Shooter();
+  Shooter(Shooter&&) noexcept;
+  Shooter& operator=(Shooter&&) noexcept;
+
+  ShooterKind kind() const;
+
+  // shots_due(view) distinct cells on the grid never fired at (empty when none is left).
+  Shots choose(const View& view, Rng& rng);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One-off form of Shooter::choose.
+Shots choose_shots(ShooterKind kind, const View& view, Rng& rng);
+
+// The density shooter's estimate, per cell (row-major), of the chance that it holds an unhit
+// ship cell: 0 for cells fired at. Exposed for tests and benchmarks.
+std::vector<double> density_map(const View& view);
+
+// ---------------------------------------------------------------------------------------------
+// A house player for the referee
+
+// A Player of a game G with G::View = View, G::Setup = Fleet, G::Action = Shots. Its placement
+// and its shots draw from two Rngs derived from `seed`, so a seed replays the same bot.
+template <class G>
+class HouseBot final : public Player<G> {
+ public:
+  HouseBot(std::string name, const BotSpec& spec, std::uint64_t seed)
+      : name_(std::move(name)),
+        spec_(spec),
+        place_rng_(Rng::derive(seed, "placement")),
+        shot_rng_(Rng::derive(seed, "shots")),
+        shooter_(spec.shooter) {}
+
+  std::string name() override { return name_; }
+  Fleet setup(const View& view) override { return place(spec_.placer, view.config, place_rng_); }
+  Shots take_turn(const View& view) override { return shooter_.choose(view, shot_rng_); }
+  void win(bool won) override { (void)won; }
+
+ private:
+  std::string name_;
+  BotSpec spec_;
+  Rng place_rng_;
+  Rng shot_rng_;
+  Shooter shooter_;
+};
+
+template <class G>
+std::shared_ptr<Player<G>> make_bot(std::string name, const BotSpec& spec, std::uint64_t seed) {
+  return std::make_shared<HouseBot<G>>(std::move(name), spec, seed);
+}
+
+}  // namespace arbiter::battleship

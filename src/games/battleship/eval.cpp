@@ -1,0 +1,155 @@
+// Measuring the house bots by direct simulation: shots to sink a fleet, head-to-head win rates.
+#include "games/battleship/eval.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace arbiter::battleship {
+namespace {
+
+// One side's hidden fleet and how the shots at it land.
+class Target {
+ public:
+  Target(const Config& config, const Fleet& fleet)
+      : config_(config), owner_(config.rows * config.cols, -1), fired_(owner_.size(), 0) {
+    for (std::size_t k = 0; k < fleet.size(); ++k) {
+      for (const Cell& c : cells_of(fleet[k])) owner_[index(c)] = static_cast<int>(k);
+      left_.push_back(fleet[k].length);
+    }
+    afloat_ = static_cast<int>(fleet.size());
+  }
+
+  ShotResult fire(const Cell& c) {
+    if (c.row < 0 || c.row >= config_.rows || c.col < 0 || c.col >= config_.cols)
+      throw std::logic_error(fmt::format("shot off the grid at ({}, {})", c.row, c.col));
+    const int i = index(c);
+    if (fired_[i]) throw std::logic_error(fmt::format("second shot at ({}, {})", c.row, c.col));
+    fired_[i] = 1;
+    const int k = owner_[i];
+    if (k < 0) return {c, Outcome::miss, 0};
+    ++hits_;
+    if (--left_[k] > 0) return {c, Outcome::hit, 0};
+    --afloat_;
+    if (!config_.announce_sunk) return {c, Outcome::hit, 0};
+    int length = 0;
+    for (int o : owner_) length += o == k;
+    return {c, Outcome::sunk, length};
+  }
+
+  bool sunk() const { return afloat_ == 0; }
+  int hits() const { return hits_; }
+
+ private:
+  int index(const Cell& c) const { return c.row * config_.cols + c.col; }
+
+  Config config_;
+  std::vector<int> owner_;
+  std::vector<std::uint8_t> fired_;
+  std::vector<int> left_;
+  int afloat_ = 0;
+  int hits_ = 0;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+EvalResult eval_shots_to_sink(BotSpec spec, int games, std::uint64_t seed, const Config& config) {
+  EvalResult result;
+  if (games <= 0) return result;
+  Config c = config;
+  c.salvo = false;
+  Shooter shooter(spec.shooter);
+  std::vector<int> shots(games);
+  double seconds = 0;
+  for (int g = 0; g < games; ++g) {
+    Rng fleet_rng(Rng::derive(seed, "fleet", g));
+    Target target(c, place_uniform(c, fleet_rng));
+    Rng rng(Rng::derive(seed, "shots", g));
+    View view;
+    view.config = c;
+    const auto start = std::chrono::steady_clock::now();
+    while (!target.sunk()) {
+      const Shots s = shooter.choose(view, rng);
+      if (s.size() != 1) throw std::logic_error(fmt::format("{} shots instead of 1", s.size()));
+      view.outgoing.push_back(target.fire(s[0]));
+      view.turn += 2;
+    }
+    seconds += seconds_since(start);
+    shots[g] = static_cast<int>(view.outgoing.size());
+  }
+  std::vector<int> sorted = shots;
+  std::sort(sorted.begin(), sorted.end());
+  double sum = 0;
+  for (int s : sorted) sum += s;
+  result.games = games;
+  result.mean = sum / games;
+  result.median = games % 2 ? sorted[games / 2] : (sorted[games / 2 - 1] + sorted[games / 2]) / 2.0;
+  const int rank = static_cast<int>(std::ceil(0.95 * games));
+  result.p95 = sorted[std::max(rank, 1) - 1];
+  result.max = sorted.back();
+  result.seconds_per_game = seconds / games;
+  return result;
+}
+
+double head_to_head(BotSpec a, BotSpec b, int games, std::uint64_t seed, const Config& config) {
+  if (games <= 0) return 0;
+  const BotSpec specs[2] = {a, b};
+  Shooter shooters[2] = {Shooter(a.shooter), Shooter(b.shooter)};
+  double a_score = 0;
+  for (int g = 0; g < games; ++g) {
+    const std::uint64_t game_seed = Rng::derive(seed, "game", g);
+    // Side 0 is bot a, side 1 bot b; seat order alternates with g.
+    Rng place_rng[2] = {Rng(Rng::derive(game_seed, "a", 0)), Rng(Rng::derive(game_seed, "b", 0))};
+    Rng shot_rng[2] = {Rng(Rng::derive(game_seed, "a", 1)), Rng(Rng::derive(game_seed, "b", 1))};
+    View views[2];
+    std::vector<Target> targets;
+    for (int s = 0; s < 2; ++s) {
+      views[s].config = config;
+      views[s].fleet = place(specs[s].placer, config, place_rng[s]);
+      if (auto bad = fleet_problem(config, views[s].fleet))
+        throw std::logic_error("illegal placement: " + *bad);
+    }
+    for (int s = 0; s < 2; ++s) targets.emplace_back(config, views[1 - s].fleet);  // s fires at
+    int mover = g % 2;
+    views[0].you = mover == 0 ? 0 : 1;
+    views[1].you = 1 - views[0].you;
+    int turns[2] = {0, 0};
+    int turn = 0;
+    int winner = -1;  // side; 2 = draw
+    while (winner < 0) {
+      if (turns[0] >= config.max_turns && turns[1] >= config.max_turns) {
+        const int h0 = targets[0].hits(), h1 = targets[1].hits();
+        winner = h0 > h1 ? 0 : h1 > h0 ? 1 : 2;
+        break;
+      }
+      View& v = views[mover];
+      v.turn = turn;
+      const Shots shots = shooters[mover].choose(v, shot_rng[mover]);
+      if (static_cast<int>(shots.size()) != shots_due(v))
+        throw std::logic_error(fmt::format("{} fired {} shots, {} due", to_string(specs[mover]),
+                                           shots.size(), shots_due(v)));
+      std::vector<ShotResult> results;
+      for (const Cell& c : shots) results.push_back(targets[mover].fire(c));
+      for (const ShotResult& r : results) {
+        v.outgoing.push_back(r);
+        views[1 - mover].incoming.push_back(r);
+      }
+      ++turns[mover];
+      ++turn;
+      if (targets[mover].sunk()) winner = mover;
+      mover = 1 - mover;
+    }
+    a_score += winner == 0 ? 1.0 : winner == 2 ? 0.5 : 0.0;
+  }
+  return a_score / games;
+}
+
+}  // namespace arbiter::battleship
