@@ -225,7 +225,8 @@ int main(int argc, char** argv) {
   auto* games = app.add_subcommand("games", "List the games and their house bots");
   games->callback([] {
     for (const auto& g : registered_games())
-      fmt::print("{:<8} {}\n         bots: {}\n", g.name, g.summary, g.bots);
+      fmt::print("{:<11} {}\n            bots: {}\n", g.name, g.summary, g.bots);
+    fmt::print("any game: cmd:PROGRAM [ARGS] (a program speaking the wire protocol) | tcp\n");
   });
 
   PlayArgs play_args;
@@ -278,6 +279,7 @@ int main(int argc, char** argv) {
   replay_cmd->callback([&] { exit_code = replay_file(replay_path); });
 
   add_q_commands(app, exit_code);
+  add_battleship_commands(app, exit_code);
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::string command = argv[1];

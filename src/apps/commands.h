@@ -12,6 +12,9 @@ inline constexpr int kBadInput = 2;
 // Adds `arbiter q ...` (the course harnesses). `exit_code` receives the command's result.
 void add_q_commands(CLI::App& app, int& exit_code);
 
+// Adds `arbiter battleship ...` (the bot evaluation).
+void add_battleship_commands(CLI::App& app, int& exit_code);
+
 // Prints "arbiter: <message>" on one line to stderr.
 void report_error(const std::string& message);
 

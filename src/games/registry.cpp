@@ -204,14 +204,12 @@ const std::vector<GameEntry>& registered_games() {
   static const std::vector<GameEntry> games{
       {.name = "q",
        .summary = "Q, the Qwirkle-like tile game of CS 4500 (2-4 players, hidden hands)",
-       .bots = "dag | ldasg, optionally +cheat=CHEAT, +raise=METHOD or +hang=METHOD/K;\n"
-               "         any game: cmd:PROGRAM [ARGS] | tcp",
+       .bots = "dag | ldasg, optionally +cheat=CHEAT, +raise=METHOD or +hang=METHOD/K",
        .play = play_q,
        .replay = [](const std::vector<Json>& log) { return replay<q::Q>(log); }},
       {.name = "battleship",
        .summary = "Battleship: two hidden fleets, alternating shots (2 players)",
-       .bots = "random | hunt | density, optionally +uniform or +evasive (placement);\n"
-               "         any game: cmd:PROGRAM [ARGS] | tcp",
+       .bots = "random | hunt | density, optionally +uniform or +evasive (placement)",
        .play = play_battleship,
        .replay = [](const std::vector<Json>& log) { return replay<battleship::Battleship>(log); }},
   };

@@ -19,6 +19,7 @@ extern int g_diag_look;
 extern double g_diag_alpha;
 extern long g_diag_by[8], g_diag_tby[8];
 extern double g_diag_eps;
+extern long g_diag_maxcov, g_diag_fallback;
 namespace {
 
 // ---------------------------------------------------------------------------------------------
@@ -523,6 +524,8 @@ class Density final : public DensityModel {
     } else {
       search(0, none, none);
     }
+    g_diag_maxcov = std::max(g_diag_maxcov, covers_);
+    if (covers_ > kMaxCovers || !(total_ > 0.0)) ++g_diag_fallback;
     if (covers_ > kMaxCovers || !(total_ > 0.0))
       heuristic(p);
     else
@@ -802,6 +805,7 @@ int g_diag_look = 0;
 double g_diag_alpha = 1.0;
 long g_diag_by[8], g_diag_tby[8];
 double g_diag_eps = 0;
+long g_diag_maxcov = 0, g_diag_fallback = 0;
 
 // ---------------------------------------------------------------------------------------------
 // Names
