@@ -21,8 +21,9 @@ void add_battleship_commands(CLI::App& app, int& exit_code) {
   };
   auto args = std::make_shared<Args>();
   auto* eval = bs->add_subcommand(
-      "eval", "Shots a bot needs to sink a uniformly random standard fleet (10x10, 5-4-3-3-2, sunk "
-              "announced), over seeded games; with --against, its win rate in both seat orders");
+      "eval",
+      "Shots a bot needs to sink a uniformly random standard fleet (10x10, 5-4-3-3-2, sunk "
+      "announced), over seeded games; with --against, its win rate in both seat orders");
   eval->add_option("--bot", args->bot, "random | hunt | density (default density)");
   eval->add_option("--games", args->games, "How many games (default 10000)")
       ->check(CLI::Range(1, 10'000'000));
@@ -50,8 +51,8 @@ void add_battleship_commands(CLI::App& app, int& exit_code) {
       return;
     }
     const auto r = battleship::eval_shots_to_sink(*bot, args->games, seed);
-    fmt::print("{}: {} games, seed {}, shots to sink a random standard fleet\n", args->bot,
-               r.games, seed);
+    fmt::print("{}: {} games, seed {}, shots to sink a random standard fleet\n", args->bot, r.games,
+               seed);
     fmt::print("mean {:.2f}  median {:.1f}  p95 {:.1f}  max {}\n", r.mean, r.median, r.p95, r.max);
     fmt::print("time per game {:.1f} us\n", r.seconds_per_game * 1e6);
   });

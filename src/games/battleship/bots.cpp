@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -12,14 +11,6 @@
 #include <fmt/format.h>
 
 namespace arbiter::battleship {
-extern int g_diag_samples;
-extern int g_diag_parity;
-extern long g_diag_hunt, g_diag_target;
-extern int g_diag_look;
-extern double g_diag_alpha;
-extern long g_diag_by[8], g_diag_tby[8];
-extern double g_diag_eps;
-extern long g_diag_maxcov, g_diag_fallback;
 namespace {
 
 // ---------------------------------------------------------------------------------------------
@@ -55,9 +46,6 @@ struct Grid {
     return out;
   }
 
-  Segment segment(const Ship& s) const {
-    return {s.at.row * cols + s.at.col, s.dir == Dir::h ? 1 : cols, s.length};
-  }
   Ship ship(const Segment& s) const {
     return {s.length, cell(s.start), s.step == 1 || s.length == 1 ? Dir::h : Dir::v};
   }
@@ -88,7 +76,7 @@ void for_cells(const Segment& s, F&& f) {
 }
 
 void check_config(const Config& c) {
-  if (c.rows < 1 || c.cols < 1 || c.rows > 64 || c.cols > 64)
+  if (c.rows < 1 || c.cols < 1 || c.rows > 26 || c.cols > 26)
     throw std::invalid_argument(fmt::format("bad grid {}x{}", c.rows, c.cols));
   for (int len : c.ships)
     if (len < 1 || len > std::max(c.rows, c.cols))
@@ -132,8 +120,8 @@ std::vector<int> longest_first(const Config& config) {
   return order;
 }
 
-constexpr long kRejectionDraws = 200'000;  // ship draws before giving up on exact uniformity
-constexpr long kSearchNodes = 2'000'000;   // nodes of the fallback search before giving up
+constexpr long kRejectionDraws = 20'000;  // ship draws before giving up on exact uniformity
+constexpr long kSearchNodes = 2'000'000;  // nodes of the fallback search before giving up
 
 bool search_fleet(const Config& config, const Grid& grid, const std::vector<int>& order,
                   std::size_t k, Taken& taken, std::vector<Segment>& chosen, Rng& rng,
@@ -187,7 +175,6 @@ struct Knowledge {
   std::vector<int> afloat;            // lengths of the opponent's ships not announced sunk
   std::vector<std::uint8_t> settled;  // hits that certainly belong to a sunk ship
   std::vector<std::uint8_t> banned;   // no_touch: unknown cells next to a settled cell
-  int unknown = 0;                    // cells never fired at
 };
 
 bool touches(const Grid& grid, const Segment& s, const std::vector<std::uint8_t>& mark) {
@@ -218,7 +205,6 @@ Knowledge read_view(const View& view, const Grid& grid) {
       k.sunk.push_back({i, s.length, static_cast<int>(t), {}, false});
     }
   }
-  k.unknown = static_cast<int>(std::count(k.state.begin(), k.state.end(), kUnknown));
 
   k.afloat = config.ships;
   for (const SunkShip& s : k.sunk) {
@@ -303,8 +289,7 @@ Shots shoot_random(const Grid& grid, const Knowledge& k, int count, Rng& rng) {
   for (int i = 0; i < grid.size(); ++i)
     if (k.state[i] == kUnknown) pool.push_back(i);
   count = std::min<int>(count, static_cast<int>(pool.size()));
-  for (int j = 0; j < count; ++j)
-    std::swap(pool[j], pool[j + rng.below(pool.size() - j)]);
+  for (int j = 0; j < count; ++j) std::swap(pool[j], pool[j + rng.below(pool.size() - j)]);
   pool.resize(count);
   return pick(grid, pool, count);
 }
@@ -330,7 +315,9 @@ Shots shoot_hunt(const Grid& grid, const Knowledge& k, int count, Rng& rng) {
     const int r = i / grid.cols, c = i % grid.cols;
     for (int dir = 0; dir < 2; ++dir) {
       const int dr = dir, dc = 1 - dir;
-      auto in_line = [&](int rr, int cc) { return grid.inside(rr, cc) && loose(rr * grid.cols + cc); };
+      auto in_line = [&](int rr, int cc) {
+        return grid.inside(rr, cc) && loose(rr * grid.cols + cc);
+      };
       if (in_line(r - dr, c - dc)) continue;  // not the start of a run
       int len = 1;
       while (in_line(r + dr * len, c + dc * len)) ++len;
@@ -434,15 +421,20 @@ class DensityModel {
   virtual void estimate(const Knowledge& k, std::vector<double>& p) = 0;
 };
 
-// Enumeration budget: leaves of the covering search before falling back to the heuristic.
+// Enumeration budget: leaves and calls of the covering search before falling back to the
+// heuristic.
 constexpr long kMaxCovers = 20'000;
+constexpr long kMaxNodes = 200'000;
 
 // The model. Ships afloat are split into the ones covering unresolved hits (a "cover", which
-// also places ambiguous sunk ships) and the free ones, which lie on unknown cells only. Covers
-// are enumerated exactly; the free ships are taken independently of each other given the cover
-// (each uniform over its segments clear of the cover), so a cover weighs the product of their
-// segment counts (divided by k! for k free ships of one length) and a free ship of length L with
-// N segments, C of them through cell c, puts C / N on c.
+// also places the sunk ships whose cells are ambiguous) and the free ones, which lie on unknown
+// cells only. Covers are enumerated exactly (depth first, always covering the lowest uncovered
+// hit next); the free ships are taken independently of each other given the cover, each uniform
+// over its segments clear of the cover. So a cover weighs the product of the free ships' segment
+// counts (divided by k! for k free ships of one length), and a free ship with N segments, C of
+// them through cell c, puts C / N on c. With announced sinkings no ship afloat lies on hits
+// only. Positions with more covers than the budget (rare: long rows of unresolved hits) fall
+// back to a plain segment count. Grids of up to 128 cells fit in two 64-bit words.
 template <int W>
 class Density final : public DensityModel {
  public:
@@ -493,14 +485,15 @@ class Density final : public DensityModel {
     lengths_.clear();
     for (int len : k.afloat) {
       auto it = std::find_if(lengths_.begin(), lengths_.end(),
-                             [&](const Fleet_& f) { return f.length == len; });
+                             [&](const ShipClass& f) { return f.length == len; });
       if (it == lengths_.end()) {
-        lengths_.push_back({len, 0, {}, {}, {}});
+        lengths_.push_back({});
+        lengths_.back().length = len;
         it = lengths_.end() - 1;
       }
       ++it->afloat;
     }
-    for (Fleet_& f : lengths_) {
+    for (ShipClass& f : lengths_) {
       f.free.clear();
       f.cover.clear();
       for (const Piece& piece : by_length_[f.length]) {
@@ -513,23 +506,39 @@ class Density final : public DensityModel {
       }
     }
 
+    universe_ = Bits<W>();
+    for (ShipClass& f : lengths_) {
+      f.start.assign(n + 1, 0);
+      for (const Piece* pc : f.free) {
+        universe_ |= pc->cells;
+        for_cells(pc->seg, [&](int i) { ++f.start[i + 1]; });
+      }
+      for (int i = 0; i < n; ++i) f.start[i + 1] += f.start[i];
+      f.through.resize(f.start[n]);
+      std::vector<int>& fill = f.removed;  // reused as a cursor per cell
+      fill.assign(f.start.begin(), f.start.end() - 1);
+      for (std::size_t idx = 0; idx < f.free.size(); ++idx)
+        for_cells(f.free[idx]->seg, [&](int i) { f.through[fill[i]++] = static_cast<int>(idx); });
+      f.mark.assign(f.free.size(), 0);
+      f.scale = 0.0;
+    }
+
     covers_ = 0;
+    nodes_ = 0;
+    overflow_ = false;
+    room_ = 0;
+    for (const ShipClass& f : lengths_) room_ += f.afloat * f.length;
+    stamp_ = 0;
     total_ = 0.0;
     p_ = &p;
-    Bits<W> none;
-    if (g_diag_samples < 0 && !loose_.any() && ambiguous_.empty()) {
-      reject(p, -g_diag_samples);
-    } else if (g_diag_samples > 0) {
-      sample(p);
-    } else {
-      search(0, none, none);
-    }
-    g_diag_maxcov = std::max(g_diag_maxcov, covers_);
-    if (covers_ > kMaxCovers || !(total_ > 0.0)) ++g_diag_fallback;
-    if (covers_ > kMaxCovers || !(total_ > 0.0))
+    search(0, Bits<W>(), Bits<W>());
+    if (overflow_ || !(total_ > 0.0)) {
       heuristic(p);
-    else
-      for (double& x : p) x /= total_;
+    } else {
+      for (const ShipClass& f : lengths_)
+        for (const Piece* pc : f.free) for_cells(pc->seg, [&](int i) { p[i] += f.scale; });
+      for (double& x : p) x = std::max(0.0, x / total_);  // rounding may leave a hair below 0
+    }
     for (int i = 0; i < n; ++i)
       if (k.state[i] != kUnknown) p[i] = 0.0;
   }
@@ -540,12 +549,16 @@ class Density final : public DensityModel {
     Bits<W> halo;  // cells and their neighbours
     Segment seg;
   };
-  struct Fleet_ {
-    int length;
-    int afloat;                       // ships of this length not sunk
+  struct ShipClass {
+    int length = 0;
+    int afloat = 0;                   // ships of this length not sunk
     std::vector<const Piece*> free;   // segments a free ship may take
     std::vector<const Piece*> cover;  // segments through unresolved hits
-    std::vector<const Piece*> fits;   // scratch: free segments clear of the current cover
+    // Per free segment index: the segments through each cell (CSR: start has n + 1 entries).
+    std::vector<int> start, through;
+    std::vector<int> mark;     // per free segment: the stamp of the last leaf that removed it
+    std::vector<int> removed;  // scratch: free segments meeting the current cover
+    double scale = 0.0;        // sum over covers of weight * afloat / (free segments left)
   };
 
   Piece piece(const Segment& s) const {
@@ -567,7 +580,10 @@ class Density final : public DensityModel {
   // Places the ambiguous sunk ships, then covers the lowest uncovered hit with each ship length
   // afloat in turn. `body`: cells of the cover; `keep_out`: where no other ship may go.
   void search(std::size_t next_sunk, const Bits<W>& body, const Bits<W>& keep_out) {
-    if (covers_ > kMaxCovers) return;
+    if (overflow_ || ++nodes_ > kMaxNodes) {
+      overflow_ = true;
+      return;
+    }
     if (next_sunk < ambiguous_.size()) {
       for (const Piece& pc : ambiguous_[next_sunk]) {
         if (pc.cells.meets(keep_out)) continue;
@@ -577,131 +593,58 @@ class Density final : public DensityModel {
     }
     const Bits<W> open = loose_ & ~body;
     if (!open.any()) {
-      leaf(body, keep_out);
+      if (++covers_ > kMaxCovers)
+        overflow_ = true;
+      else
+        leaf(body, keep_out);
       return;
     }
+    if (open.count() > room_) return;  // the ships left are too short to cover the hits left
     const int target = open.first();
-    for (Fleet_& f : lengths_) {
+    for (ShipClass& f : lengths_) {
       if (f.afloat == 0) continue;
       --f.afloat;
+      room_ -= f.length;
       for (const Piece* pc : f.cover) {
         if (!pc->cells.test(target) || pc->cells.meets(keep_out)) continue;
         search(next_sunk, body | pc->cells, keep_out | (config_.no_touch ? pc->halo : pc->cells));
       }
+      room_ += f.length;
       ++f.afloat;
     }
   }
 
+  // A complete cover. Rather than rescanning every free segment, it looks up the few that meet
+  // the cover's keep-out area: the rest contribute to every cover alike, which `scale` collects
+  // and estimate() adds once at the end.
   void leaf(const Bits<W>& body, const Bits<W>& keep_out) {
-    ++covers_;
-    if (covers_ > kMaxCovers) return;
+    const Bits<W> touched = keep_out & universe_;
     double weight = 1.0;
-    for (Fleet_& f : lengths_) {
-      f.fits.clear();
-      if (f.afloat == 0) continue;
-      for (const Piece* pc : f.free)
-        if (!pc->cells.meets(keep_out)) f.fits.push_back(pc);
-      const double count = static_cast<double>(f.fits.size());
+    for (ShipClass& f : lengths_) {
+      f.removed.clear();
+      if (f.afloat == 0) continue;  // all in the cover
+      const int stamp = ++stamp_;
+      touched.each([&](int x) {
+        for (int t = f.start[x]; t < f.start[x + 1]; ++t) {
+          const int idx = f.through[t];
+          if (f.mark[idx] == stamp) continue;
+          f.mark[idx] = stamp;
+          f.removed.push_back(idx);
+        }
+      });
+      const double count = static_cast<double>(f.free.size() - f.removed.size());
       for (int m = 1; m <= f.afloat; ++m) weight *= count / m;
     }
     if (!(weight > 0.0)) return;
     total_ += weight;
     std::vector<double>& p = *p_;
     body.each([&](int i) { p[i] += weight; });
-    for (const Fleet_& f : lengths_) {
-      if (f.fits.empty()) continue;
-      const double share = weight * f.afloat / std::pow(static_cast<double>(f.fits.size()), g_diag_alpha);
-      for (const Piece* pc : f.fits) for_cells(pc->seg, [&](int i) { p[i] += share; });
-    }
-  }
-
-  void reject(std::vector<double>& p, int samples) {
-    static std::uint64_t state = 999;
-    auto draw = [&](std::size_t n) {
-      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-      return static_cast<std::size_t>((state >> 33) % n);
-    };
-    std::vector<const Piece*> ships;
-    for (int t = 0; t < samples; ++t) {
-      Bits<W> body, keep;
-      bool ok = true;
-      for (auto& f : lengths_) {
-        for (int m = 0; m < f.afloat && ok; ++m) {
-          if (f.free.empty()) { ok = false; break; }
-          const Piece* pc = f.free[draw(f.free.size())];
-          if (pc->cells.meets(keep)) { ok = false; break; }
-          body |= pc->cells;
-          keep |= config_.no_touch ? pc->halo : pc->cells;
-        }
-        if (!ok) break;
-      }
-      if (!ok) continue;
-      total_ += 1;
-      body.each([&](int i) { p[i] += 1; });
-    }
-  }
-
-  // DIAGNOSTIC: sequential importance sampling of whole fleets.
-  void sample(std::vector<double>& p) {
-    static std::uint64_t state = 12345;
-    auto draw = [&](std::size_t n) {
-      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-      return static_cast<std::size_t>((state >> 33) % n);
-    };
-    std::vector<const Piece*> opts;
-    std::vector<int> lens;
-    for (int t = 0; t < g_diag_samples; ++t) {
-      Bits<W> body, keep;
-      double w = 1.0;
-      auto put = [&](const Piece* pc) {
-        body |= pc->cells;
-        keep |= config_.no_touch ? pc->halo : pc->cells;
-      };
-      for (auto& amb : ambiguous_) {
-        opts.clear();
-        for (const Piece& pc : amb)
-          if (!pc.cells.meets(keep)) opts.push_back(&pc);
-        if (opts.empty()) { w = 0; break; }
-        w *= opts.size();
-        put(opts[draw(opts.size())]);
-      }
-      if (w == 0) continue;
-      std::vector<int> avail;
-      for (auto& f : lengths_) avail.push_back(f.afloat);
-      for (;;) {
-        const Bits<W> open = loose_ & ~body;
-        if (!open.any()) break;
-        const int target = open.first();
-        opts.clear();
-        lens.clear();
-        for (std::size_t fi = 0; fi < lengths_.size(); ++fi) {
-          if (!avail[fi]) continue;
-          for (const Piece* pc : lengths_[fi].cover)
-            if (pc->cells.test(target) && !pc->cells.meets(keep)) {
-              opts.push_back(pc);
-              lens.push_back(fi);
-            }
-        }
-        if (opts.empty()) { w = 0; break; }
-        w *= opts.size();
-        const std::size_t c = draw(opts.size());
-        --avail[lens[c]];
-        put(opts[c]);
-      }
-      if (w == 0) continue;
-      for (std::size_t fi = 0; fi < lengths_.size() && w > 0; ++fi) {
-        for (int m = 1; m <= avail[fi]; ++m) {
-          opts.clear();
-          for (const Piece* pc : lengths_[fi].free)
-            if (!pc->cells.meets(keep)) opts.push_back(pc);
-          if (opts.empty()) { w = 0; break; }
-          w *= static_cast<double>(opts.size()) / m;
-          put(opts[draw(opts.size())]);
-        }
-      }
-      if (!(w > 0)) continue;
-      total_ += w;
-      body.each([&](int i) { p[i] += w; });
+    for (ShipClass& f : lengths_) {
+      if (f.afloat == 0) continue;
+      const double share =
+          weight * f.afloat / static_cast<double>(f.free.size() - f.removed.size());
+      f.scale += share;
+      for (int idx : f.removed) for_cells(f.free[idx]->seg, [&](int i) { p[i] -= share; });
     }
   }
 
@@ -713,7 +656,7 @@ class Density final : public DensityModel {
     for (bool targeting : {true, false}) {
       if (targeting && !loose_.any()) continue;
       double total = 0.0;
-      for (const Fleet_& f : lengths_) {
+      for (const ShipClass& f : lengths_) {
         double sum = 0.0;
         std::vector<std::pair<const Piece*, double>> used;
         for (const Piece& pc : by_length_[f.length]) {
@@ -726,22 +669,27 @@ class Density final : public DensityModel {
             sum += w;
           }
         }
-        for (auto [pc, w] : used)
-          for_cells(pc->seg, [&](int i) { p[i] += f.afloat * w / sum; });
+        for (auto [pc, w] : used) for_cells(pc->seg, [&](int i) { p[i] += f.afloat * w / sum; });
         total += sum;
       }
       if (total > 0) return;
     }
   }
+
   Config config_;
   Grid grid_;
   std::vector<std::vector<Piece>> by_length_;
   std::vector<Bits<W>> halo_of_;
   // Per call.
   std::vector<std::vector<Piece>> ambiguous_;
-  std::vector<Fleet_> lengths_;
+  std::vector<ShipClass> lengths_;
   Bits<W> hit_, blocked_, loose_, guard_;
-  long covers_ = 0;
+  Bits<W> universe_;  // cells some free segment covers
+  long covers_ = 0;   // leaves so far
+  long nodes_ = 0;    // calls so far
+  bool overflow_ = false;
+  int room_ = 0;  // cells the ships not in the cover yet could cover
+  int stamp_ = 0;
   double total_ = 0.0;
   std::vector<double>* p_ = nullptr;
 };
@@ -750,46 +698,23 @@ std::unique_ptr<DensityModel> make_density(const Config& config) {
   const int n = config.rows * config.cols;
   if (n <= 128) return std::make_unique<Density<2>>(config);
   if (n <= 256) return std::make_unique<Density<4>>(config);
-  if (n <= 704) return std::make_unique<Density<11>>(config);
-  return std::make_unique<Density<64>>(config);
+  return std::make_unique<Density<11>>(config);  // up to 26 x 26 = 676 cells
 }
 
 // The `count` cells with the highest estimate (ties in random order), then random unknown
 // cells if the estimate runs out.
-Shots shoot_density(const Grid& grid, const Knowledge& k, const std::vector<double>& p,
-                    int count, Rng& rng) {
+Shots shoot_density(const Grid& grid, const Knowledge& k, const std::vector<double>& p, int count,
+                    Rng& rng) {
   std::vector<int> cells;
   for (int i = 0; i < grid.size(); ++i)
     if (k.state[i] == kUnknown) cells.push_back(i);
-  bool hunting = true;
-  for (int i = 0; i < grid.size(); ++i)
-    if (k.state[i] == kHit && !k.settled[i]) hunting = false;
-  (hunting ? g_diag_hunt : g_diag_target)++;
-  if (hunting) g_diag_by[k.afloat.size()]++; else g_diag_tby[k.afloat.size()]++;
-  { static bool prev = true; if (prev && !hunting) g_diag_by[0]++; prev = hunting; }
-  if (hunting && g_diag_parity && !k.afloat.empty()) {
-    int m = *std::min_element(k.afloat.begin(), k.afloat.end());
-    if (g_diag_parity == 2) m = 2;
-    std::vector<double> sum(m, 0.0);
-    for (int i : cells) sum[(i / grid.cols + i % grid.cols) % m] += p[i];
-    const int best = static_cast<int>(std::max_element(sum.begin(), sum.end()) - sum.begin());
-    if (g_diag_eps > 0) {
-      static std::vector<double> q;
-      q = p;
-      for (int i : cells) if ((i / grid.cols + i % grid.cols) % m == best) q[i] *= 1 + g_diag_eps;
-      double top = 0; for (int i : cells) top = std::max(top, q[i]);
-      std::vector<int> tops; for (int i : cells) if (q[i] >= top * (1 - 1e-12)) tops.push_back(i);
-      return {grid.cell(tops[rng.below(tops.size())])};
-    }
-    std::erase_if(cells, [&](int i) { return (i / grid.cols + i % grid.cols) % m != best; });
-  }
   if (count == 1) {  // the common case: the best cell, ties drawn uniformly
     double best = 0.0;
     for (int i : cells) best = std::max(best, p[i]);
     if (!(best > 0.0)) return shoot_random(grid, k, count, rng);
     std::vector<int> top;
     for (int i : cells)
-      if (p[i] >= best * (1 - 1e-12)) top.push_back(i);
+      if (p[i] >= best * (1 - 1e-9)) top.push_back(i);
     return {grid.cell(top[rng.below(top.size())])};
   }
   rng.shuffle(cells.begin(), cells.end());
@@ -798,31 +723,28 @@ Shots shoot_density(const Grid& grid, const Knowledge& k, const std::vector<doub
 }
 
 }  // namespace
-int g_diag_samples = 0;
-int g_diag_parity = 0;
-long g_diag_hunt = 0, g_diag_target = 0;
-int g_diag_look = 0;
-double g_diag_alpha = 1.0;
-long g_diag_by[8], g_diag_tby[8];
-double g_diag_eps = 0;
-long g_diag_maxcov = 0, g_diag_fallback = 0;
 
 // ---------------------------------------------------------------------------------------------
 // Names
 
 std::string_view to_string(ShooterKind kind) {
   switch (kind) {
-    case ShooterKind::random: return "random";
-    case ShooterKind::hunt: return "hunt";
-    case ShooterKind::density: return "density";
+    case ShooterKind::random:
+      return "random";
+    case ShooterKind::hunt:
+      return "hunt";
+    case ShooterKind::density:
+      return "density";
   }
   return "?";
 }
 
 std::string_view to_string(PlacerKind kind) {
   switch (kind) {
-    case PlacerKind::uniform: return "uniform";
-    case PlacerKind::evasive: return "evasive";
+    case PlacerKind::uniform:
+      return "uniform";
+    case PlacerKind::evasive:
+      return "evasive";
   }
   return "?";
 }
@@ -844,8 +766,8 @@ Expected<BotSpec> parse_bot(std::string_view text) {
   } else if (shooter == "density") {
     spec.shooter = ShooterKind::density;
   } else {
-    return fail(fmt::format("bot \"{}\": unknown shooter \"{}\" (random, hunt, density)", text,
-                            shooter));
+    return fail(
+        fmt::format("bot \"{}\": unknown shooter \"{}\" (random, hunt, density)", text, shooter));
   }
   if (plus == std::string_view::npos) return spec;
   const std::string_view placer = text.substr(plus + 1);
@@ -1006,12 +928,16 @@ struct Shooter::Impl {
   }
 };
 
-Shooter::Shooter(ShooterKind kind) : impl_(std::make_unique<Impl>()) { impl_->kind = kind; }
+Shooter::Shooter(ShooterKind kind) : impl_(std::make_unique<Impl>()) {
+  impl_->kind = kind;
+}
 Shooter::~Shooter() = default;
 Shooter::Shooter(Shooter&&) noexcept = default;
 Shooter& Shooter::operator=(Shooter&&) noexcept = default;
 
-ShooterKind Shooter::kind() const { return impl_->kind; }
+ShooterKind Shooter::kind() const {
+  return impl_->kind;
+}
 
 Shots Shooter::choose(const View& view, Rng& rng) {
   check_config(view.config);
@@ -1026,36 +952,6 @@ Shots Shooter::choose(const View& view, Rng& rng) {
       return shoot_hunt(grid, k, count, rng);
     case ShooterKind::density:
       impl_->model(view.config).estimate(k, impl_->p);
-      if (g_diag_look > 0 && count == 1) {
-        bool hunting = true;
-        for (int i = 0; i < grid.size(); ++i)
-          if (k.state[i] == kHit && !k.settled[i]) hunting = false;
-        if (hunting) {
-          std::vector<int> cells;
-          for (int i = 0; i < grid.size(); ++i)
-            if (k.state[i] == kUnknown) cells.push_back(i);
-          const std::vector<double> p0 = impl_->p;
-          std::stable_sort(cells.begin(), cells.end(), [&](int a, int b) { return p0[a] > p0[b]; });
-          if (static_cast<int>(cells.size()) > g_diag_look) cells.resize(g_diag_look);
-          double best = -1;
-          int best_cell = cells.empty() ? -1 : cells[0];
-          std::vector<double> q;
-          for (int c : cells) {
-            double score = p0[c];
-            for (Outcome o : {Outcome::miss, Outcome::hit}) {
-              View v2 = view;
-              v2.outgoing.push_back({grid.cell(c), o, 0});
-              const Knowledge k2 = read_view(v2, grid);
-              impl_->model(view.config).estimate(k2, q);
-              double m = 0;
-              for (double x : q) m = std::max(m, x);
-              score += (o == Outcome::hit ? p0[c] : 1 - p0[c]) * m;
-            }
-            if (score > best + 1e-12) { best = score; best_cell = c; }
-          }
-          if (best_cell >= 0) return {grid.cell(best_cell)};
-        }
-      }
       return shoot_density(grid, k, impl_->p, count, rng);
   }
   return {};

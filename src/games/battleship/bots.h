@@ -23,7 +23,7 @@ namespace arbiter::battleship {
 enum class ShooterKind {
   random,   // uniformly random cells never fired at
   hunt,     // hunt on a parity lattice, then target the neighbours of unresolved hits
-  density,  // the cell most likely to hold a ship given every answer so far
+  density,  // the cell most likely to hold a ship given every answer so far (see below)
 };
 enum class PlacerKind {
   uniform,  // uniform over legal fleets
@@ -95,6 +95,22 @@ class Shooter {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// How they aim (each: distinct cells never fired at, shots_due(view) of them):
+//  random   uniformly among the cells never fired at.
+//  hunt     the open ends of lines of two or more unresolved hits, else the orthogonal
+//           neighbours of unresolved hits, else (hunting) the lattice (row + col) mod m, m the
+//           shortest ship afloat, whose residue has the fewest open cells left; random within a
+//           tier. Sunk announcements settle the hits of the sunk ship; with no_touch the cells
+//           around it are skipped.
+//  density  the cells with the highest chance of holding a ship, ties drawn at random: per
+//           cell, the probability under a uniform prior over fleets consistent with every
+//           answer (misses, hits, sunk ships and their lengths, no_touch), computed exactly over
+//           the placements of the ships touching unresolved hits and with the other ships
+//           taken independently of each other. Salvo: the top cells of one estimate.
+// Which hits a sunk ship covered is inferred: segments of its length through the sinking cell,
+// made of earlier hits, narrowed against the other sunk ships; when that leaves a choice, the
+// density shooter weighs every choice and hunt settles only the cells common to all.
 
 // One-off form of Shooter::choose.
 Shots choose_shots(ShooterKind kind, const View& view, Rng& rng);

@@ -1,0 +1,448 @@
+// Tests for the Battleship house bots: placements, shooters, the Player adapter and the eval.
+#include "games/battleship/bots.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/foul.h"
+#include "core/standings.h"
+#include "games/battleship/eval.h"
+
+namespace arbiter::battleship {
+namespace {
+
+Config grid(int rows, int cols, std::vector<int> ships = {5, 4, 3, 3, 2}, bool no_touch = false) {
+  Config c;
+  c.rows = rows;
+  c.cols = cols;
+  c.ships = std::move(ships);
+  c.no_touch = no_touch;
+  return c;
+}
+
+// The configs the placement and shooting tests sweep.
+std::vector<Config> configs() {
+  Config salvo;
+  salvo.salvo = true;
+  Config quiet;
+  quiet.announce_sunk = false;
+  return {Config{},
+          grid(10, 10, {5, 4, 3, 3, 2}, true),
+          grid(5, 7),
+          grid(5, 7, {5, 4, 3, 3, 2}, true),
+          grid(7, 5, {1, 2, 3}),
+          grid(26, 26),
+          grid(26, 26, {6, 5, 5, 4, 4, 3, 3, 3, 2, 2, 1}, true),
+          salvo,
+          quiet};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Names
+
+TEST(ParseBot, ShooterWithOptionalPlacement) {
+  EXPECT_EQ(parse_bot("random"), (BotSpec{ShooterKind::random, PlacerKind::uniform}));
+  EXPECT_EQ(parse_bot("hunt+evasive"), (BotSpec{ShooterKind::hunt, PlacerKind::evasive}));
+  EXPECT_EQ(parse_bot("density+uniform"), (BotSpec{ShooterKind::density, PlacerKind::uniform}));
+  for (std::string_view bad : {"", "Density", "dense", "hunt+", "hunt+sneaky", "+evasive"})
+    EXPECT_FALSE(parse_bot(bad).has_value()) << bad;
+  EXPECT_NE(parse_bot("hunt+sneaky").error().message.find("sneaky"), std::string::npos);
+}
+
+TEST(ParseBot, ToStringRoundTrips) {
+  for (ShooterKind s : {ShooterKind::random, ShooterKind::hunt, ShooterKind::density})
+    for (PlacerKind p : {PlacerKind::uniform, PlacerKind::evasive}) {
+      const BotSpec spec{s, p};
+      EXPECT_EQ(parse_bot(to_string(spec)), spec);
+    }
+  EXPECT_EQ(to_string(BotSpec{ShooterKind::hunt, PlacerKind::evasive}), "hunt+evasive");
+  EXPECT_EQ(to_string(BotSpec{ShooterKind::density, PlacerKind::uniform}), "density");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Geometry
+
+TEST(Geometry, CellsOfAShip) {
+  EXPECT_EQ(cells_of({3, {2, 4}, Dir::h}), (std::vector<Cell>{{2, 4}, {2, 5}, {2, 6}}));
+  EXPECT_EQ(cells_of({2, {7, 0}, Dir::v}), (std::vector<Cell>{{7, 0}, {8, 0}}));
+}
+
+TEST(Geometry, FleetProblems) {
+  const Config c = grid(10, 10, {3, 2});
+  EXPECT_EQ(fleet_problem(c, {{3, {0, 0}, Dir::h}, {2, {5, 5}, Dir::v}}), std::nullopt);
+  EXPECT_TRUE(fleet_problem(c, {{3, {0, 0}, Dir::h}}));                       // missing ship
+  EXPECT_TRUE(fleet_problem(c, {{3, {0, 0}, Dir::h}, {3, {5, 5}, Dir::v}}));  // wrong length
+  EXPECT_TRUE(fleet_problem(c, {{3, {0, 8}, Dir::h}, {2, {5, 5}, Dir::v}}));  // off the grid
+  EXPECT_TRUE(fleet_problem(c, {{3, {0, 0}, Dir::h}, {2, {0, 2}, Dir::v}}));  // overlap
+  const Fleet touching{{3, {0, 0}, Dir::h}, {2, {1, 3}, Dir::v}};             // diagonal
+  EXPECT_EQ(fleet_problem(c, touching), std::nullopt);
+  EXPECT_TRUE(fleet_problem(grid(10, 10, {3, 2}, true), touching));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Placement
+
+TEST(Placement, AlwaysLegal) {
+  for (const Config& c : configs())
+    for (PlacerKind kind : {PlacerKind::uniform, PlacerKind::evasive}) {
+      const int draws = kind == PlacerKind::uniform ? 200 : 10;
+      for (int seed = 0; seed < draws; ++seed) {
+        Rng rng(seed);
+        const Fleet fleet = place(kind, c, rng);
+        ASSERT_EQ(fleet_problem(c, fleet), std::nullopt)
+            << c.rows << "x" << c.cols << " no_touch " << c.no_touch << " seed " << seed;
+        ASSERT_EQ(fleet.size(), c.ships.size());
+        for (std::size_t i = 0; i < fleet.size(); ++i) EXPECT_EQ(fleet[i].length, c.ships[i]);
+      }
+    }
+}
+
+TEST(Placement, ImpossibleFleetsThrow) {
+  Rng rng(1);
+  EXPECT_THROW(place_uniform(grid(5, 5, {5, 5, 5, 5, 5, 5}), rng), std::invalid_argument);
+  EXPECT_THROW(place_uniform(grid(5, 5, {5, 5, 5, 5}, true), rng), std::invalid_argument);
+  EXPECT_THROW(place_uniform(grid(5, 5, {6}), rng), std::invalid_argument);
+}
+
+TEST(Placement, UniformOverWholeFleets) {
+  // 5x5 with ships 4 and 3 that may not touch: every legal fleet about equally often.
+  const Config c = grid(5, 5, {4, 3}, true);
+  std::map<std::vector<std::tuple<int, int, int, int>>, int> seen;
+  Rng rng(7);
+  const int draws = 40'000;
+  for (int i = 0; i < draws; ++i) {
+    std::vector<std::tuple<int, int, int, int>> key;
+    for (const Ship& s : place_uniform(c, rng))
+      key.emplace_back(s.length, s.at.row, s.at.col, static_cast<int>(s.dir));
+    ++seen[key];
+  }
+  // Count the legal fleets by brute force.
+  int legal = 0;
+  for (int a = 0; a < 2 * 25; ++a)
+    for (int b = 0; b < 2 * 25; ++b) {
+      const Fleet f{{4, {a % 25 / 5, a % 5}, a < 25 ? Dir::h : Dir::v},
+                    {3, {b % 25 / 5, b % 5}, b < 25 ? Dir::h : Dir::v}};
+      legal += !fleet_problem(c, f);
+    }
+  ASSERT_EQ(static_cast<int>(seen.size()), legal);
+  const double expected = static_cast<double>(draws) / legal;
+  for (const auto& [fleet, count] : seen)
+    EXPECT_NEAR(count, expected, 6 * std::sqrt(expected));  // ~6 sigma
+}
+
+TEST(Placement, EvasiveAvoidsTheCentre) {
+  const Config c;
+  auto centre_cells = [](const Fleet& f) {
+    int n = 0;
+    for (const Ship& s : f)
+      for (const Cell& cell : cells_of(s))
+        n += cell.row >= 2 && cell.row <= 7 && cell.col >= 2 && cell.col <= 7;
+    return n;
+  };
+  int uniform = 0, evasive = 0;
+  for (int seed = 0; seed < 40; ++seed) {
+    Rng a(seed), b(seed);
+    uniform += centre_cells(place_uniform(c, a));
+    evasive += centre_cells(place_evasive(c, b));
+  }
+  EXPECT_LT(evasive * 2, uniform);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shooting
+
+// Plays `kind` against a uniform fleet until it is sunk (or the grid is exhausted), checking
+// every shot; returns the number of shots.
+int play_out(ShooterKind kind, const Config& config, std::uint64_t seed) {
+  Rng fleet_rng(Rng::derive(seed, "fleet"));
+  const Fleet fleet = place_uniform(config, fleet_rng);
+  std::vector<int> owner(config.rows * config.cols, -1), left;
+  for (std::size_t k = 0; k < fleet.size(); ++k) {
+    for (const Cell& c : cells_of(fleet[k])) owner[c.row * config.cols + c.col] = k;
+    left.push_back(fleet[k].length);
+  }
+  // Salvo: give the shooter a fleet of its own, two ships of which are sunk.
+  View view;
+  view.config = config;
+  if (config.salvo) {
+    view.fleet = fleet;
+    for (int k = 0; k < 2; ++k)
+      for (const Cell& c : cells_of(fleet[k])) view.incoming.push_back({c, Outcome::hit, 0});
+  }
+  Shooter shooter(kind);
+  Rng rng(Rng::derive(seed, "shots"));
+  std::set<Cell> fired;
+  int afloat = static_cast<int>(fleet.size());
+  int shots = 0;
+  while (afloat > 0) {
+    const Shots s = shooter.choose(view, rng);
+    const int due = shots_due(view);
+    EXPECT_EQ(static_cast<int>(s.size()), due);
+    if (config.salvo) {
+      EXPECT_EQ(due, std::min<int>(fleet.size() - 2, config.rows * config.cols - fired.size()));
+    }
+    if (s.empty()) break;
+    for (const Cell& c : s) {
+      EXPECT_TRUE(c.row >= 0 && c.row < config.rows && c.col >= 0 && c.col < config.cols)
+          << c.row << "," << c.col;
+      EXPECT_TRUE(fired.insert(c).second) << "repeated " << c.row << "," << c.col;
+      if (::testing::Test::HasFailure()) return -1;
+    }
+    for (const Cell& c : s) {
+      ++shots;
+      const int k = owner[c.row * config.cols + c.col];
+      ShotResult r{c, Outcome::miss, 0};
+      if (k >= 0) {
+        r.result = Outcome::hit;
+        if (--left[k] == 0) {
+          --afloat;
+          if (config.announce_sunk) {
+            r.result = Outcome::sunk;
+            r.length = fleet[k].length;
+          }
+        }
+      }
+      view.outgoing.push_back(r);
+    }
+  }
+  EXPECT_EQ(afloat, 0);
+  return shots;
+}
+
+TEST(Shooters, NeverRepeatNeverLeaveTheGridAndFinish) {
+  for (ShooterKind kind : {ShooterKind::random, ShooterKind::hunt, ShooterKind::density})
+    for (const Config& c : configs())
+      for (std::uint64_t seed = 0; seed < 6; ++seed) {
+        SCOPED_TRACE(::testing::Message() << to_string(kind) << " " << c.rows << "x" << c.cols
+                                          << " no_touch " << c.no_touch << " salvo " << c.salvo
+                                          << " announce " << c.announce_sunk << " seed " << seed);
+        ASSERT_GT(play_out(kind, c, seed), 0);
+      }
+}
+
+View with_shots(Config config, std::vector<ShotResult> outgoing) {
+  View v;
+  v.config = std::move(config);
+  v.outgoing = std::move(outgoing);
+  return v;
+}
+
+TEST(Shooters, SalvoSizes) {
+  Config c;
+  c.salvo = true;
+  View v = with_shots(c, {});
+  Rng rng(3);
+  v.fleet = {{5, {0, 0}, Dir::h},
+             {4, {2, 0}, Dir::h},
+             {3, {4, 0}, Dir::h},
+             {3, {6, 0}, Dir::h},
+             {2, {8, 0}, Dir::h}};
+  for (ShooterKind kind : {ShooterKind::random, ShooterKind::hunt, ShooterKind::density}) {
+    EXPECT_EQ(choose_shots(kind, v, rng).size(), 5u);
+    View hit = v;  // the 2 sunk, the 5 only damaged
+    hit.incoming = {
+        {{8, 0}, Outcome::hit, 0}, {{8, 1}, Outcome::sunk, 2}, {{0, 0}, Outcome::hit, 0}};
+    EXPECT_EQ(choose_shots(kind, hit, rng).size(), 4u);
+    View late = v;  // two cells left to fire at
+    for (int i = 0; i < 98; ++i) late.outgoing.push_back({{i / 10, i % 10}, Outcome::miss, 0});
+    const Shots s = choose_shots(kind, late, rng);
+    EXPECT_EQ(std::set<Cell>(s.begin(), s.end()), (std::set<Cell>{{9, 8}, {9, 9}}));
+  }
+  View plain = with_shots(Config{}, {});
+  EXPECT_EQ(shots_due(plain), 1);
+}
+
+TEST(Hunt, ExtendsALineOfHits) {
+  const View v = with_shots(Config{}, {{{4, 4}, Outcome::hit, 0}, {{4, 5}, Outcome::hit, 0}});
+  for (int seed = 0; seed < 20; ++seed) {
+    Rng rng(seed);
+    const Shots s = choose_shots(ShooterKind::hunt, v, rng);
+    ASSERT_EQ(s.size(), 1u);
+    EXPECT_TRUE(s[0] == (Cell{4, 3}) || s[0] == (Cell{4, 6})) << s[0].row << "," << s[0].col;
+  }
+  // One end blocked by a miss: the other end.
+  View blocked = v;
+  blocked.outgoing.push_back({{4, 3}, Outcome::miss, 0});
+  Rng rng(1);
+  EXPECT_EQ(choose_shots(ShooterKind::hunt, blocked, rng), (Shots{{4, 6}}));
+}
+
+TEST(Hunt, TargetsHitsLeftOverBySunkShips) {
+  // (2,3)-(2,4) is the sunk 2; (2,2) belongs to another ship.
+  const View v = with_shots(
+      Config{}, {{{2, 2}, Outcome::hit, 0}, {{2, 3}, Outcome::hit, 0}, {{2, 4}, Outcome::sunk, 2}});
+  const std::set<Cell> around{{1, 2}, {3, 2}, {2, 1}};
+  for (ShooterKind kind : {ShooterKind::hunt, ShooterKind::density})
+    for (int seed = 0; seed < 10; ++seed) {
+      Rng rng(seed);
+      const Shots s = choose_shots(kind, v, rng);
+      ASSERT_EQ(s.size(), 1u);
+      EXPECT_TRUE(around.contains(s[0])) << to_string(kind) << " " << s[0].row << "," << s[0].col;
+    }
+}
+
+TEST(Hunt, LeavesASunkShipAloneAndItsNeighboursUnderNoTouch) {
+  // The 3 at (5,3)-(5,5) is sunk: hunt goes back to hunting instead of circling the wreck, and
+  // with no_touch no shot goes next to it.
+  for (bool no_touch : {false, true}) {
+    Config c;
+    c.no_touch = no_touch;
+    const View v = with_shots(
+        c, {{{5, 3}, Outcome::hit, 0}, {{5, 4}, Outcome::hit, 0}, {{5, 5}, Outcome::sunk, 3}});
+    std::set<Cell> next_to;
+    for (int r = 4; r <= 6; ++r)
+      for (int col = 2; col <= 6; ++col) next_to.insert({r, col});
+    for (ShooterKind kind : {ShooterKind::hunt, ShooterKind::density}) {
+      int near = 0;
+      for (int seed = 0; seed < 50; ++seed) {
+        Rng rng(seed);
+        const Shots s = choose_shots(kind, v, rng);
+        ASSERT_EQ(s.size(), 1u);
+        if (no_touch) {
+          EXPECT_FALSE(next_to.contains(s[0])) << s[0].row << "," << s[0].col;
+        }
+        near += next_to.contains(s[0]);
+      }
+      if (kind == ShooterKind::hunt) {
+        EXPECT_LT(near, 20);  // about 12 of its 97 open cells are near
+      }
+    }
+  }
+}
+
+TEST(Density, MapFollowsTheBoard) {
+  const Config c;
+  const std::vector<double> p = density_map(with_shots(c, {}));
+  ASSERT_EQ(p.size(), 100u);
+  double sum = 0;
+  for (int r = 0; r < 10; ++r)
+    for (int col = 0; col < 10; ++col) {
+      EXPECT_NEAR(p[r * 10 + col], p[col * 10 + r], 1e-9);  // symmetric
+      EXPECT_NEAR(p[r * 10 + col], p[(9 - r) * 10 + 9 - col], 1e-9);
+      sum += p[r * 10 + col];
+    }
+  EXPECT_NEAR(sum, 17.0, 1e-9);  // expected ship cells
+  EXPECT_LT(p[0], p[44]);        // corners least likely
+
+  // A hit: its neighbours lead, fired cells are 0.
+  const std::vector<double> q = density_map(with_shots(c, {{{4, 4}, Outcome::hit, 0}}));
+  EXPECT_EQ(q[44], 0.0);
+  const double best = *std::max_element(q.begin(), q.end());
+  EXPECT_TRUE(q[34] == best || q[54] == best || q[43] == best || q[45] == best);
+  EXPECT_GT(q[34], 0.3);
+
+  // With no_touch, nothing next to a sunk ship.
+  Config nt;
+  nt.no_touch = true;
+  const std::vector<double> s =
+      density_map(with_shots(nt, {{{0, 0}, Outcome::hit, 0}, {{0, 1}, Outcome::sunk, 2}}));
+  for (int i : {2, 10, 11, 12}) EXPECT_EQ(s[i], 0.0) << i;
+  EXPECT_GT(s[55], 0.0);
+}
+
+TEST(Density, AmbiguousSunkShipsKeepTheOtherHitInPlay) {
+  // (5,4) sank a 2 that is either (5,3)-(5,4) or (5,4)-(5,5); the other hit is another ship.
+  const View v = with_shots(
+      Config{}, {{{5, 3}, Outcome::hit, 0}, {{5, 5}, Outcome::hit, 0}, {{5, 4}, Outcome::sunk, 2}});
+  const std::vector<double> p = density_map(v);
+  EXPECT_GT(p[5 * 10 + 2] + p[5 * 10 + 6], 0.2);
+  EXPECT_GT(p[4 * 10 + 3] + p[4 * 10 + 5], 0.2);
+  Rng rng(2);
+  const Shots s = choose_shots(ShooterKind::density, v, rng);
+  const std::set<Cell> around{{5, 2}, {5, 6}, {4, 3}, {6, 3}, {4, 5}, {6, 5}};
+  EXPECT_TRUE(around.contains(s.at(0)));
+}
+
+TEST(Shooters, SameSeedSameShots) {
+  for (ShooterKind kind : {ShooterKind::random, ShooterKind::hunt, ShooterKind::density}) {
+    const View v = with_shots(Config{}, {{{1, 1}, Outcome::miss, 0}, {{6, 6}, Outcome::hit, 0}});
+    Rng a(42), b(42);
+    Shooter one(kind), two(kind);
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(one.choose(v, a), two.choose(v, b));
+    EXPECT_EQ(play_out(kind, Config{}, 9), play_out(kind, Config{}, 9));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Player adapter, on a stand-in game with Battleship's types
+
+struct FakeGame {
+  static constexpr std::string_view kName = "fake";
+  using Config = battleship::Config;
+  using Action = Shots;
+  using View = battleship::View;
+  using Setup = Fleet;
+  struct State {
+    Seats to_move() const { return {}; }
+    Seats turn_order() const { return {}; }
+    View view(Seat) const { return {}; }
+    std::optional<Foul> check(Seat, const Action&) const { return std::nullopt; }
+    void apply(Seat, const Action&) {}
+    void eject(Seat) {}
+    Standings standings() const { return {}; }
+  };
+  static State start(const Config&, Rng&) { return {}; }
+};
+
+TEST(MakeBot, PlacesAndShootsFromItsSeed) {
+  const BotSpec spec{ShooterKind::density, PlacerKind::evasive};
+  auto a = make_bot<FakeGame>("ann", spec, 5);
+  auto b = make_bot<FakeGame>("bob", spec, 5);
+  auto c = make_bot<FakeGame>("cid", spec, 6);
+  EXPECT_EQ(a->name(), "ann");
+  View v;
+  const Fleet fa = a->setup(v);
+  EXPECT_EQ(fleet_problem(v.config, fa), std::nullopt);
+  EXPECT_EQ(fa, b->setup(v));
+  EXPECT_NE(fa, c->setup(v));
+  v.fleet = fa;
+  const Shots sa = a->take_turn(v);
+  EXPECT_EQ(sa.size(), 1u);
+  EXPECT_EQ(sa, b->take_turn(v));
+  a->win(true);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Evaluation: cheap sanity bounds (the real figures come from `arbiter battleship eval`)
+
+TEST(Eval, ShotsToSinkBounds) {
+  const EvalResult density = eval_shots_to_sink({ShooterKind::density}, 200, 1);
+  const EvalResult hunt = eval_shots_to_sink({ShooterKind::hunt}, 200, 1);
+  const EvalResult random = eval_shots_to_sink({ShooterKind::random}, 200, 1);
+  EXPECT_EQ(density.games, 200);
+  EXPECT_LE(density.mean, 46);
+  EXPECT_LE(hunt.mean, 70);
+  EXPECT_GE(random.mean, 85);
+  for (const EvalResult& r : {density, hunt, random}) {
+    EXPECT_GE(r.mean, 17);
+    EXPECT_LE(r.median, r.p95);
+    EXPECT_LE(r.p95, r.max);
+    EXPECT_LE(r.max, 100);
+  }
+  const EvalResult again = eval_shots_to_sink({ShooterKind::density}, 200, 1);
+  EXPECT_EQ(again.mean, density.mean);
+  EXPECT_EQ(again.max, density.max);
+}
+
+TEST(Eval, HeadToHead) {
+  const BotSpec density{ShooterKind::density}, random{ShooterKind::random};
+  EXPECT_GE(head_to_head(density, random, 40, 3), 0.9);
+  EXPECT_LE(head_to_head(random, density, 40, 3), 0.1);
+  const double even = head_to_head(density, density, 200, 4);
+  EXPECT_GT(even, 0.35);
+  EXPECT_LT(even, 0.65);
+  Config salvo;
+  salvo.salvo = true;
+  EXPECT_GE(head_to_head({ShooterKind::hunt, PlacerKind::evasive}, random, 20, 5, salvo), 0.8);
+}
+
+}  // namespace
+}  // namespace arbiter::battleship

@@ -30,7 +30,6 @@ EvalResult eval_shots_to_sink(BotSpec spec, int games, std::uint64_t seed,
 // both fleets with the bots' placements and plays to the end (spec §1: alternating turns, salvo
 // if configured, max_turns), a moving first in the even games and b in the odd ones. Seeds:
 // Rng::derive(seed, "game", i), then per bot derive(that, "a"/"b").
-double head_to_head(BotSpec a, BotSpec b, int games, std::uint64_t seed,
-                    const Config& config = {});
+double head_to_head(BotSpec a, BotSpec b, int games, std::uint64_t seed, const Config& config = {});
 
 }  // namespace arbiter::battleship

@@ -11,13 +11,13 @@
 namespace arbiter::battleship {
 
 struct Config {
-  int rows = 10;                         // 5..26
-  int cols = 10;                         // 5..26
+  int rows = 10;                          // 5..26
+  int cols = 10;                          // 5..26
   std::vector<int> ships{5, 4, 3, 3, 2};  // lengths; each 1..max(rows, cols)
-  bool no_touch = false;                 // ships may not touch, not even diagonally
-  bool announce_sunk = true;             // "sunk" (with the length) instead of a plain "hit"
-  bool salvo = false;                    // one shot per own ship afloat, all in one turn
-  int max_turns = 200;                   // per player; then more hits wins, equal hits draw
+  bool no_touch = false;                  // ships may not touch, not even diagonally
+  bool announce_sunk = true;              // "sunk" (with the length) instead of a plain "hit"
+  bool salvo = false;                     // one shot per own ship afloat, all in one turn
+  int max_turns = 200;                    // per player; then more hits wins, equal hits draw
   friend bool operator==(const Config&, const Config&) = default;
 };
 
@@ -56,9 +56,9 @@ struct View {
   int turn = 0;  // turns taken so far by both players
   Seat you = 0;
   Config config;
-  Fleet fleet;                        // its own (empty before setup)
-  std::vector<ShotResult> incoming;   // the opponent's shots at it
-  std::vector<ShotResult> outgoing;   // its shots at the opponent
+  Fleet fleet;                       // its own (empty before setup)
+  std::vector<ShotResult> incoming;  // the opponent's shots at it
+  std::vector<ShotResult> outgoing;  // its shots at the opponent
   friend bool operator==(const View&, const View&) = default;
 };
 
