@@ -24,7 +24,7 @@ void add_battleship_commands(CLI::App& app, int& exit_code) {
       "eval",
       "Shots a bot needs to sink a uniformly random standard fleet (10x10, 5-4-3-3-2, sunk "
       "announced), over seeded games; with --against, its win rate in both seat orders");
-  eval->add_option("--bot", args->bot, "random | hunt | density (default density)");
+  eval->add_option("--bot", args->bot, "random | hunt | tracker | density (default density)");
   eval->add_option("--games", args->games, "How many games (default 10000)")
       ->check(CLI::Range(1, 10'000'000));
   eval->add_option("--seed", args->seed, "The master seed (default 1)")->check(natural_validator());

@@ -209,7 +209,7 @@ const std::vector<GameEntry>& registered_games() {
        .replay = [](const std::vector<Json>& log) { return replay<q::Q>(log); }},
       {.name = "battleship",
        .summary = "Battleship: two hidden fleets, alternating shots (2 players)",
-       .bots = "random | hunt | density, optionally +uniform or +evasive (placement)",
+       .bots = "random | hunt | tracker | density, optionally +uniform or +evasive (placement)",
        .play = play_battleship,
        .replay = [](const std::vector<Json>& log) { return replay<battleship::Battleship>(log); }},
   };

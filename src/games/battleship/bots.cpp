@@ -1,4 +1,4 @@
-// Battleship house bots: placements, the random, hunt and density shooters.
+// Battleship house bots: placements, the random, hunt, tracker and density shooters.
 #include "games/battleship/bots.h"
 
 #include <algorithm>
@@ -282,7 +282,7 @@ Shots pick(const Grid& grid, const std::vector<int>& ranked, int count) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Random and hunt
+// Random, hunt and tracker
 
 Shots shoot_random(const Grid& grid, const Knowledge& k, int count, Rng& rng) {
   std::vector<int> pool;
@@ -294,11 +294,46 @@ Shots shoot_random(const Grid& grid, const Knowledge& k, int count, Rng& rng) {
   return pick(grid, pool, count);
 }
 
-// Hunt/target: the open ends of lines of two or more unresolved hits first, then the
+// The textbook hunt/target as a function of the view: the target stack holds the unfired
+// neighbours of every hit, the most recent hit's on top.
+Shots shoot_hunt(const Grid& grid, const Knowledge& k, int count, Rng& rng) {
+  const int n = grid.size();
+  std::vector<int> hits;  // most recent first
+  for (int i = 0; i < n; ++i)
+    if (k.state[i] == kHit) hits.push_back(i);
+  std::sort(hits.begin(), hits.end(), [&](int a, int b) { return k.when[a] > k.when[b]; });
+  std::vector<std::uint8_t> listed(n, 0);
+  std::vector<int> ranked;
+  auto take = [&](std::vector<int>& tier) {
+    rng.shuffle(tier.begin(), tier.end());
+    for (int i : tier)
+      if (!listed[i]) {
+        listed[i] = 1;
+        ranked.push_back(i);
+      }
+    tier.clear();
+  };
+  std::vector<int> tier;
+  for (int h : hits) {
+    grid.beside(h, [&](int j) {
+      if (k.state[j] == kUnknown) tier.push_back(j);
+    });
+    take(tier);
+  }
+  for (int parity : {0, 1}) {
+    for (int i = 0; i < n; ++i)
+      if (k.state[i] == kUnknown && (i / grid.cols + i % grid.cols) % 2 == parity)
+        tier.push_back(i);
+    take(tier);
+  }
+  return pick(grid, ranked, count);
+}
+
+// Tracker: the open ends of lines of two or more unresolved hits first, then the
 // orthogonal neighbours of unresolved hits, then (hunting) the parity lattice (r + c) mod m of
 // the shortest ship afloat that is closest to fully covered, then anything unknown. Each tier
 // in random order; cells next to a sunk ship under no_touch come last.
-Shots shoot_hunt(const Grid& grid, const Knowledge& k, int count, Rng& rng) {
+Shots shoot_tracker(const Grid& grid, const Knowledge& k, int count, Rng& rng) {
   const int n = grid.size();
   auto open = [&](int i) { return k.state[i] == kUnknown && !k.banned[i]; };
   auto loose = [&](int i) { return k.state[i] == kHit && !k.settled[i]; };
@@ -733,6 +768,8 @@ std::string_view to_string(ShooterKind kind) {
       return "random";
     case ShooterKind::hunt:
       return "hunt";
+    case ShooterKind::tracker:
+      return "tracker";
     case ShooterKind::density:
       return "density";
   }
@@ -763,11 +800,13 @@ Expected<BotSpec> parse_bot(std::string_view text) {
     spec.shooter = ShooterKind::random;
   } else if (shooter == "hunt") {
     spec.shooter = ShooterKind::hunt;
+  } else if (shooter == "tracker") {
+    spec.shooter = ShooterKind::tracker;
   } else if (shooter == "density") {
     spec.shooter = ShooterKind::density;
   } else {
-    return fail(
-        fmt::format("bot \"{}\": unknown shooter \"{}\" (random, hunt, density)", text, shooter));
+    return fail(fmt::format("bot \"{}\": unknown shooter \"{}\" (random, hunt, tracker, density)",
+                            text, shooter));
   }
   if (plus == std::string_view::npos) return spec;
   const std::string_view placer = text.substr(plus + 1);
@@ -950,6 +989,8 @@ Shots Shooter::choose(const View& view, Rng& rng) {
       return shoot_random(grid, k, count, rng);
     case ShooterKind::hunt:
       return shoot_hunt(grid, k, count, rng);
+    case ShooterKind::tracker:
+      return shoot_tracker(grid, k, count, rng);
     case ShooterKind::density:
       impl_->model(view.config).estimate(k, impl_->p);
       return shoot_density(grid, k, impl_->p, count, rng);

@@ -22,7 +22,8 @@ namespace arbiter::battleship {
 
 enum class ShooterKind {
   random,   // uniformly random cells never fired at
-  hunt,     // hunt on a parity lattice, then target the neighbours of unresolved hits
+  hunt,     // the textbook hunt/target: a checkerboard hunt, then the neighbours of hits
+  tracker,  // hunt/target that follows lines of hits and reads sunk announcements
   density,  // the cell most likely to hold a ship given every answer so far (see below)
 };
 enum class PlacerKind {
@@ -40,7 +41,7 @@ std::string_view to_string(ShooterKind kind);
 std::string_view to_string(PlacerKind kind);
 std::string to_string(const BotSpec& spec);  // "density", "hunt+evasive"
 
-// SHOOTER[+PLACER]: "random", "hunt+evasive", "density+uniform".
+// SHOOTER[+PLACER]: "random", "hunt+evasive", "tracker", "density+uniform".
 Expected<BotSpec> parse_bot(std::string_view text);
 
 // ---------------------------------------------------------------------------------------------
@@ -98,7 +99,11 @@ class Shooter {
 
 // How they aim (each: distinct cells never fired at, shots_due(view) of them):
 //  random   uniformly among the cells never fired at.
-//  hunt     the open ends of lines of two or more unresolved hits, else the orthogonal
+//  hunt     the textbook hunt/target with parity, stateless: the unfired orthogonal neighbours
+//           of the most recent hit that has any (a stack of targets, last in first out), else
+//           (hunting) the checkerboard (row + col) even, else anything; random within a tier.
+//           Sunk announcements are not used: neighbours of a sunk ship get fired at too.
+//  tracker  the open ends of lines of two or more unresolved hits, else the orthogonal
 //           neighbours of unresolved hits, else (hunting) the lattice (row + col) mod m, m the
 //           shortest ship afloat, whose residue has the fewest open cells left; random within a
 //           tier. Sunk announcements settle the hits of the sunk ship; with no_touch the cells
@@ -110,7 +115,7 @@ class Shooter {
 //           taken independently of each other. Salvo: the top cells of one estimate.
 // Which hits a sunk ship covered is inferred: segments of its length through the sinking cell,
 // made of earlier hits, narrowed against the other sunk ships; when that leaves a choice, the
-// density shooter weighs every choice and hunt settles only the cells common to all.
+// density shooter weighs every choice and tracker settles only the cells common to all.
 
 // One-off form of Shooter::choose.
 Shots choose_shots(ShooterKind kind, const View& view, Rng& rng);

@@ -51,6 +51,7 @@ std::vector<Config> configs() {
 TEST(ParseBot, ShooterWithOptionalPlacement) {
   EXPECT_EQ(parse_bot("random"), (BotSpec{ShooterKind::random, PlacerKind::uniform}));
   EXPECT_EQ(parse_bot("hunt+evasive"), (BotSpec{ShooterKind::hunt, PlacerKind::evasive}));
+  EXPECT_EQ(parse_bot("tracker"), (BotSpec{ShooterKind::tracker, PlacerKind::uniform}));
   EXPECT_EQ(parse_bot("density+uniform"), (BotSpec{ShooterKind::density, PlacerKind::uniform}));
   for (std::string_view bad : {"", "Density", "dense", "hunt+", "hunt+sneaky", "+evasive"})
     EXPECT_FALSE(parse_bot(bad).has_value()) << bad;
@@ -58,7 +59,8 @@ TEST(ParseBot, ShooterWithOptionalPlacement) {
 }
 
 TEST(ParseBot, ToStringRoundTrips) {
-  for (ShooterKind s : {ShooterKind::random, ShooterKind::hunt, ShooterKind::density})
+  for (ShooterKind s :
+       {ShooterKind::random, ShooterKind::hunt, ShooterKind::tracker, ShooterKind::density})
     for (PlacerKind p : {PlacerKind::uniform, PlacerKind::evasive}) {
       const BotSpec spec{s, p};
       EXPECT_EQ(parse_bot(to_string(spec)), spec);
@@ -218,7 +220,8 @@ int play_out(ShooterKind kind, const Config& config, std::uint64_t seed) {
 }
 
 TEST(Shooters, NeverRepeatNeverLeaveTheGridAndFinish) {
-  for (ShooterKind kind : {ShooterKind::random, ShooterKind::hunt, ShooterKind::density})
+  for (ShooterKind kind :
+       {ShooterKind::random, ShooterKind::hunt, ShooterKind::tracker, ShooterKind::density})
     for (const Config& c : configs())
       for (std::uint64_t seed = 0; seed < 6; ++seed) {
         SCOPED_TRACE(::testing::Message() << to_string(kind) << " " << c.rows << "x" << c.cols
@@ -245,7 +248,8 @@ TEST(Shooters, SalvoSizes) {
              {3, {4, 0}, Dir::h},
              {3, {6, 0}, Dir::h},
              {2, {8, 0}, Dir::h}};
-  for (ShooterKind kind : {ShooterKind::random, ShooterKind::hunt, ShooterKind::density}) {
+  for (ShooterKind kind :
+       {ShooterKind::random, ShooterKind::hunt, ShooterKind::tracker, ShooterKind::density}) {
     EXPECT_EQ(choose_shots(kind, v, rng).size(), 5u);
     View hit = v;  // the 2 sunk, the 5 only damaged
     hit.incoming = {
@@ -260,11 +264,45 @@ TEST(Shooters, SalvoSizes) {
   EXPECT_EQ(shots_due(plain), 1);
 }
 
-TEST(Hunt, ExtendsALineOfHits) {
+TEST(Hunt, TargetsTheNeighboursOfTheLatestHitFirst) {
+  // (4,4) hit first, then (7,7): (7,7)'s neighbours are on top of the stack.
+  const View v = with_shots(Config{}, {{{4, 4}, Outcome::hit, 0}, {{7, 7}, Outcome::hit, 0}});
+  const std::set<Cell> latest{{6, 7}, {8, 7}, {7, 6}, {7, 8}};
+  std::set<Cell> seen;
+  for (int seed = 0; seed < 40; ++seed) {
+    Rng rng(seed);
+    const Shots s = choose_shots(ShooterKind::hunt, v, rng);
+    ASSERT_EQ(s.size(), 1u);
+    EXPECT_TRUE(latest.contains(s[0])) << s[0].row << "," << s[0].col;
+    seen.insert(s[0]);
+  }
+  EXPECT_EQ(seen, latest);  // drawn at random among them
+  // Those fired at (misses): back to the older hit's neighbours.
+  View older = v;
+  for (const Cell& c : latest) older.outgoing.push_back({c, Outcome::miss, 0});
+  Rng rng(3);
+  const Shots s = choose_shots(ShooterKind::hunt, older, rng);
+  EXPECT_TRUE((std::set<Cell>{{3, 4}, {5, 4}, {4, 3}, {4, 5}}).contains(s.at(0)));
+}
+
+TEST(Hunt, HuntsOnTheCheckerboardAndIgnoresSinkings) {
+  for (int seed = 0; seed < 30; ++seed) {
+    Rng rng(seed);
+    const Shots s = choose_shots(ShooterKind::hunt, with_shots(Config{}, {}), rng);
+    EXPECT_EQ((s.at(0).row + s.at(0).col) % 2, 0);
+  }
+  // The textbook bot keeps circling a sunk ship: its open neighbours come first.
+  const View v = with_shots(Config{}, {{{0, 0}, Outcome::hit, 0}, {{0, 1}, Outcome::sunk, 2}});
+  Rng rng(1);
+  const Shots s = choose_shots(ShooterKind::hunt, v, rng);
+  EXPECT_TRUE((std::set<Cell>{{1, 0}, {1, 1}, {0, 2}}).contains(s.at(0)));
+}
+
+TEST(Tracker, ExtendsALineOfHits) {
   const View v = with_shots(Config{}, {{{4, 4}, Outcome::hit, 0}, {{4, 5}, Outcome::hit, 0}});
   for (int seed = 0; seed < 20; ++seed) {
     Rng rng(seed);
-    const Shots s = choose_shots(ShooterKind::hunt, v, rng);
+    const Shots s = choose_shots(ShooterKind::tracker, v, rng);
     ASSERT_EQ(s.size(), 1u);
     EXPECT_TRUE(s[0] == (Cell{4, 3}) || s[0] == (Cell{4, 6})) << s[0].row << "," << s[0].col;
   }
@@ -272,15 +310,15 @@ TEST(Hunt, ExtendsALineOfHits) {
   View blocked = v;
   blocked.outgoing.push_back({{4, 3}, Outcome::miss, 0});
   Rng rng(1);
-  EXPECT_EQ(choose_shots(ShooterKind::hunt, blocked, rng), (Shots{{4, 6}}));
+  EXPECT_EQ(choose_shots(ShooterKind::tracker, blocked, rng), (Shots{{4, 6}}));
 }
 
-TEST(Hunt, TargetsHitsLeftOverBySunkShips) {
+TEST(Tracker, TargetsHitsLeftOverBySunkShips) {
   // (2,3)-(2,4) is the sunk 2; (2,2) belongs to another ship.
   const View v = with_shots(
       Config{}, {{{2, 2}, Outcome::hit, 0}, {{2, 3}, Outcome::hit, 0}, {{2, 4}, Outcome::sunk, 2}});
   const std::set<Cell> around{{1, 2}, {3, 2}, {2, 1}};
-  for (ShooterKind kind : {ShooterKind::hunt, ShooterKind::density})
+  for (ShooterKind kind : {ShooterKind::tracker, ShooterKind::density})
     for (int seed = 0; seed < 10; ++seed) {
       Rng rng(seed);
       const Shots s = choose_shots(kind, v, rng);
@@ -289,8 +327,8 @@ TEST(Hunt, TargetsHitsLeftOverBySunkShips) {
     }
 }
 
-TEST(Hunt, LeavesASunkShipAloneAndItsNeighboursUnderNoTouch) {
-  // The 3 at (5,3)-(5,5) is sunk: hunt goes back to hunting instead of circling the wreck, and
+TEST(Tracker, LeavesASunkShipAloneAndItsNeighboursUnderNoTouch) {
+  // The 3 at (5,3)-(5,5) is sunk: tracker goes back to hunting instead of circling the wreck, and
   // with no_touch no shot goes next to it.
   for (bool no_touch : {false, true}) {
     Config c;
@@ -300,7 +338,7 @@ TEST(Hunt, LeavesASunkShipAloneAndItsNeighboursUnderNoTouch) {
     std::set<Cell> next_to;
     for (int r = 4; r <= 6; ++r)
       for (int col = 2; col <= 6; ++col) next_to.insert({r, col});
-    for (ShooterKind kind : {ShooterKind::hunt, ShooterKind::density}) {
+    for (ShooterKind kind : {ShooterKind::tracker, ShooterKind::density}) {
       int near = 0;
       for (int seed = 0; seed < 50; ++seed) {
         Rng rng(seed);
@@ -311,7 +349,7 @@ TEST(Hunt, LeavesASunkShipAloneAndItsNeighboursUnderNoTouch) {
         }
         near += next_to.contains(s[0]);
       }
-      if (kind == ShooterKind::hunt) {
+      if (kind == ShooterKind::tracker) {
         EXPECT_LT(near, 20);  // about 12 of its 97 open cells are near
       }
     }
@@ -362,7 +400,8 @@ TEST(Density, AmbiguousSunkShipsKeepTheOtherHitInPlay) {
 }
 
 TEST(Shooters, SameSeedSameShots) {
-  for (ShooterKind kind : {ShooterKind::random, ShooterKind::hunt, ShooterKind::density}) {
+  for (ShooterKind kind :
+       {ShooterKind::random, ShooterKind::hunt, ShooterKind::tracker, ShooterKind::density}) {
     const View v = with_shots(Config{}, {{{1, 1}, Outcome::miss, 0}, {{6, 6}, Outcome::hit, 0}});
     Rng a(42), b(42);
     Shooter one(kind), two(kind);
@@ -416,12 +455,15 @@ TEST(MakeBot, PlacesAndShootsFromItsSeed) {
 TEST(Eval, ShotsToSinkBounds) {
   const EvalResult density = eval_shots_to_sink({ShooterKind::density}, 200, 1);
   const EvalResult hunt = eval_shots_to_sink({ShooterKind::hunt}, 200, 1);
+  const EvalResult tracker = eval_shots_to_sink({ShooterKind::tracker}, 200, 1);
   const EvalResult random = eval_shots_to_sink({ShooterKind::random}, 200, 1);
   EXPECT_EQ(density.games, 200);
   EXPECT_LE(density.mean, 46);
   EXPECT_LE(hunt.mean, 70);
+  EXPECT_GE(hunt.mean, 55);  // the textbook bot, not the tracker
+  EXPECT_LE(tracker.mean, 55);
   EXPECT_GE(random.mean, 85);
-  for (const EvalResult& r : {density, hunt, random}) {
+  for (const EvalResult& r : {density, hunt, tracker, random}) {
     EXPECT_GE(r.mean, 17);
     EXPECT_LE(r.median, r.p95);
     EXPECT_LE(r.p95, r.max);
