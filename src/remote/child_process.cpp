@@ -66,6 +66,28 @@ struct Launch {
 
 // Runs in the child between fork and exec: async-signal-safe calls only (no allocation, no
 // locks), since another thread of the referee may have held any lock at the fork.
+// Called as process 1 of a new PID namespace: forks the player, which returns to exec as process
+// 2, while process 1 holds no descriptor, reaps whatever ends up in the namespace, and exits when
+// the player does (taking the rest of the namespace with it). The player must not be process 1:
+// the kernel drops signals that process 1 sends itself, so a player that crashes by raise() or
+// abort()-like self-signals would hang instead of dying.
+// Returns false (in process 1) if the fork fails.
+bool stay_as_init(const Launch& l) {
+  // The raw system call: glibc's fork() takes locks that another thread of the referee may have
+  // held when it cloned us.
+  const auto player = static_cast<pid_t>(::syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0));
+  if (player == 0) return true;
+  if (player < 0) return false;
+  if (::syscall(SYS_close_range, 0U, ~0U, 0U) != 0)
+    for (int fd = 0; fd < l.max_fd; ++fd) ::close(fd);
+  for (;;) {
+    int status = 0;
+    const pid_t done = ::wait(&status);
+    if (done == player) ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    if (done < 0 && errno != EINTR) ::_exit(127);
+  }
+}
+
 [[noreturn]] void run_child(const Launch& l) {
   const auto report = [&](ChildFailure::Stage stage) {
     const ChildFailure failure{stage, errno};
@@ -103,6 +125,8 @@ struct Launch {
       if (fd != l.report_w) ::close(fd);
     }
   }
+
+  if (l.in_namespace && !stay_as_init(l)) report(ChildFailure::exec);
 
   sigset_t none;
   ::sigemptyset(&none);

@@ -5,9 +5,11 @@
 //  - optional rlimits; the referee itself ignores SIGPIPE (a dead child's pipe is a hang_up);
 //  - stderr drained continuously into a capped per-player log (the excess is counted, dropped);
 //  - kill(): SIGKILL to the whole group, reaped, descriptors closed. The destructor kills.
-// In its own PID namespace the program is PID 1 there, so the kernel drops every signal it has
-// no handler for except SIGKILL/SIGSTOP: abort() ends it by SIGSEGV rather than SIGABRT, and
-// SIGTERM from outside does nothing (the referee only ever sends SIGKILL).
+// In its own PID namespace process 1 is a small reaper that holds no descriptor and exits when
+// the program (process 2) does, with its exit code (128 + signal for a signal); pid() is that
+// reaper's. The program is not process 1 because the kernel drops the signals process 1 sends
+// itself: a program crashing by raise(SIGTERM) would hang instead of dying. RLIMIT_NPROC counts
+// the reaper.
 // Thread-safety: kill() may be called from any thread; the rest from one thread.
 #pragma once
 

@@ -64,14 +64,20 @@ std::string status_field(pid_t pid, const std::string& key) {
 }
 
 // Our pid for the child of `parent` that calls itself `inner_pid` in its own PID namespace.
-pid_t find_child(pid_t parent, pid_t inner_pid) {
+// The descendant of `ancestor` that is `inner_pid` in its innermost PID namespace, or -1.
+pid_t find_descendant(pid_t ancestor, pid_t inner_pid) {
+  const auto parent_of = [](pid_t pid) {
+    std::istringstream ppid(status_field(pid, "PPid"));
+    pid_t p = 0;
+    return ppid >> p ? p : 0;
+  };
   for (const auto& entry : fs::directory_iterator("/proc")) {
     const std::string name = entry.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     const pid_t pid = std::stoi(name);
-    std::istringstream ppid(status_field(pid, "PPid"));
-    pid_t p = 0;
-    if (!(ppid >> p) || p != parent) continue;
+    pid_t up = parent_of(pid);
+    for (int depth = 0; up > 1 && up != ancestor && depth < 8; ++depth) up = parent_of(up);
+    if (up != ancestor) continue;
     std::istringstream nspid(status_field(pid, "NSpid"));
     pid_t last = 0;
     for (pid_t x; nspid >> x;) last = x;
@@ -204,7 +210,7 @@ TEST_P(ChildTree, KillTakesTheGrandchildrenToo) {
   auto inner = channel->receive(in(500ms));
   ASSERT_TRUE(inner && inner->is_number_integer())
       << (inner ? inner->dump() : inner.error().detail);
-  const pid_t grandchild = find_child(child->pid(), inner->get<pid_t>());
+  const pid_t grandchild = find_descendant(child->pid(), inner->get<pid_t>());
   ASSERT_GT(grandchild, 0);
   EXPECT_FALSE(gone(grandchild));
   child->kill();
@@ -228,11 +234,26 @@ TEST_P(ChildTree, NamespaceAsReported) {
   }
   auto pid = child->take_channel()->receive(in(500ms));
   ASSERT_TRUE(pid);
-  // In its own PID namespace the child is process 1 there.
-  EXPECT_EQ(*pid, child->in_own_pid_namespace() ? 1 : child->pid());
+  // In its own PID namespace the program is process 2 there, under a reaping process 1.
+  EXPECT_EQ(*pid, child->in_own_pid_namespace() ? 2 : child->pid());
   if (GetParam() && ::geteuid() == 0) {
     std::printf("[   info   ] running as root; PID namespace %s\n",
                 child->in_own_pid_namespace() ? "granted" : "refused");
+  }
+}
+
+// Process 1 of a namespace is immune to the signals it sends itself; the program is not
+// process 1, so a crash by self-signal ends it like anywhere else.
+TEST_P(ChildTree, ASelfSignalEndsTheProgram) {
+  for (const char* sig : {"TERM", "ABRT", "SEGV"}) {
+    auto child = sh(std::string("read line; kill -") + sig + " $$; sleep 5",
+                    ChildSpec{.own_pid_namespace = GetParam()});
+    ASSERT_TRUE(child);
+    auto channel = child->take_channel();
+    ASSERT_TRUE(channel->send(Json(1), in(500ms)));
+    auto reply = channel->receive(in(2s));
+    ASSERT_FALSE(reply) << sig;
+    EXPECT_EQ(reply.error().why, Why::hang_up) << sig << ": " << reply.error().detail;
   }
 }
 

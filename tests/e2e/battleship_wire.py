@@ -109,6 +109,7 @@ def cases():
             Case("turn-crash", "hang-up", "take_turn"),
             Case("turn-abort", "hang-up", "take_turn"),
             Case("turn-segv", "hang-up", "take_turn"),
+            Case("turn-self-term", "hang-up", "take_turn"),
             Case("turn-close-stdout", "hang-up", "take_turn"),
             Case("turn-close-stdout", "hang-up", "take_turn", turn=7)]
     # Salvo mode.

@@ -17,6 +17,7 @@ referee.
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 
@@ -248,6 +249,7 @@ TURN = {
     "turn-crash": lambda v: ("exit", 3),
     "turn-abort": lambda v: ("abort",),
     "turn-segv": lambda v: ("segv",),
+    "turn-self-term": lambda v: ("self-term",),
     "turn-close-stdout": lambda v: ("close",),
     # salvo mode (config salvo: true)
     "salvo-too-many": lambda v: ("json", salvo_plus(v, 1)),
@@ -330,6 +332,9 @@ def misbehave(answer, good):
         os._exit(answer[1])
     elif kind == "abort":
         os.abort()  # glibc's abort(): SIGABRT, and a fault if that does not end the process
+    elif kind == "self-term":
+        os.kill(os.getpid(), signal.SIGTERM)  # ends it unless it is its namespace's process 1
+        sleep_forever()
     elif kind == "segv":
         import ctypes
         ctypes.string_at(0)  # a real segmentation fault
