@@ -8,6 +8,7 @@
 
 #include "core/rng.h"
 #include "games/battleship/bots.h"
+#include "games/battleship/state.h"
 #include "games/battleship/eval.h"
 #include "games/battleship/types.h"
 
@@ -29,7 +30,7 @@ const std::vector<View>& mid_game_views(Phase phase) {
       const Fleet fleet = place_uniform(config, fleet_rng);
       std::vector<int> owner(100, -1), left;
       for (std::size_t k = 0; k < fleet.size(); ++k) {
-        for (const Cell& c : cells_of(fleet[k])) owner[c.row * 10 + c.col] = k;
+        for (const Cell& c : ship_cells(fleet[k])) owner[c.row * 10 + c.col] = k;
         left.push_back(fleet[k].length);
       }
       Rng rng(Rng::derive(7, "shots", g));

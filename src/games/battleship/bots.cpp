@@ -1,5 +1,6 @@
 // Battleship house bots: placements, the random, hunt, tracker and density shooters.
 #include "games/battleship/bots.h"
+#include "games/battleship/state.h"
 
 #include <algorithm>
 #include <array>
@@ -85,60 +86,6 @@ void check_config(const Config& c) {
 
 // ---------------------------------------------------------------------------------------------
 // Placement
-
-// Cells taken by the ships placed so far (with no_touch: and their neighbours), undoable.
-class Taken {
- public:
-  Taken(const Grid& grid, bool no_touch)
-      : grid_(grid), no_touch_(no_touch), count_(grid.size(), 0) {}
-
-  bool fits(const Segment& s) const {
-    for (int k = 0; k < s.length; ++k)
-      if (count_[s.start + k * s.step]) return false;
-    return true;
-  }
-  void add(const Segment& s, int delta) {
-    for_cells(s, [&](int i) {
-      count_[i] += delta;
-      if (no_touch_) grid_.around(i, [&](int j) { count_[j] += delta; });
-    });
-  }
-  void clear() { std::fill(count_.begin(), count_.end(), 0); }
-
- private:
-  const Grid& grid_;
-  bool no_touch_;
-  std::vector<int> count_;
-};
-
-// Ship indices of `config`, longest first (fail early).
-std::vector<int> longest_first(const Config& config) {
-  std::vector<int> order(config.ships.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return config.ships[a] > config.ships[b]; });
-  return order;
-}
-
-constexpr long kRejectionDraws = 20'000;  // ship draws before giving up on exact uniformity
-constexpr long kSearchNodes = 2'000'000;  // nodes of the fallback search before giving up
-
-bool search_fleet(const Config& config, const Grid& grid, const std::vector<int>& order,
-                  std::size_t k, Taken& taken, std::vector<Segment>& chosen, Rng& rng,
-                  long& budget) {
-  if (k == order.size()) return true;
-  std::vector<Segment> options = grid.segments(config.ships[order[k]]);
-  rng.shuffle(options.begin(), options.end());
-  for (const Segment& s : options) {
-    if (--budget < 0) return false;
-    if (!taken.fits(s)) continue;
-    taken.add(s, 1);
-    chosen[order[k]] = s;
-    if (search_fleet(config, grid, order, k + 1, taken, chosen, rng, budget)) return true;
-    taken.add(s, -1);
-  }
-  return false;
-}
 
 // The empty-board chance, per cell, that some ship covers it (ships taken independently).
 std::vector<double> prior_density(const Config& config) {
@@ -824,44 +771,6 @@ Expected<BotSpec> parse_bot(std::string_view text) {
 // ---------------------------------------------------------------------------------------------
 // Geometry
 
-std::vector<Cell> cells_of(const Ship& ship) {
-  std::vector<Cell> out;
-  for (int k = 0; k < ship.length; ++k)
-    out.push_back(ship.dir == Dir::h ? Cell{ship.at.row, ship.at.col + k}
-                                     : Cell{ship.at.row + k, ship.at.col});
-  return out;
-}
-
-std::optional<std::string> fleet_problem(const Config& config, const Fleet& fleet) {
-  std::vector<int> want = config.ships, got;
-  for (const Ship& s : fleet) got.push_back(s.length);
-  std::sort(want.begin(), want.end());
-  std::sort(got.begin(), got.end());
-  if (want != got) return "the ship lengths are not the fleet's";
-  const Grid grid(config);
-  std::vector<int> owner(grid.size(), -1);
-  for (std::size_t k = 0; k < fleet.size(); ++k) {
-    for (const Cell& c : cells_of(fleet[k])) {
-      if (!grid.inside(c.row, c.col))
-        return fmt::format("ship {} leaves the grid at ({}, {})", k, c.row, c.col);
-      const int i = grid.index(c);
-      if (owner[i] >= 0) return fmt::format("ships {} and {} overlap", owner[i], k);
-      owner[i] = static_cast<int>(k);
-    }
-  }
-  if (config.no_touch)
-    for (int i = 0; i < grid.size(); ++i) {
-      if (owner[i] < 0) continue;
-      std::optional<std::string> bad;
-      grid.around(i, [&](int j) {
-        if (owner[j] >= 0 && owner[j] != owner[i] && !bad)
-          bad = fmt::format("ships {} and {} touch", owner[i], owner[j]);
-      });
-      if (bad) return bad;
-    }
-  return std::nullopt;
-}
-
 int shots_due(const View& view) {
   const Grid grid(view.config);
   int unknown = grid.size();
@@ -880,7 +789,7 @@ int shots_due(const View& view) {
     int afloat = 0;
     for (const Ship& ship : view.fleet) {
       bool sunk = true;
-      for (const Cell& c : cells_of(ship))
+      for (const Cell& c : ship_cells(ship))
         sunk = sunk && grid.inside(c.row, c.col) && struck[grid.index(c)];
       if (!sunk) ++afloat;
     }
@@ -894,37 +803,9 @@ int shots_due(const View& view) {
 
 Fleet place_uniform(const Config& config, Rng& rng) {
   check_config(config);
-  const Grid grid(config);
-  const std::vector<int> order = longest_first(config);
-  std::vector<std::vector<Segment>> options(config.ships.size());
-  for (std::size_t i = 0; i < options.size(); ++i) options[i] = grid.segments(config.ships[i]);
-  Taken taken(grid, config.no_touch);
-  std::vector<Segment> chosen(config.ships.size());
-  bool done = false;
-  for (long draws = 0; !done && draws < kRejectionDraws;) {
-    taken.clear();
-    done = true;
-    for (int i : order) {
-      ++draws;
-      const Segment& s = options[i][rng.below(options[i].size())];
-      if (!taken.fits(s)) {
-        done = false;
-        break;
-      }
-      taken.add(s, 1);
-      chosen[i] = s;
-    }
-  }
-  if (!done) {
-    taken.clear();
-    long budget = kSearchNodes;
-    if (!search_fleet(config, grid, order, 0, taken, chosen, rng, budget))
-      throw std::invalid_argument(budget < 0 ? "no legal fleet found in time"
-                                             : "no legal fleet exists for this config");
-  }
-  Fleet fleet;
-  for (const Segment& s : chosen) fleet.push_back(grid.ship(s));
-  return fleet;
+  auto fleet = random_fleet(config, rng);
+  if (!fleet) throw std::invalid_argument("no legal fleet found for this config");
+  return std::move(*fleet);
 }
 
 Fleet place_evasive(const Config& config, Rng& rng) {
@@ -936,7 +817,7 @@ Fleet place_evasive(const Config& config, Rng& rng) {
     Fleet fleet = place_uniform(config, rng);
     double score = 0.0;
     for (const Ship& s : fleet)
-      for (const Cell& c : cells_of(s)) score += density[grid.index(c)];
+      for (const Cell& c : ship_cells(s)) score += density[grid.index(c)];
     if (score < best_score) {
       best_score = score;
       best = std::move(fleet);

@@ -47,12 +47,8 @@ Expected<BotSpec> parse_bot(std::string_view text);
 // ---------------------------------------------------------------------------------------------
 // Geometry
 
-// The cells a ship covers, from its top-left end.
-std::vector<Cell> cells_of(const Ship& ship);
-
-// Why `fleet` is not a legal placement for `config` (one ship per length of config.ships, inside
-// the grid, no overlaps, no touching with no_touch), or nothing when it is legal.
-std::optional<std::string> fleet_problem(const Config& config, const Fleet& fleet);
+// Fleet geometry and legality live with the rules: ship_cells, fleet_foul, random_fleet
+// (games/battleship/state.h).
 
 // How many shots the seat of `view` fires this turn: 1, or in salvo mode one per own ship still
 // afloat (at least 1), never more than the cells it has not fired at.
@@ -61,10 +57,9 @@ int shots_due(const View& view);
 // ---------------------------------------------------------------------------------------------
 // Placement
 
-// Uniform over legal fleets: every ship drawn uniformly from all its in-grid positions, the whole
-// fleet rejected and redrawn on any overlap (or touch, with no_touch), which is exact. On grids
-// so crowded that rejection rarely succeeds it falls back to a randomized depth-first search:
-// legal, but no longer exactly uniform. Throws std::invalid_argument when no legal fleet exists.
+// Uniform over legal fleets (random_fleet: exact rejection sampling, on very crowded grids a
+// randomized search that is legal but no longer exactly uniform). Throws std::invalid_argument
+// when no legal fleet is found.
 Fleet place_uniform(const Config& config, Rng& rng);
 
 // Draws kEvasiveDraws uniform fleets and keeps the one whose cells have the lowest summed

@@ -15,6 +15,7 @@
 #include "core/foul.h"
 #include "core/standings.h"
 #include "games/battleship/eval.h"
+#include "games/battleship/state.h"
 
 namespace arbiter::battleship {
 namespace {
@@ -70,26 +71,6 @@ TEST(ParseBot, ToStringRoundTrips) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Geometry
-
-TEST(Geometry, CellsOfAShip) {
-  EXPECT_EQ(cells_of({3, {2, 4}, Dir::h}), (std::vector<Cell>{{2, 4}, {2, 5}, {2, 6}}));
-  EXPECT_EQ(cells_of({2, {7, 0}, Dir::v}), (std::vector<Cell>{{7, 0}, {8, 0}}));
-}
-
-TEST(Geometry, FleetProblems) {
-  const Config c = grid(10, 10, {3, 2});
-  EXPECT_EQ(fleet_problem(c, {{3, {0, 0}, Dir::h}, {2, {5, 5}, Dir::v}}), std::nullopt);
-  EXPECT_TRUE(fleet_problem(c, {{3, {0, 0}, Dir::h}}));                       // missing ship
-  EXPECT_TRUE(fleet_problem(c, {{3, {0, 0}, Dir::h}, {3, {5, 5}, Dir::v}}));  // wrong length
-  EXPECT_TRUE(fleet_problem(c, {{3, {0, 8}, Dir::h}, {2, {5, 5}, Dir::v}}));  // off the grid
-  EXPECT_TRUE(fleet_problem(c, {{3, {0, 0}, Dir::h}, {2, {0, 2}, Dir::v}}));  // overlap
-  const Fleet touching{{3, {0, 0}, Dir::h}, {2, {1, 3}, Dir::v}};             // diagonal
-  EXPECT_EQ(fleet_problem(c, touching), std::nullopt);
-  EXPECT_TRUE(fleet_problem(grid(10, 10, {3, 2}, true), touching));
-}
-
-// ---------------------------------------------------------------------------------------------
 // Placement
 
 TEST(Placement, AlwaysLegal) {
@@ -99,7 +80,7 @@ TEST(Placement, AlwaysLegal) {
       for (int seed = 0; seed < draws; ++seed) {
         Rng rng(seed);
         const Fleet fleet = place(kind, c, rng);
-        ASSERT_EQ(fleet_problem(c, fleet), std::nullopt)
+        ASSERT_EQ(fleet_foul(c, fleet), std::nullopt)
             << c.rows << "x" << c.cols << " no_touch " << c.no_touch << " seed " << seed;
         ASSERT_EQ(fleet.size(), c.ships.size());
         for (std::size_t i = 0; i < fleet.size(); ++i) EXPECT_EQ(fleet[i].length, c.ships[i]);
@@ -132,7 +113,7 @@ TEST(Placement, UniformOverWholeFleets) {
     for (int b = 0; b < 2 * 25; ++b) {
       const Fleet f{{4, {a % 25 / 5, a % 5}, a < 25 ? Dir::h : Dir::v},
                     {3, {b % 25 / 5, b % 5}, b < 25 ? Dir::h : Dir::v}};
-      legal += !fleet_problem(c, f);
+      legal += !fleet_foul(c, f);
     }
   ASSERT_EQ(static_cast<int>(seen.size()), legal);
   const double expected = static_cast<double>(draws) / legal;
@@ -145,7 +126,7 @@ TEST(Placement, EvasiveAvoidsTheCentre) {
   auto centre_cells = [](const Fleet& f) {
     int n = 0;
     for (const Ship& s : f)
-      for (const Cell& cell : cells_of(s))
+      for (const Cell& cell : ship_cells(s))
         n += cell.row >= 2 && cell.row <= 7 && cell.col >= 2 && cell.col <= 7;
     return n;
   };
@@ -168,7 +149,7 @@ int play_out(ShooterKind kind, const Config& config, std::uint64_t seed) {
   const Fleet fleet = place_uniform(config, fleet_rng);
   std::vector<int> owner(config.rows * config.cols, -1), left;
   for (std::size_t k = 0; k < fleet.size(); ++k) {
-    for (const Cell& c : cells_of(fleet[k])) owner[c.row * config.cols + c.col] = k;
+    for (const Cell& c : ship_cells(fleet[k])) owner[c.row * config.cols + c.col] = k;
     left.push_back(fleet[k].length);
   }
   // Salvo: give the shooter a fleet of its own, two ships of which are sunk.
@@ -177,7 +158,7 @@ int play_out(ShooterKind kind, const Config& config, std::uint64_t seed) {
   if (config.salvo) {
     view.fleet = fleet;
     for (int k = 0; k < 2; ++k)
-      for (const Cell& c : cells_of(fleet[k])) view.incoming.push_back({c, Outcome::hit, 0});
+      for (const Cell& c : ship_cells(fleet[k])) view.incoming.push_back({c, Outcome::hit, 0});
   }
   Shooter shooter(kind);
   Rng rng(Rng::derive(seed, "shots"));
@@ -439,7 +420,7 @@ TEST(MakeBot, PlacesAndShootsFromItsSeed) {
   EXPECT_EQ(a->name(), "ann");
   View v;
   const Fleet fa = a->setup(v);
-  EXPECT_EQ(fleet_problem(v.config, fa), std::nullopt);
+  EXPECT_EQ(fleet_foul(v.config, fa), std::nullopt);
   EXPECT_EQ(fa, b->setup(v));
   EXPECT_NE(fa, c->setup(v));
   v.fleet = fa;

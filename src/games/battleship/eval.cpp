@@ -1,6 +1,8 @@
 // Measuring the house bots by direct simulation: shots to sink a fleet, head-to-head win rates.
 #include "games/battleship/eval.h"
 
+#include "games/battleship/state.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -18,7 +20,7 @@ class Target {
   Target(const Config& config, const Fleet& fleet)
       : config_(config), owner_(config.rows * config.cols, -1), fired_(owner_.size(), 0) {
     for (std::size_t k = 0; k < fleet.size(); ++k) {
-      for (const Cell& c : cells_of(fleet[k])) owner_[index(c)] = static_cast<int>(k);
+      for (const Cell& c : ship_cells(fleet[k])) owner_[index(c)] = static_cast<int>(k);
       left_.push_back(fleet[k].length);
     }
     afloat_ = static_cast<int>(fleet.size());
@@ -114,8 +116,8 @@ double head_to_head(BotSpec a, BotSpec b, int games, std::uint64_t seed, const C
     for (int s = 0; s < 2; ++s) {
       views[s].config = config;
       views[s].fleet = place(specs[s].placer, config, place_rng[s]);
-      if (auto bad = fleet_problem(config, views[s].fleet))
-        throw std::logic_error("illegal placement: " + *bad);
+      if (auto foul = fleet_foul(config, views[s].fleet))
+        throw std::logic_error("illegal placement: " + foul->detail);
     }
     for (int s = 0; s < 2; ++s) targets.emplace_back(config, views[1 - s].fleet);  // s fires at
     int mover = g % 2;

@@ -30,6 +30,9 @@ std::string describe(const std::vector<int>& ls) {
   return fmt::format("[{}]", fmt::join(ls, ", "));
 }
 
+constexpr long kRejectionDraws = 20'000;  // ship draws before giving up on exact uniformity
+constexpr long kSearchNodes = 2'000'000;  // placements the fallback search may try
+
 // Which ship (by index) covers each cell of the grid, -1 for water.
 class Board {
  public:
@@ -125,7 +128,7 @@ class FleetSearch {
   Board board_;
   std::vector<int> order_;
   Fleet fleet_;
-  long budget_ = 200'000;
+  long budget_ = kSearchNodes;
 };
 
 }  // namespace
@@ -181,17 +184,25 @@ std::optional<Fleet> random_fleet(const Config& config, Rng& rng) {
     options.push_back(placements(config, length));
     if (options.back().empty()) return std::nullopt;
   }
-  // Rejection sampling: uniform over legal fleets.
-  for (int attempt = 0; attempt < 2000; ++attempt) {
+  std::vector<int> order(config.ships.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return config.ships[a] > config.ships[b]; });
+  // Rejection sampling, longest ships first so that a clash shows early: uniform over legal
+  // fleets.
+  Fleet fleet(config.ships.size());
+  for (long draws = 0; draws < kRejectionDraws;) {
     Board board(config);
-    Fleet fleet;
     bool ok = true;
-    for (std::size_t i = 0; i < options.size() && ok; ++i) {
+    for (int i : order) {
+      ++draws;
       const Ship s = options[i][rng.below(options[i].size())];
-      const int index = static_cast<int>(i);
-      ok = !board.clash(s, index, config.no_touch);
-      board.set(s, index);
-      fleet.push_back(s);
+      if (board.clash(s, i, config.no_touch)) {
+        ok = false;
+        break;
+      }
+      board.set(s, i);
+      fleet[i] = s;
     }
     if (ok) return fleet;
   }
