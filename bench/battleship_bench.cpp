@@ -89,6 +89,7 @@ void BM_EvalGame(benchmark::State& state) {
 BENCHMARK(BM_EvalGame)
     ->Arg(static_cast<int>(ShooterKind::random))
     ->Arg(static_cast<int>(ShooterKind::hunt))
+    ->Arg(static_cast<int>(ShooterKind::tracker))
     ->Arg(static_cast<int>(ShooterKind::density))
     ->Unit(benchmark::kMicrosecond);
 

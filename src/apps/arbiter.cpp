@@ -259,14 +259,18 @@ int main(int argc, char** argv) {
                        "Open-file limit for cmd players (RLIMIT_NOFILE)");
   play_cmd->add_option("--max-processes", play_args.processes,
                        "Process limit for cmd players (RLIMIT_NPROC; no effect for root)");
+  std::string house_bots;
+  for (const auto& g : registered_games()) house_bots += fmt::format("  {}: {}\n", g.name, g.bots);
   play_cmd->footer(
       "BOT is a house bot of the game, cmd:PROGRAM [ARGS] (a program speaking the wire protocol\n"
       "on stdin/stdout; arguments split at spaces) or tcp (a client connecting to --listen).\n"
-      "House bots per game (arbiter games):\n"
-      "  q: dag | ldasg, optionally +cheat=CHEAT | +raise=METHOD | +hang=METHOD/K\n"
+      "House bots per game (arbiter games):\n" +
+      house_bots +
       "Examples:\n"
       "  arbiter play q --player alice:dag --player bob:ldasg --seed 1 --log g.jsonl\n"
-      "  arbiter play q --player alice:dag --player 'py:cmd:python3 bots/python/q_bot.py'");
+      "  arbiter play q --player alice:dag --player 'py:cmd:python3 bots/python/q_bot.py'\n"
+      "  arbiter play battleship --player a:density --player b:hunt+evasive --config "
+      "'{\"salvo\": true}'");
   play_cmd->callback([&] {
     play_args.seed = std::stoull(play_args.seed_text);  // validated by natural_validator
     exit_code = play(play_args);
