@@ -61,6 +61,25 @@ def main() -> int:
     r = run(arbiter, "replay", str(d))
     check(r.returncode == 0, f"that match replays identically ({r.stderr.strip()})")
 
+    # The example external Battleship player (bots/python) plays whole games over stdio from
+    # either seat, in the default, salvo and no_touch rules, and the logs replay.
+    bot = pathlib.Path(__file__).resolve().parents[2] / "bots" / "python" / "battleship_bot.py"
+    for config in ("{}", '{"salvo": true}', '{"no_touch": true}'):
+        for seats in (["py:cmd:" + sys.executable + " " + str(bot), "house:hunt"],
+                      ["house:density", "py:cmd:" + sys.executable + " " + str(bot)]):
+            log = tmp / "bs.jsonl"
+            p = run(arbiter, "play", "battleship", "--player", seats[0], "--player", seats[1],
+                    "--config", config, "--seed", "4", "--json", "--log", str(log))
+            try:
+                result = json.loads(p.stdout)
+            except json.JSONDecodeError:
+                result = {}
+            check(p.returncode == 0 and result.get("ejections") == [] and len(result.get("winners", [])) == 1,
+                  f"python battleship bot at seat {0 if seats[0].startswith('py') else 1}, config {config} "
+                  f"({p.stdout.strip()} {p.stderr.strip()})")
+            r = run(arbiter, "replay", str(log))
+            check(r.returncode == 0, f"that battleship match replays ({r.stderr.strip()})")
+
     # Golden logs recorded by an earlier build must replay identically.
     goldens = sorted(args.golden.glob("*.jsonl"))
     check(len(goldens) >= 2, f"golden logs present ({len(goldens)})")
