@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   nlohmann-json3-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3
+  python3 scowl
 )
 
 missing=()
