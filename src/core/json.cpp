@@ -1,5 +1,6 @@
 #include "core/json.h"
 
+#include <algorithm>
 #include <cctype>
 #include <iterator>
 
@@ -184,6 +185,27 @@ std::int64_t int_or(const Json& object, std::string_view key, std::int64_t fallb
   if (it == object.end()) return fallback;
   auto v = to_int(*it, key);
   return v ? *v : fallback;
+}
+
+Expected<void> only_keys(const Json& j, std::initializer_list<std::string_view> allowed,
+                         std::string_view what) {
+  if (!j.is_object()) return fail(fmt::format("{}: expected an object, got {}", what, excerpt(j)));
+  for (const auto& [key, value] : j.items())
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+      return fail(fmt::format("{}: unknown field {}", what, excerpt(Json(key))));
+  return {};
+}
+
+Expected<int> int_field(const Json& j, std::string_view key, std::int64_t lo, std::int64_t hi,
+                        std::string_view what) {
+  auto field = member(j, key, what);
+  if (!field) return std::unexpected(field.error());
+  const std::string where = fmt::format("{}: {}", what, key);
+  auto v = to_int(**field, where);
+  if (!v) return std::unexpected(v.error());
+  if (*v < lo || *v > hi)
+    return fail(fmt::format("{} must be {} to {}, got {}", where, lo, hi, *v));
+  return static_cast<int>(*v);
 }
 
 Json field_or_null(const Json& object, std::string_view key) {

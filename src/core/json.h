@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <expected>
+#include <initializer_list>
 #include <istream>
 #include <string>
 #include <string_view>
@@ -45,6 +46,12 @@ Expected<std::int64_t> to_int(const Json& j, std::string_view what);
 Expected<std::uint64_t> to_natural(const Json& j, std::string_view what);
 Expected<std::string> to_string(const Json& j, std::string_view what);
 Expected<bool> to_bool(const Json& j, std::string_view what);
+// j is an object whose keys are all among `allowed`.
+Expected<void> only_keys(const Json& j, std::initializer_list<std::string_view> allowed,
+                         std::string_view what);
+// Object j's field `key` as an integer in [lo, hi].
+Expected<int> int_field(const Json& j, std::string_view key, std::int64_t lo, std::int64_t hi,
+                        std::string_view what);
 
 // Lenient field access for records we wrote ourselves but read back from untrusted files (game
 // logs): the field's value if `object` is an object holding `key` with the right type, else

@@ -21,28 +21,6 @@ std::unexpected<Error> within(std::string_view where, const Error& e) {
   return fail(fmt::format("{}: {}", where, e.message));
 }
 
-Expected<void> only_keys(const Json& j, std::initializer_list<std::string_view> allowed,
-                         std::string_view what) {
-  if (!j.is_object()) return fail(fmt::format("{}: expected an object, got {}", what, excerpt(j)));
-  for (const auto& [key, value] : j.items())
-    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-      return fail(fmt::format("{}: unknown field {}", what, excerpt(Json(key))));
-  return {};
-}
-
-// Object j's field `key` as an integer in [lo, hi].
-Expected<int> int_field(const Json& j, std::string_view key, std::int64_t lo, std::int64_t hi,
-                        std::string_view what) {
-  auto field = member(j, key, what);
-  if (!field) return std::unexpected(field.error());
-  const std::string where = fmt::format("{}: {}", what, key);
-  auto v = to_int(**field, where);
-  if (!v) return std::unexpected(v.error());
-  if (*v < lo || *v > hi)
-    return fail(fmt::format("{} must be {} to {}, got {}", where, lo, hi, *v));
-  return static_cast<int>(*v);
-}
-
 Expected<std::string> string_field(const Json& j, std::string_view key, std::string_view what) {
   auto field = member(j, key, what);
   if (!field) return std::unexpected(field.error());

@@ -1,0 +1,409 @@
+// The real-time referee (ARCHITECTURE §3.2, speed_scrabble.md): every seat acts whenever it
+// likes. One reader thread per seat waits on its channel; each arrival is stamped with the
+// injected clock and a global ticket under one lock, so the queue order IS the arrival order, and
+// the referee thread hands messages to the game in that order. Notices go out as the game makes
+// them. Per seat: a size cap (the channel's), a rate cap and the game's own limits; garbage, a
+// flood, a closed channel or a peer that does not read its notices ejects the seat and the game
+// goes on. The game ends on its own (a win), by its deadline (stall, time limit), or when every
+// seat is out. In-process players (Racer) run on their own threads over loopback channels, so
+// they see exactly the wire messages a remote player sees.
+//
+// The log (GameLog), one object a line:
+//   {"type":"match","game","seed","config","seats":[names],"style":"realtime","format":1}
+//   {"type":"setup","seat","message"}                 what each seat was told at the start
+//   {"type":"message","seat","ticket","at_us","message"}   an arrival, in ticket order
+//   {"type":"notice","seat","message"}                what the game pushed in reply
+//   {"type":"fault","seat","why","call","detail","at_us"}  a channel fault (not derived from a
+//   message)
+//   {"type":"ejection","seat","why","call","detail"}  every ejection, derived ones included
+//   {"type":"end","at_us","ending"}                   when and why the game ended
+//   {"type":"result",...}                             as for every style (referee/match.h)
+// at_us is part of the record, not timing noise: the game's decisions depend on it. Replay
+// (replay_realtime) feeds the messages, faults and end back through the same code and checks
+// that it writes the same log.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/clock.h"
+#include "core/ejection.h"
+#include "core/json.h"
+#include "core/racer.h"
+#include "core/realtime.h"
+#include "referee/game_log.h"
+#include "referee/match.h"
+#include "referee/replay.h"
+#include "remote/channel.h"
+
+namespace arbiter {
+
+struct RealtimeOptions {
+  const Clock* clock = &SteadyClock::instance();
+  GameLog* log = nullptr;
+  // A seat that does not take a notice off its channel within this long is out (timeout).
+  Duration send_timeout = std::chrono::seconds(2);
+  int max_rate = 200;  // messages per second per seat; one more ejects (foul "flood")
+  ChannelLimits
+      limits;  // for in-process seats' loopback channels (remote channels carry their own)
+};
+
+// One seat: either a remote channel (the referee's end), or an in-process racer, or nothing
+// (a seat that could not be started: ejected at once with `failed`).
+struct RealtimeSeat {
+  std::string name;
+  std::unique_ptr<Channel> channel;
+  std::shared_ptr<Racer> racer;
+  std::function<void()> disconnect;  // remote seats: close the connection, kill the process
+  std::optional<Ejection> failed;
+};
+
+namespace detail {
+
+inline std::int64_t micros(Duration d) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
+}
+
+// The deterministic part of the referee: given arrivals, faults and time, it drives the game,
+// decides ejections and writes the log. The live referee and the replay share it.
+template <RealtimeGame G>
+class RealtimeCore {
+ public:
+  RealtimeCore(typename G::State& state, GameLog* log, int seats, int max_rate)
+      : state_(state), log_(log), max_rate_(max_rate), recent_(seats), out_(seats, false) {}
+
+  // Messages to send: (seat, wire message). The live referee sends them and reports failures
+  // back through fault().
+  using Sends = std::vector<std::pair<Seat, Json>>;
+
+  Sends setup() {
+    Sends sends;
+    for (Seat p : state_.seats()) {
+      Json m = G::encode_setup(state_.view(p));
+      write({{"type", "setup"}, {"seat", p}, {"message", m}});
+      sends.emplace_back(p, std::move(m));
+    }
+    return sends;
+  }
+
+  bool in(Seat p) const { return !out_[p] && !state_.over(); }
+
+  // An arrival. The game first catches up with time (it may have ended before `at`).
+  Sends message(Seat p, std::uint64_t ticket, Duration at, const Json& message) {
+    Sends sends;
+    tick(at);
+    if (!in(p)) return sends;
+    write({{"type", "message"},
+           {"seat", p},
+           {"ticket", ticket},
+           {"at_us", micros(at)},
+           {"message", message}});
+    auto& window = recent_[p];
+    window.push_back(at);
+    while (!window.empty() && window.front() <= at - std::chrono::seconds(1)) window.pop_front();
+    if (static_cast<int>(window.size()) > max_rate_) {
+      eject(p, Why::foul, "message",
+            fmt::format("flood: more than {} messages in a second", max_rate_));
+      return sends;
+    }
+    auto decoded = G::decode_message(message);
+    if (!decoded) {
+      eject(p, Why::malformed, "message", decoded.error().message);
+      return sends;
+    }
+    auto reaction = state_.receive(p, *decoded, at);
+    for (auto& [seat, notice] : reaction.notices) {
+      if (out_[seat]) continue;
+      Json m = G::encode(notice);
+      write({{"type", "notice"}, {"seat", seat}, {"message", m}});
+      sends.emplace_back(seat, std::move(m));
+    }
+    if (reaction.foul)
+      eject(p, Why::foul, "message",
+            fmt::format("{}: {}", reaction.foul->code, reaction.foul->detail));
+    if (state_.over()) end(at);
+    return sends;
+  }
+
+  // A channel fault or a failed send: not derived from a message, so the log records it.
+  void fault(Seat p, Why why, std::string call, std::string detail, Duration at) {
+    if (out_[p] || state_.over()) return;
+    write({{"type", "fault"},
+           {"seat", p},
+           {"why", to_string(why)},
+           {"call", call},
+           {"detail", detail},
+           {"at_us", micros(at)}});
+    eject(p, why, std::move(call), std::move(detail));
+    if (state_.over()) end(at);
+  }
+
+  void tick(Duration at) {
+    if (state_.over()) return;
+    state_.tick(at);
+    if (state_.over()) end(at);
+  }
+
+  MatchResult result(const std::vector<bool>& told_win) const {
+    MatchResult r;
+    const Standings s = state_.standings();
+    for (Seat w : s.winners)
+      if (told_win[w]) r.winners.push_back(w);
+    r.ejections = ejections_;
+    r.scores = s.scores;
+    return r;
+  }
+
+  const std::vector<Ejection>& ejections() const { return ejections_; }
+  void write(const Json& line) {
+    if (log_) log_->write(line);
+  }
+
+ private:
+  void eject(Seat p, Why why, std::string call, std::string detail) {
+    out_[p] = true;
+    Ejection e{p, why, std::move(call), std::move(detail)};
+    write({{"type", "ejection"},
+           {"seat", p},
+           {"why", to_string(e.why)},
+           {"call", e.call},
+           {"detail", e.detail}});
+    ejections_.push_back(std::move(e));
+    state_.eject(p);
+  }
+  void end(Duration at) {
+    if (ended_) return;
+    ended_ = true;
+    write({{"type", "end"}, {"at_us", micros(at)}});
+  }
+
+  typename G::State& state_;
+  GameLog* log_;
+  int max_rate_;
+  std::vector<std::deque<Duration>> recent_;
+  std::vector<bool> out_;
+  std::vector<Ejection> ejections_;
+  bool ended_ = false;
+};
+
+// A Link over the racer's end of a loopback channel.
+class ChannelLink final : public Link {
+ public:
+  explicit ChannelLink(Channel& channel) : channel_(channel) {}
+  std::optional<Json> receive(const Deadline& deadline) override {
+    if (closed_) return std::nullopt;
+    auto m = channel_.receive(deadline);
+    if (m) return std::move(*m);
+    if (m.error().why != Why::timeout) closed_ = true;
+    return std::nullopt;
+  }
+  bool send(const Json& message) override {
+    if (closed_) return false;
+    auto ok =
+        channel_.send(message, Deadline::after(SteadyClock::instance(), std::chrono::seconds(5)));
+    if (!ok) closed_ = true;
+    return !closed_;
+  }
+  bool closed() const override { return closed_; }
+
+ private:
+  Channel& channel_;
+  bool closed_ = false;
+};
+
+}  // namespace detail
+
+// Runs a match of the real-time game G to its end. `state` is the dealt game; seats[p] plays
+// seat p. Every in-process racer's thread has been joined when this returns.
+template <RealtimeGame G>
+MatchResult run_realtime(typename G::State& state, std::vector<RealtimeSeat>& seats,
+                         const RealtimeOptions& options) {
+  using namespace std::chrono_literals;
+  const Clock& clock = *options.clock;
+  const int n = static_cast<int>(seats.size());
+  detail::RealtimeCore<G> core(state, options.log, n, options.max_rate);
+
+  // In-process racers get a loopback channel and a thread.
+  std::vector<std::unique_ptr<Channel>> racer_ends(n);
+  std::vector<std::thread> racers;
+  for (int p = 0; p < n; ++p) {
+    if (!seats[p].racer || seats[p].failed) continue;
+    auto [ours, theirs] = loopback_pair(options.limits);
+    seats[p].channel = std::move(ours);
+    racer_ends[p] = std::move(theirs);
+    racers.emplace_back([racer = seats[p].racer, end = racer_ends[p].get()] {
+      detail::ChannelLink link(*end);
+      try {
+        racer->race(link);
+      } catch (...) {
+      }
+      end->close();
+    });
+  }
+
+  const Instant t0 = clock.now();
+  auto since = [&] { return clock.now() - t0; };
+  std::vector<bool> told_win(n, false);
+  auto send = [&](Seat p, const Json& m, const char* call) {
+    if (!seats[p].channel) return false;
+    auto ok = seats[p].channel->send(m, Deadline::after(clock, options.send_timeout));
+    if (!ok) core.fault(p, ok.error().why, call, ok.error().detail, since());
+    return static_cast<bool>(ok);
+  };
+  auto send_all = [&](const typename detail::RealtimeCore<G>::Sends& sends) {
+    for (const auto& [p, m] : sends)
+      if (core.in(p)) send(p, m, "notice");
+  };
+
+  auto setup = core.setup();
+  for (int p = 0; p < n; ++p)
+    if (seats[p].failed) core.fault(p, seats[p].failed->why, "setup", seats[p].failed->detail, 0ns);
+  for (const auto& [p, m] : setup)
+    if (core.in(p)) send(p, m, "setup");
+
+  // Readers: one per seat, stamping arrivals under the inbox lock.
+  struct Arrival {
+    Seat seat;
+    std::uint64_t ticket;
+    Instant stamp;
+    ChannelResult<Json> message;
+  };
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<Arrival> inbox;
+  std::uint64_t tickets = 0;
+  std::vector<std::thread> readers;
+  for (int p = 0; p < n; ++p) {
+    if (!seats[p].channel || !core.in(p)) continue;
+    readers.emplace_back([&, p, channel = seats[p].channel.get()] {
+      for (;;) {
+        auto m = channel->receive(Deadline::after(SteadyClock::instance(), 24h));
+        if (!m && m.error().why == Why::timeout) continue;
+        const bool last = !m;
+        {
+          std::lock_guard lock(mu);
+          inbox.push_back({p, tickets++, clock.now(), std::move(m)});
+        }
+        cv.notify_one();
+        if (last) return;
+      }
+    });
+  }
+
+  while (!state.over()) {
+    std::optional<Arrival> next;
+    {
+      std::unique_lock lock(mu);
+      const Duration wait = std::min<Duration>(state.deadline() - since(), 20ms);
+      if (inbox.empty() && wait > 0ns) cv.wait_for(lock, wait, [&] { return !inbox.empty(); });
+      if (!inbox.empty()) {
+        next = std::move(inbox.front());
+        inbox.pop_front();
+      }
+    }
+    if (!next) {
+      core.tick(since());
+      continue;
+    }
+    const Duration at = next->stamp - t0;
+    if (!next->message) {
+      core.tick(at);
+      core.fault(next->seat, next->message.error().why, "message", next->message.error().detail,
+                 at);
+      continue;
+    }
+    send_all(core.message(next->seat, next->ticket, at, *next->message));
+  }
+
+  const Standings standings = state.standings();
+  for (Seat p : state.seats()) {
+    const bool won =
+        std::find(standings.winners.begin(), standings.winners.end(), p) != standings.winners.end();
+    if (seats[p].channel && seats[p].channel->send(Json::array({"win", Json::array({won})}),
+                                                   Deadline::after(clock, options.send_timeout)))
+      told_win[p] = true;
+  }
+  for (auto& seat : seats) {
+    if (seat.channel) seat.channel->close();
+    if (seat.disconnect) seat.disconnect();
+  }
+  for (auto& t : readers) t.join();
+  for (auto& t : racers) t.join();
+  MatchResult result = core.result(told_win);
+  core.write(encode_result(result));
+  return result;
+}
+
+// Replays a real-time match from its log: the dealt `state` (from the logged seed and config)
+// is driven by the logged arrivals, faults and end, through the same code as the live referee,
+// which writes a new log; the report says whether it matches the recorded one. Which seats heard
+// their win is taken from the recorded result (it is the only thing replay cannot re-derive).
+template <RealtimeGame G>
+ReplayReport replay_realtime(typename G::State& state, const std::vector<Json>& lines) {
+  ReplayReport report;
+  GameLog log(nullptr, true);
+  int seats = 0;
+  std::vector<bool> told_win;
+  for (const Json& line : lines)
+    if (string_or(line, "type") == "match") {
+      log.write(line);
+      const Json names = field_or_null(line, "seats");
+      seats = names.is_array() ? static_cast<int>(names.size()) : 0;
+    }
+  told_win.assign(seats, false);
+  detail::RealtimeCore<G> core(state, &log, seats,
+                               static_cast<int>(int_or(
+                                   [&] {
+                                     for (const Json& line : lines)
+                                       if (string_or(line, "type") == "match")
+                                         return field_or_null(line, "config");
+                                     return Json();
+                                   }(),
+                                   "max_rate", 200)));
+  core.setup();
+  auto in_range = [&](std::int64_t seat) { return seat >= 0 && seat < seats; };
+  for (const Json& line : lines) {
+    const std::string type = string_or(line, "type");
+    const std::int64_t seat = int_or(line, "seat", -1);
+    const Duration at = std::chrono::microseconds(int_or(line, "at_us", 0));
+    if (type == "message" && in_range(seat)) {
+      ++report.calls;
+      core.message(static_cast<Seat>(seat), static_cast<std::uint64_t>(int_or(line, "ticket", 0)),
+                   at, field_or_null(line, "message"));
+    } else if (type == "fault" && in_range(seat)) {
+      const auto why = why_from_string(string_or(line, "why"));
+      core.fault(static_cast<Seat>(seat), why.value_or(Why::exception), string_or(line, "call"),
+                 string_or(line, "detail"), at);
+    } else if (type == "end") {
+      core.tick(at);
+    } else if (type == "result") {
+      const Json winners = field_or_null(line, "winners");
+      if (winners.is_array())
+        for (const Json& w : winners)
+          if (w.is_number_integer() && in_range(w.get<std::int64_t>()))
+            told_win[w.get<int>()] = true;
+    }
+  }
+  report.result = core.result(told_win);
+  core.write(encode_result(report.result));
+  if (auto diff = first_difference(lines, log.lines()))
+    report.difference = *diff;
+  else
+    report.identical = true;
+  return report;
+}
+
+}  // namespace arbiter
