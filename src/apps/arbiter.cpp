@@ -157,6 +157,7 @@ int play(const PlayArgs& a) {
     Json j = encode_result(r);
     j["names"] = names;
     j["seed"] = a.seed;
+    if (!outcome->details.is_null()) j["details"] = outcome->details;
     std::cout << dump(j) << std::endl;
     return 0;
   }
@@ -176,6 +177,7 @@ int play(const PlayArgs& a) {
   for (const auto& e : r.ejections)
     fmt::print("ejected: {} during {} ({}: {})\n", names[e.seat], e.call, to_string(e.why),
                e.detail);
+  for (const auto& line : outcome->report) fmt::print("{}\n", line);
   if (!a.log_path.empty()) fmt::print("log: {}\n", a.log_path);
   fmt::print("reproduce: {}\n", reproduce_command(a));
   return 0;

@@ -1,10 +1,15 @@
 #include "games/registry.h"
 
+#include <charconv>
+
 #include <fmt/format.h>
 
 #include "games/battleship/bots.h"
 #include "games/battleship/game.h"
 #include "games/q/actors.h"
+#include "games/speed_scrabble/bots.h"
+#include "games/speed_scrabble/game.h"
+#include "referee/realtime.h"
 #include "referee/turn_based.h"
 #include "remote/remote_player.h"
 #include "remote/tcp.h"
@@ -80,11 +85,23 @@ Expected<std::vector<std::string>> seat_names(const PlaySpec& spec) {
   return names;
 }
 
-// Builds the players of a roster for game G: remote seats ("cmd:", "tcp") the same way for
-// every game, house bots through `house(seating, seat)`. TCP seats are accepted in seat order.
-template <Game G, class House>
-Expected<std::vector<PlayerPtr<G>>> seat_players(const PlaySpec& spec, House house) {
-  std::vector<PlayerPtr<G>> players(spec.roster.size());
+// A "cmd:" or "tcp" seat once opened: its channel (and process), or why it could not start.
+struct OpenedSeat {
+  std::unique_ptr<Channel> channel;
+  std::unique_ptr<ChildProcess> process;
+  std::string failure;  // empty when it started
+};
+
+bool is_remote(const Seating& seat) {
+  return seat.bot == "tcp" || seat.bot.starts_with("cmd:");
+}
+
+// Opens the remote seats of a roster the same way for every game and referee style: "cmd:"
+// seats spawn their program, "tcp" seats are accepted in seat order (a client signs up by
+// sending its name as a JSON string; other connections are dropped). House seats stay empty.
+Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpec& spec,
+                                                                   ChannelLimits limits = {}) {
+  std::vector<std::optional<OpenedSeat>> seats(spec.roster.size());
   std::vector<std::size_t> tcp_seats;
   for (std::size_t i = 0; i < spec.roster.size(); ++i) {
     const Seating& seat = spec.roster[i];
@@ -98,29 +115,23 @@ Expected<std::vector<PlayerPtr<G>>> seat_players(const PlaySpec& spec, House hou
       child.limits = spec.hosting.limits;
       if (!spec.hosting.stderr_dir.empty())
         child.stderr_log = spec.hosting.stderr_dir / (seat.name + ".stderr");
+      OpenedSeat opened;
       auto process = ChildProcess::spawn(child);
       if (!process) {
-        players[i] = std::make_shared<UnstartedPlayer<G>>(seat.name, process.error().message);
-        continue;
+        opened.failure = process.error().message;
+      } else {
+        opened.channel = (*process)->take_channel(Framing::lines, limits);
+        opened.process = std::move(*process);
       }
-      auto channel = (*process)->take_channel(Framing::lines);
-      players[i] =
-          std::make_shared<RemotePlayer<G>>(seat.name, std::move(channel), std::move(*process));
-    } else {
-      auto bot = house(seat, static_cast<Seat>(i));
-      if (!bot) return fail(bot.error().message);
-      players[i] = std::move(*bot);
+      seats[i] = std::move(opened);
     }
   }
-  if (tcp_seats.empty()) return players;
+  if (tcp_seats.empty()) return seats;
   auto listener = TcpListener::listen(spec.hosting.listen_host, spec.hosting.listen_port);
   if (!listener) return fail(listener.error().message);
   if (spec.hosting.on_listen) spec.hosting.on_listen((*listener)->port(), tcp_seats.size());
   for (std::size_t i : tcp_seats) {
-    const Seating& seat = spec.roster[i];
     const Deadline deadline = Deadline::after(SteadyClock::instance(), spec.hosting.accept_timeout);
-    // Sign-up: the client introduces itself with its name, as a JSON string. A connection that
-    // does not (a stray client, a port scanner) is closed and the seat waits for the next one.
     std::unique_ptr<Channel> signed_up;
     while (!signed_up && !deadline.passed()) {
       auto accepted = (*listener)->accept(deadline, Framing::lines);
@@ -135,12 +146,37 @@ Expected<std::vector<PlayerPtr<G>>> seat_players(const PlaySpec& spec, House hou
       else
         channel->close();
     }
+    OpenedSeat opened;
     if (signed_up)
-      players[i] = std::make_shared<RemotePlayer<G>>(seat.name, std::move(signed_up));
+      opened.channel = std::move(signed_up);
     else
-      players[i] = std::make_shared<UnstartedPlayer<G>>(
-          seat.name,
-          fmt::format("no tcp client signed up within {} ms", spec.hosting.accept_timeout.count()));
+      opened.failure =
+          fmt::format("no tcp client signed up within {} ms", spec.hosting.accept_timeout.count());
+    seats[i] = std::move(opened);
+  }
+  return seats;
+}
+
+// The players of a roster for a turn-based game G: remote seats as RemotePlayers (or, when they
+// could not start, UnstartedPlayers ejected at setup), house bots through `house(seating, seat)`.
+template <Game G, class House>
+Expected<std::vector<PlayerPtr<G>>> seat_players(const PlaySpec& spec, House house) {
+  auto remote = open_remote_seats(spec);
+  if (!remote) return fail(remote.error().message);
+  std::vector<PlayerPtr<G>> players(spec.roster.size());
+  for (std::size_t i = 0; i < spec.roster.size(); ++i) {
+    const Seating& seat = spec.roster[i];
+    if (auto& opened = (*remote)[i]) {
+      if (!opened->failure.empty())
+        players[i] = std::make_shared<UnstartedPlayer<G>>(seat.name, opened->failure);
+      else
+        players[i] = std::make_shared<RemotePlayer<G>>(seat.name, std::move(opened->channel),
+                                                       std::move(opened->process));
+      continue;
+    }
+    auto bot = house(seat, static_cast<Seat>(i));
+    if (!bot) return fail(bot.error().message);
+    players[i] = std::move(*bot);
   }
   return players;
 }
@@ -198,6 +234,132 @@ Expected<PlayOutcome> play_battleship(const PlaySpec& spec) {
   return outcome;
 }
 
+// The dictionary a Speed Scrabble config names: "scowl-SIZE" or a word-list file.
+Expected<std::shared_ptr<const speed_scrabble::Dictionary>> load_words(const std::string& name) {
+  using speed_scrabble::Dictionary;
+  Expected<Dictionary> dict = fail("");
+  if (name.starts_with("scowl-")) {
+    int size = 0;
+    const auto [end, ec] = std::from_chars(name.data() + 6, name.data() + name.size(), size);
+    if (ec != std::errc() || end != name.data() + name.size())
+      return fail(fmt::format("dictionary \"{}\": expected scowl-SIZE or a file", name));
+    dict = Dictionary::scowl(size);
+  } else {
+    dict = Dictionary::file(name);
+  }
+  if (!dict) return fail(fmt::format("dictionary: {}", dict.error().message));
+  return std::make_shared<const Dictionary>(std::move(*dict));
+}
+
+Expected<speed_scrabble::Config> speed_scrabble_config(const Json& j) {
+  auto config = speed_scrabble::SpeedScrabble::decode_config(j);
+  if (!config) return std::unexpected(config.error());
+  auto words = load_words(config->dictionary);
+  if (!words) return std::unexpected(words.error());
+  config->words = std::move(*words);
+  return config;
+}
+
+std::string seconds_text(Duration d) {
+  return fmt::format("{:.3f}s", std::chrono::duration<double>(d).count());
+}
+
+Expected<PlayOutcome> play_speed_scrabble(const PlaySpec& spec) {
+  using speed_scrabble::SpeedScrabble;
+  Json overrides = spec.config.is_null() ? Json::object() : spec.config;
+  if (!overrides.is_object())
+    return fail("the Speed Scrabble config must be a JSON object, got " + excerpt(overrides));
+  if (!overrides.contains("players")) overrides["players"] = spec.roster.size();
+  auto config = speed_scrabble_config(overrides);
+  if (!config) return fail(config.error().message);
+  if (static_cast<std::size_t>(config->players) != spec.roster.size())
+    return fail(fmt::format("the config seats {} players but {} were given", config->players,
+                            spec.roster.size()));
+  PlayOutcome outcome;
+  auto names = seat_names(spec);
+  if (!names) return fail(names.error().message);
+  outcome.names = std::move(*names);
+
+  std::vector<speed_scrabble::RacerSpec> house(spec.roster.size());
+  for (std::size_t i = 0; i < spec.roster.size(); ++i) {
+    if (is_remote(spec.roster[i])) continue;
+    auto racer = speed_scrabble::parse_racer(spec.roster[i].bot);
+    if (!racer) return fail(racer.error().message);
+    house[i] = *racer;
+  }
+  Rng rng(start_seed(spec.seed));
+  auto state = SpeedScrabble::start(*config, rng);
+  ChannelLimits limits;
+  limits.max_message = static_cast<std::size_t>(config->max_bytes);
+  auto remote = open_remote_seats(spec, limits);
+  if (!remote) return fail(remote.error().message);
+  std::shared_ptr<const speed_scrabble::SolverIndex> index;
+  std::vector<RealtimeSeat> seats(spec.roster.size());
+  for (std::size_t i = 0; i < spec.roster.size(); ++i) {
+    RealtimeSeat& seat = seats[i];
+    seat.name = outcome.names[i];
+    if (auto& opened = (*remote)[i]) {
+      if (!opened->failure.empty()) {
+        seat.failed = Ejection{static_cast<Seat>(i), Why::hang_up, "setup", opened->failure};
+      } else {
+        seat.channel = std::move(opened->channel);
+        if (opened->process)
+          seat.disconnect = [process = std::shared_ptr<ChildProcess>(std::move(opened->process))] {
+            process->kill();
+          };
+      }
+      continue;
+    }
+    if (!index) index = speed_scrabble::make_solver_index(*config->words);
+    seat.racer = std::make_shared<speed_scrabble::SolverRacer>(
+        seat.name, house[i], index, state.distributor(), static_cast<Seat>(i), *spec.options.clock);
+  }
+  if (spec.options.log)
+    spec.options.log->write({{"type", "match"},
+                             {"game", SpeedScrabble::kName},
+                             {"seed", spec.seed},
+                             {"config", SpeedScrabble::encode(*config)},
+                             {"seats", outcome.names},
+                             {"style", "realtime"},
+                             {"format", kGameLogFormat}});
+  RealtimeOptions options;
+  options.clock = spec.options.clock;
+  options.log = spec.options.log;
+  options.send_timeout = spec.options.per_call;
+  options.max_rate = config->max_rate;
+  options.limits = limits;
+  outcome.result = run_realtime<SpeedScrabble>(state, seats, options);
+
+  outcome.report.push_back(fmt::format("ending: {}", state.ending()));
+  Json timeline = Json::array();
+  for (std::size_t p = 0; p < seats.size(); ++p) {
+    std::string line = fmt::format("  {:<20}", outcome.names[p]);
+    Json marks = Json::array();
+    for (const auto& m : state.timeline()[p]) {
+      line += fmt::format(" {}@{}", m.k, seconds_text(m.at));
+      marks.push_back({{"k", m.k}, {"at_us", detail::micros(m.at)}});
+    }
+    if (state.timeline()[p].empty()) line += " no valid board";
+    outcome.report.push_back(line);
+    timeline.push_back(marks);
+  }
+  outcome.report.insert(outcome.report.begin() + 1, "tiles reached (k@time):");
+  outcome.details = {{"ending", state.ending()}, {"timeline", timeline}};
+  return outcome;
+}
+
+Expected<ReplayReport> replay_speed_scrabble(const std::vector<Json>& log) {
+  using speed_scrabble::SpeedScrabble;
+  const Json& header = log.at(0);
+  auto seed = to_natural(field_or_null(header, "seed"), "the log's seed");
+  if (!seed) return std::unexpected(seed.error());
+  auto config = speed_scrabble_config(field_or_null(header, "config"));
+  if (!config) return fail("the log's config: " + config.error().message);
+  Rng rng(start_seed(*seed));
+  auto state = SpeedScrabble::start(*config, rng);
+  return replay_realtime<SpeedScrabble>(state, log);
+}
+
 }  // namespace
 
 const std::vector<GameEntry>& registered_games() {
@@ -212,6 +374,12 @@ const std::vector<GameEntry>& registered_games() {
        .bots = "random | hunt | tracker | density, optionally +uniform or +evasive (placement)",
        .play = play_battleship,
        .replay = [](const std::vector<Json>& log) { return replay<battleship::Battleship>(log); }},
+      {.name = "speed_scrabble",
+       .summary = "Speed Scrabble: a real-time crossword race, tiles for all on every valid board "
+                  "(2-8 players)",
+       .bots = "solver | slow | slow=SECONDS (the solver, waiting before each board)",
+       .play = play_speed_scrabble,
+       .replay = replay_speed_scrabble},
   };
   return games;
 }

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "core/json.h"
-#include "remote/child_process.h"
 #include "referee/match.h"
 #include "referee/replay.h"
+#include "remote/child_process.h"
 
 namespace arbiter {
 
@@ -34,7 +34,7 @@ struct Hosting {
   std::uint16_t listen_port = 0;                    // 0: any free port
   std::chrono::milliseconds accept_timeout{60000};  // for each tcp seat to connect and sign up
   std::function<void(std::uint16_t port, std::size_t seats)> on_listen;  // before accepting
-  ChildLimits limits;                // for "cmd" seats
+  ChildLimits limits;                                                    // for "cmd" seats
   std::filesystem::path stderr_dir;  // "cmd" seats' stderr logs (NAME.stderr); empty: dropped
 };
 
@@ -48,7 +48,9 @@ struct PlaySpec {
 
 struct PlayOutcome {
   MatchResult result;
-  std::vector<std::string> names;  // by seat
+  std::vector<std::string> names;   // by seat
+  std::vector<std::string> report;  // game-specific lines for people (Speed Scrabble: timeline)
+  Json details;                     // the same for machines (merged into --json output)
 };
 
 struct GameEntry {

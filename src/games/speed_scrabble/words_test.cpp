@@ -10,10 +10,10 @@ namespace arbiter::speed_scrabble {
 namespace {
 
 const Dictionary& small() {
-  static const Dictionary d = Dictionary::of(
-      {"cat", "cats", "at", "to", "ta", "act", "tact", "go", "dog", "god", "OX", "zoo", "quiz",
-       "a", "it's", "naïve", "ANTIDISESTABLISHMENTARIANISM", "as"},
-      "small");
+  static const Dictionary d =
+      Dictionary::of({"cat", "cats", "at", "to", "ta", "act", "tact", "go", "dog", "god", "OX",
+                      "zoo", "quiz", "a", "it's", "naïve", "ANTIDISESTABLISHMENTARIANISM", "as"},
+                     "small");
   return d;
 }
 
@@ -66,7 +66,8 @@ TEST(Dictionary, ScowlSeventy) {
   ASSERT_TRUE(d) << d.error().message;
   EXPECT_EQ(d->name(), "scowl-70");
   EXPECT_GT(d->words().size(), 100'000u);
-  for (const char* w : {"QUIZ", "CAT", "ZEBRA", "COLOUR", "COLOR", "QI"}) EXPECT_TRUE(d->contains(w)) << w;
+  for (const char* w : {"QUIZ", "CAT", "ZEBRA", "COLOUR", "COLOR", "QI"})
+    EXPECT_TRUE(d->contains(w)) << w;
   EXPECT_FALSE(d->contains("QXZ"));
   EXPECT_FALSE(Dictionary::scowl(71));
   EXPECT_FALSE(Dictionary::scowl(70, "/nonexistent"));
