@@ -199,31 +199,6 @@ class RealtimeCore {
   bool ended_ = false;
 };
 
-// A Link over the racer's end of a loopback channel.
-class ChannelLink final : public Link {
- public:
-  explicit ChannelLink(Channel& channel) : channel_(channel) {}
-  std::optional<Json> receive(const Deadline& deadline) override {
-    if (closed_) return std::nullopt;
-    auto m = channel_.receive(deadline);
-    if (m) return std::move(*m);
-    if (m.error().why != Why::timeout) closed_ = true;
-    return std::nullopt;
-  }
-  bool send(const Json& message) override {
-    if (closed_) return false;
-    auto ok =
-        channel_.send(message, Deadline::after(SteadyClock::instance(), std::chrono::seconds(5)));
-    if (!ok) closed_ = true;
-    return !closed_;
-  }
-  bool closed() const override { return closed_; }
-
- private:
-  Channel& channel_;
-  bool closed_ = false;
-};
-
 }  // namespace detail
 
 // Runs a match of the real-time game G to its end. `state` is the dealt game; seats[p] plays
@@ -245,7 +220,7 @@ MatchResult run_realtime(typename G::State& state, std::vector<RealtimeSeat>& se
     seats[p].channel = std::move(ours);
     racer_ends[p] = std::move(theirs);
     racers.emplace_back([racer = seats[p].racer, end = racer_ends[p].get()] {
-      detail::ChannelLink link(*end);
+      ChannelLink link(*end);
       try {
         racer->race(link);
       } catch (...) {

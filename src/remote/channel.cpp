@@ -110,4 +110,19 @@ std::pair<std::unique_ptr<Channel>, std::unique_ptr<Channel>> loopback_pair(Chan
           std::make_unique<LoopbackEnd>(loop, 1, limits)};
 }
 
+std::optional<Json> ChannelLink::receive(const Deadline& deadline) {
+  if (closed_) return std::nullopt;
+  auto m = channel_.receive(deadline);
+  if (m) return std::move(*m);
+  if (m.error().why != Why::timeout) closed_ = true;
+  return std::nullopt;
+}
+
+bool ChannelLink::send(const Json& message) {
+  if (closed_) return false;
+  if (!channel_.send(message, Deadline::after(SteadyClock::instance(), send_timeout_)))
+    closed_ = true;
+  return !closed_;
+}
+
 }  // namespace arbiter

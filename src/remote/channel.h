@@ -16,6 +16,7 @@
 #include "core/clock.h"
 #include "core/ejection.h"
 #include "core/json.h"
+#include "core/racer.h"
 
 namespace arbiter {
 
@@ -66,5 +67,21 @@ class Channel {
 // through the same framing and size cap as the byte-stream channels.
 std::pair<std::unique_ptr<Channel>, std::unique_ptr<Channel>> loopback_pair(
     ChannelLimits limits = {});
+
+// A racer's Link (core/racer.h) over a channel: the loopback end of an in-process racer, or
+// stdio / a socket in an external bot program. A fault other than a timeout closes the link.
+class ChannelLink final : public Link {
+ public:
+  explicit ChannelLink(Channel& channel, Duration send_timeout = std::chrono::seconds(5))
+      : channel_(channel), send_timeout_(send_timeout) {}
+  std::optional<Json> receive(const Deadline& deadline) override;
+  bool send(const Json& message) override;
+  bool closed() const override { return closed_; }
+
+ private:
+  Channel& channel_;
+  Duration send_timeout_;
+  bool closed_ = false;
+};
 
 }  // namespace arbiter
