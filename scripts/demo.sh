@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job, as a demo: installs what is missing, builds the release preset, then plays Q
-# matches between the house bots (one with scripted bad actors, to show ejections), writes their
-# game logs and replays one. Logs go to ./demo-logs/.
+# matches between the house bots (one with scripted bad actors, to show ejections), a Battleship
+# match and a Speed Scrabble race, writes their game logs and replays some. Logs go to ./demo-logs/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -27,3 +27,12 @@ echo "== Bad actors: a cheat, an exception, a player that never answers (0.5 s l
 echo
 echo "== Replaying the four-player match from its log"
 "$arbiter" replay demo-logs/q-4p.jsonl
+echo
+echo "== Battleship: density against hunt, salvo rules"
+"$arbiter" play battleship --player ann:density --player bob:hunt+evasive --config '{"salvo": true}' \
+  --seed 3 --log demo-logs/battleship.jsonl
+echo
+echo "== Speed Scrabble: a real-time race of four solvers and a slow one"
+"$arbiter" play speed_scrabble --player ann:solver --player ben:solver --player cat:solver \
+  --player dan:solver --player slo:slow=0.5 --seed 5 --log demo-logs/speed-scrabble.jsonl
+"$arbiter" replay demo-logs/speed-scrabble.jsonl
