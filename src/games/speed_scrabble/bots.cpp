@@ -98,7 +98,10 @@ void SolverRacer::race(Link& link) {
     if (distributor_) tiles += cursor.take_new(*distributor_, seat_);
     if (tiles.size() > tried) {
       tried = tiles.size();
-      auto next = board.empty() ? solver.solve(tiles) : solver.extend(board, tiles);
+      // One tile is a board on its own (the solver only builds words).
+      auto next = tiles.size() == 1 ? std::optional<Board>(Board{tiles})
+                  : board.empty()   ? solver.solve(tiles)
+                                    : solver.extend(board, tiles);
       if (next) {
         if (spec_.delay > 0ns && !pump(later(spec_.delay), false)) break;
         if (distributor_) tiles += cursor.take_new(*distributor_, seat_);

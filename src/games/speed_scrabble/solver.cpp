@@ -14,18 +14,24 @@
 // New letters may touch other words side by side as long as every run they make is a word
 // (cross-checks), the ends of the new word must be empty, and the board stays within 32 x 32.
 // Moves are ordered by how much they use up (letters weighted by their rarity in the dictionary,
-// so Q, Z, J, X go first), and explored by limited discrepancy search: a path may deviate from
-// the preferred move by a total rank of D, for D = 0, 1, 2, ... until a board is found or the
-// node budget is spent. A transposition table (Zobrist hash of the tiles) stops the search from
-// exploring the same board twice with no more budget than before; racks that hold a letter that
-// no word made of the rack plus one board letter contains are cut at once.
+// so Q, Z, J, X go first), minus a penalty for leaving a rack short of vowels or of consonants;
+// and at every node the moves that use the rack letter that the fewest moves use (the critical
+// letter: every tile must be placed) come before all others. They are explored by limited
+// discrepancy search: a path may deviate from the preferred moves by a total rank of about 2D,
+// for D = 0, 1, 2, ... until a board is found, the node budget is spent, or an iteration cuts
+// nothing (the space is exhausted). A transposition table (Zobrist hash of the tiles) stops the
+// search from exploring the same board twice with no more budget than before.
+// Pruning: before any search, every letter of the hand must occur in some word made of the
+// hand's letters (every tile is in a run, and a run is such a word), which settles most hands
+// that have no board (Q without U or I) at once; during the search, a rack holding a letter that
+// is in no 2-letter word (V, Z in scowl-70) is dropped when no word made of the rack plus one
+// more letter contains it.
 #include "games/speed_scrabble/solver.h"
 
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <climits>
-#include <cstdlib>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -43,7 +49,11 @@ constexpr int kCenter = kG / 2;
 constexpr std::array<int, 2> kStep = {1, kG};  // across, down
 constexpr std::uint32_t kAllLetters = (1u << 26) - 1;
 constexpr std::uint32_t kTerminal = 1u << 26;
-constexpr int kMaxExt = 4;  // an extension adds at most this many letters
+constexpr int kMaxExt = 4;
+constexpr int kLeaveWeight = 32;         // per unbalanced letter; a common letter weighs 8 to 14
+constexpr int kCriticalBonus = 1 << 16;  // moves with the critical letter come first
+constexpr std::uint32_t kVowels = (1u << 0) | (1u << 4) | (1u << 8) | (1u << 14) |
+                                  (1u << 20);  // an extension adds at most this many letters
 
 constexpr std::uint64_t mix(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
@@ -57,8 +67,23 @@ inline std::uint64_t tile_key(int pos, int c) {
   return mix((static_cast<std::uint64_t>(pos) << 5) | static_cast<std::uint64_t>(c));
 }
 
+// Population count of a 32-bit mask (a few instructions even where the target lacks popcnt,
+// where std::popcount becomes a library call).
+inline int bits(std::uint32_t x) {
+#ifdef __POPCNT__
+  return std::popcount(x);
+#else
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0fu;
+  return static_cast<int>((x * 0x01010101u) >> 24);
+#endif
+}
+
 // Coordinate of `pos` along direction d (0: column, 1: row).
-inline int coord(int pos, int d) { return d == 0 ? pos % kG : pos / kG; }
+inline int coord(int pos, int d) {
+  return d == 0 ? pos % kG : pos / kG;
+}
 
 }  // namespace
 
@@ -68,19 +93,23 @@ struct SolverIndex {
     std::uint32_t first;  // index of the first child; children are contiguous, in letter order
   };
   struct Ext {
-    std::uint32_t word;    // the longer word
-    std::uint32_t offset;  // where the shorter word starts in it
+    std::uint32_t word;                         // the longer word
+    std::uint32_t mask;                         // the letters added
+    std::uint8_t offset;                        // where the shorter word starts in it
+    std::uint8_t added;                         // how many letters are added (at most kMaxExt)
+    std::array<std::uint8_t, kMaxExt> letters;  // the letters added
   };
 
-  std::vector<Node> nodes;           // nodes[0] is the root
-  std::vector<std::int32_t> word_at; // per node: the word ending there, or -1
-  std::vector<std::uint8_t> text;    // the words' letters (0..25), back to back
-  std::vector<std::uint32_t> start;  // word w is text[start[w], start[w + 1])
+  std::vector<Node> nodes;                   // nodes[0] is the root
+  std::vector<std::int32_t> word_at;         // per node: the word ending there, or -1
+  std::vector<std::uint8_t> text;            // the words' letters (0..25), back to back
+  std::vector<std::uint32_t> start;          // word w is text[start[w], start[w + 1])
   std::vector<std::int32_t> weight_of_word;  // sum of letter weights
   std::vector<std::uint32_t> ext_start;      // word w's extensions: ext[ext_start[w], ...[w + 1])
   std::vector<Ext> ext;
-  std::array<int, 26> weight{};  // how much using a letter is worth (rare letters more)
-  std::uint32_t hard = 0;        // letters in no 2-letter word (e.g. V, Z in scowl-70)
+  std::vector<std::uint32_t> ext_mask;  // ext[i].mask (scanned on its own)
+  std::array<int, 26> weight{};         // how much using a letter is worth (rare letters more)
+  std::uint32_t hard = 0;               // letters in no 2-letter word (e.g. V, Z in scowl-70)
 
   int size() const { return static_cast<int>(start.size()) - 1; }
   int len(std::uint32_t w) const { return static_cast<int>(start[w + 1] - start[w]); }
@@ -90,7 +119,7 @@ struct SolverIndex {
     const Node& n = nodes[node];
     const std::uint32_t bit = 1u << c;
     if (!(n.mask & bit)) return -1;
-    return static_cast<std::int32_t>(n.first + std::popcount(n.mask & (bit - 1)));
+    return static_cast<std::int32_t>(n.first + bits(n.mask & (bit - 1)));
   }
 };
 
@@ -178,19 +207,31 @@ std::shared_ptr<const SolverIndex> make_solver_index(const Dictionary& dict) {
         node = ix->child(static_cast<std::uint32_t>(node), t[j]);
         if (node < 0) break;
         const int l = j - o + 1;
-        if (l >= 2 && l < len && len - l <= kMaxExt && ix->word_at[node] >= 0)
-          pairs.push_back({static_cast<std::uint32_t>(ix->word_at[node]),
-                           {static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(o)}});
+        if (l >= 2 && l < len && len - l <= kMaxExt && ix->word_at[node] >= 0) {
+          SolverIndex::Ext x{static_cast<std::uint32_t>(v), 0, static_cast<std::uint8_t>(o), 0, {}};
+          for (int i = 0; i < len; ++i) {
+            if (i >= o && i <= j) continue;
+            x.mask |= 1u << t[i];
+            x.letters[x.added++] = t[i];
+          }
+          pairs.push_back({static_cast<std::uint32_t>(ix->word_at[node]), x});
+        }
       }
     }
   }
-  std::stable_sort(pairs.begin(), pairs.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  // By shorter word, then fewest letters added first (a search stops at the rack's size).
+  std::stable_sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : a.second.added < b.second.added;
+  });
   ix->ext_start.assign(n + 1, 0);
   for (const auto& p : pairs) ++ix->ext_start[p.first + 1];
   for (int w = 0; w < n; ++w) ix->ext_start[w + 1] += ix->ext_start[w];
   ix->ext.reserve(pairs.size());
-  for (const auto& p : pairs) ix->ext.push_back(p.second);
+  ix->ext_mask.reserve(pairs.size());
+  for (const auto& p : pairs) {
+    ix->ext.push_back(p.second);
+    ix->ext_mask.push_back(p.second.mask);
+  }
   return ix;
 }
 
@@ -305,15 +346,14 @@ class Solver::Search {
     recompute_box();
   }
 
-  // Puts letters back at `cells`, which must be where remove() took them from (and the rack
-  // must still hold them).
-  void restore(const std::vector<int>& cells, const std::vector<int>& letters) {
-    for (std::size_t i = 0; i < cells.size(); ++i) put(cells[i], letters[i]);
-  }
-  int letter_at(int pos) const { return grid_[pos] - 1; }
-
  private:
   static constexpr std::size_t kTtSize = 1 << 16;
+  static constexpr std::size_t kMemoSize = 1 << 12;
+
+  struct Memo {  // placeable(h) for a rack (a pure function: kept across searches)
+    std::uint64_t key = 0;
+    bool placeable = false;
+  };
 
   struct TtEntry {
     std::uint64_t key = 0;
@@ -326,9 +366,10 @@ class Solver::Search {
     std::int32_t score;
     std::uint32_t word;
     Kind kind;
-    std::uint8_t dir;  // kExtend: the run's direction
-    std::uint8_t at;   // kSlot: index of the slot's letter in the word; kExtend: run length
-    std::int32_t pos;  // kExtend: the word's first cell
+    std::uint8_t dir;    // kExtend: the run's direction
+    std::uint8_t at;     // kSlot: index of the slot's letter in the word; kExtend: run length
+    std::int32_t pos;    // kExtend: the word's first cell
+    std::uint32_t used;  // the rack letters it uses
   };
   struct Slot {
     int pos;
@@ -336,6 +377,7 @@ class Solver::Search {
   };
   struct Level {
     std::vector<Cand> cands;
+    std::size_t sorted = 0;                   // cands[0, sorted) are in order
     std::array<std::vector<Slot>, 26> slots;  // slots by letter
   };
   struct Undo {
@@ -459,54 +501,57 @@ class Solver::Search {
   // --- candidate generation
 
   // Every word made of rack letters plus exactly one letter of `slot_mask` (the wildcard, which
-  // is a slot's tile): one candidate per (word, wildcard position).
+  // is a slot's tile): one candidate per (word, wildcard position). `left`, `vowels`: rack
+  // letters and vowels not used on the path; `used`: the rack letters used on it.
   void walk_slots(std::vector<Cand>& out, std::uint32_t node, int depth, int wild,
-                  std::uint32_t slot_mask) {
+                  std::uint32_t slot_mask, int left, int vowels, std::uint32_t used) {
     const SolverIndex::Node n = ix_.nodes[node];
     if ((n.mask & kTerminal) && wild >= 0 && depth >= 2) {
       const auto w = static_cast<std::uint32_t>(ix_.word_at[node]);
-      out.push_back({ix_.weight_of_word[w] - ix_.weight[path_[wild]], w, kSlot, 0,
-                     static_cast<std::uint8_t>(wild), 0});
+      out.push_back({ix_.weight_of_word[w] - ix_.weight[path_[wild]] - leave(left, vowels), w,
+                     kSlot, 0, static_cast<std::uint8_t>(wild), 0, used});
     }
     if (depth >= kMaxSide) return;
-    std::uint32_t m = n.mask & (rack_mask_ | (wild < 0 ? slot_mask : 0)) & kAllLetters;
-    while (m) {
+    for (std::uint32_t m = n.mask & (rack_mask_ | (wild < 0 ? slot_mask : 0)); m; m &= m - 1) {
+      const std::uint32_t bit = m & -m;
+      const std::uint32_t child = n.first + bits(n.mask & (bit - 1));
       const int c = std::countr_zero(m);
-      const std::uint32_t bit = 1u << c;
-      m &= m - 1;
-      const std::uint32_t ch = n.first + std::popcount(n.mask & (bit - 1));
       path_[depth] = static_cast<std::uint8_t>(c);
       if (rack_[c]) {
         if (--rack_[c] == 0) rack_mask_ &= ~bit;
-        walk_slots(out, ch, depth + 1, wild, slot_mask);
+        const int v = (kVowels >> c) & 1;
+        walk_slots(out, child, depth + 1, wild, slot_mask, left - 1, vowels - v, used | bit);
         if (rack_[c]++ == 0) rack_mask_ |= bit;
       }
-      if (wild < 0 && (slot_mask & bit)) walk_slots(out, ch, depth + 1, depth, slot_mask);
+      if (wild < 0 && (slot_mask & bit))
+        walk_slots(out, child, depth + 1, depth, slot_mask, left, vowels, used);
     }
   }
 
-  // Every word made of rack letters only.
-  void walk_first(std::vector<Cand>& out, std::uint32_t node, int depth) {
+  // Every word made of rack letters only (arguments as for walk_slots).
+  void walk_first(std::vector<Cand>& out, std::uint32_t node, int depth, int left, int vowels,
+                  std::uint32_t used) {
     const SolverIndex::Node n = ix_.nodes[node];
     if ((n.mask & kTerminal) && depth >= 2) {
       const auto w = static_cast<std::uint32_t>(ix_.word_at[node]);
-      out.push_back({ix_.weight_of_word[w], w, kFirst, 0, 0, 0});
+      out.push_back({ix_.weight_of_word[w] - leave(left, vowels), w, kFirst, 0, 0, 0, used});
     }
     if (depth >= kMaxSide) return;
-    std::uint32_t m = n.mask & rack_mask_;
-    while (m) {
+    for (std::uint32_t m = n.mask & rack_mask_; m; m &= m - 1) {
+      const std::uint32_t bit = m & -m;
+      const std::uint32_t child = n.first + bits(n.mask & (bit - 1));
       const int c = std::countr_zero(m);
-      const std::uint32_t bit = 1u << c;
-      m &= m - 1;
-      const std::uint32_t ch = n.first + std::popcount(n.mask & (bit - 1));
       if (--rack_[c] == 0) rack_mask_ &= ~bit;
-      walk_first(out, ch, depth + 1);
+      const int v = (kVowels >> c) & 1;
+      walk_first(out, child, depth + 1, left - 1, vowels - v, used | bit);
       if (rack_[c]++ == 0) rack_mask_ |= bit;
     }
   }
 
   // Is there a word holding letter h from the rack, made of rack letters and at most one other
-  // letter? (Else h can never be placed: every move adds one word through at most one tile.)
+  // letter? With wild_used already true: of rack letters only. (A slot move adds a word through
+  // one tile; only an extension, adding h to a run of 2 or more, could do without, and for the
+  // letters this is asked about (in no 2-letter word) that is too rare to keep the search for.)
   bool placeable(std::uint32_t node, int depth, bool wild_used, bool has_h, int h) {
     const SolverIndex::Node n = ix_.nodes[node];
     if ((n.mask & kTerminal) && has_h && depth >= 2) return true;
@@ -516,7 +561,7 @@ class Solver::Search {
       const int c = std::countr_zero(m);
       const std::uint32_t bit = 1u << c;
       m &= m - 1;
-      const std::uint32_t ch = n.first + std::popcount(n.mask & (bit - 1));
+      const std::uint32_t ch = n.first + bits(n.mask & (bit - 1));
       if (rack_[c]) {
         if (--rack_[c] == 0) rack_mask_ &= ~bit;
         const bool ok = placeable(ch, depth + 1, wild_used, has_h || c == h, h);
@@ -530,11 +575,20 @@ class Solver::Search {
 
   bool hopeless() {
     std::uint32_t hard = rack_mask() & ix_.hard;
+    if (!hard) return false;
+    std::uint64_t key = 0;
+    for (int c = 0; c < 26; ++c)
+      if (rack_[c]) key += mix(static_cast<std::uint64_t>(c) << 8 | rack_[c]);
     while (hard) {
       const int h = std::countr_zero(hard);
       hard &= hard - 1;
-      rack_mask_ = rack_mask();
-      if (!placeable(0, 0, false, false, h)) return true;
+      const std::uint64_t k = key ^ mix(static_cast<std::uint64_t>(h) << 40);
+      Memo& m = memo_[k & (kMemoSize - 1)];
+      if (m.key != k) {
+        rack_mask_ = rack_mask();
+        m = {k, placeable(0, 0, false, false, h)};
+      }
+      if (!m.placeable) return true;
     }
     return false;
   }
@@ -546,11 +600,21 @@ class Solver::Search {
     return m;
   }
 
+  // The penalty of the rack a move leaves (`left` letters, `vowels` of them vowels): more than
+  // two consonants per vowel (plus two), or more vowels than consonants (plus one).
+  static int leave(int left, int vowels) {
+    const int v = vowels, c = left - vowels;
+    return kLeaveWeight * (std::max(0, c - 2 * v - 2) + std::max(0, v - c - 1));
+  }
+
   void generate(Level& lv) {
     lv.cands.clear();
     rack_mask_ = rack_mask();
+    int rack_v = 0;
+    for (int c = 0; c < 26; ++c)
+      if ((kVowels >> c) & 1) rack_v += rack_[c];
     if (tiles_.empty()) {
-      walk_first(lv.cands, 0, 0);
+      walk_first(lv.cands, 0, 0, rack_n_, rack_v, 0);
     } else {
       std::uint32_t slot_mask = 0;
       for (auto& v : lv.slots) v.clear();
@@ -562,7 +626,7 @@ class Solver::Search {
           slot_mask |= 1u << c;
         }
       }
-      if (slot_mask) walk_slots(lv.cands, 0, 0, -1, slot_mask);
+      if (slot_mask) walk_slots(lv.cands, 0, 0, -1, slot_mask, rack_n_, rack_v, 0);
       // Extensions of the runs on the board.
       for (int p : tiles_) {
         for (int d = 0; d < 2; ++d) {
@@ -576,44 +640,60 @@ class Solver::Search {
           const auto u = static_cast<std::uint32_t>(ix_.word_at[node]);
           const int wu = ix_.weight_of_word[u];
           for (std::uint32_t e = ix_.ext_start[u]; e < ix_.ext_start[u + 1]; ++e) {
-            const SolverIndex::Ext x = ix_.ext[e];
-            const std::uint8_t* t = ix_.word(x.word);
-            const int lv_len = ix_.len(x.word);
-            if (lv_len - len > rack_n_) continue;
-            std::array<std::uint8_t, 26> need{};
+            if (ix_.ext_mask[e] & ~rack_mask_) continue;
+            const SolverIndex::Ext& x = ix_.ext[e];
+            if (x.added > rack_n_) break;
             bool ok = true;
-            for (int i = 0; i < lv_len && ok; ++i) {
-              if (i >= static_cast<int>(x.offset) && i < static_cast<int>(x.offset) + len) continue;
-              ok = ++need[t[i]] <= rack_[t[i]];
+            for (int i = 1; i < x.added && ok; ++i) {  // a letter added twice needs two tiles
+              int copies = 1;
+              for (int j = 0; j < i; ++j) copies += x.letters[j] == x.letters[i];
+              ok = copies <= rack_[x.letters[i]];
             }
             if (!ok) continue;
-            lv.cands.push_back({ix_.weight_of_word[x.word] - wu, x.word, kExtend,
-                                static_cast<std::uint8_t>(d), static_cast<std::uint8_t>(len),
-                                p - static_cast<int>(x.offset) * s});
+            int vowels = 0;
+            for (int i = 0; i < x.added; ++i) vowels += (kVowels >> x.letters[i]) & 1;
+            lv.cands.push_back(
+                {ix_.weight_of_word[x.word] - wu - leave(rack_n_ - x.added, rack_v - vowels),
+                 x.word, kExtend, static_cast<std::uint8_t>(d), static_cast<std::uint8_t>(len),
+                 p - static_cast<int>(x.offset) * s, x.mask});
           }
         }
       }
     }
-    std::sort(lv.cands.begin(), lv.cands.end(), [](const Cand& a, const Cand& b) {
-      if (a.score != b.score) return a.score > b.score;
-      if (a.word != b.word) return a.word < b.word;
-      if (a.kind != b.kind) return a.kind < b.kind;
-      if (a.at != b.at) return a.at < b.at;
-      if (a.dir != b.dir) return a.dir < b.dir;
-      return a.pos < b.pos;
-    });
+    lv.sorted = 0;
+    // The rack letter that the fewest candidates use goes first: every tile must be placed, so
+    // the hardest one decides whether the node leads anywhere.
+    if (lv.cands.empty()) return;
+    std::array<int, 26> count{};
+    for (const Cand& c : lv.cands)
+      for (std::uint32_t m = c.used; m; m &= m - 1) ++count[std::countr_zero(m)];
+    int crit = -1;
+    for (int c = 0; c < 26; ++c)
+      if (count[c] > 0 && (crit < 0 || count[c] < count[crit])) crit = c;
+    for (Cand& c : lv.cands)
+      if (c.used >> crit & 1) c.score += kCriticalBonus;
   }
 
-  static int rank_cost(int rank) {
-    static const int mode = getenv("COST") ? atoi(getenv("COST")) : 0;
-    switch (mode) {
-      case 1: return (rank + 1) / 2;
-      case 2: return rank == 0 ? 0 : 1 + static_cast<int>(std::sqrt(rank));
-      case 3: return rank == 0 ? 0 : std::bit_width(static_cast<unsigned>(rank));
-      case 4: return 2 * rank;
-      default: return rank;
-    }
+  // Candidates are sorted lazily, a growing chunk at a time (most nodes look at few).
+  static bool better(const Cand& a, const Cand& b) {
+    if (a.score != b.score) return a.score > b.score;
+    if (a.word != b.word) return a.word < b.word;
+    if (a.kind != b.kind) return a.kind < b.kind;
+    if (a.at != b.at) return a.at < b.at;
+    if (a.dir != b.dir) return a.dir < b.dir;
+    return a.pos < b.pos;
   }
+  static void sort_upto(Level& lv, std::size_t i) {
+    if (i < lv.sorted) return;
+    const std::size_t next = std::min(lv.cands.size(), std::max<std::size_t>(2 * lv.sorted, 16));
+    std::partial_sort(lv.cands.begin() + static_cast<std::ptrdiff_t>(lv.sorted),
+                      lv.cands.begin() + static_cast<std::ptrdiff_t>(next), lv.cands.end(), better);
+    lv.sorted = next;
+  }
+
+  // What trying the candidate of rank `rank` (0: the best) at a node costs of the discrepancy
+  // budget: two near-equal moves per unit.
+  static int rank_cost(int rank) { return (rank + 1) / 2; }
 
   TtEntry& tt(std::uint64_t key) { return tt_[key & (kTtSize - 1)]; }
 
@@ -645,6 +725,7 @@ class Solver::Search {
     generate(lv);
     int rank = 0;
     for (std::size_t i = 0; i < lv.cands.size(); ++i) {
+      sort_upto(lv, i);
       const Cand cand = lv.cands[i];
       const std::uint8_t* w = ix_.word(cand.word);
       const int len = ix_.len(cand.word);
@@ -688,6 +769,7 @@ class Solver::Search {
   std::array<std::uint8_t, kMaxSide + 1> path_{};
   std::vector<Level> levels_;
   std::vector<TtEntry> tt_;
+  std::vector<Memo> memo_ = std::vector<Memo>(kMemoSize);
   std::uint32_t generation_ = 0;
   long nodes_ = 0, limit_ = 0;
   bool out_ = false, cut_ = false;
@@ -729,6 +811,8 @@ std::optional<Board> Solver::extend(const Board& previous, std::string_view tile
   Search& s = *search_;
   const long before = s.nodes();
   const auto spent = [&] { return s.nodes() - before; };
+  s.reset(tiles);
+  if (!s.every_letter_fits()) return std::nullopt;
   if (s.load(previous, tiles)) {
     stats_.extended = true;
     if (s.rack_size() == 0 || s.run(limits.max_nodes / 4)) {
