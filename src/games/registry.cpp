@@ -328,6 +328,10 @@ Expected<PlayOutcome> play_speed_scrabble(const PlaySpec& spec) {
   options.send_timeout = spec.options.per_call;
   options.max_rate = config->max_rate;
   options.limits = limits;
+  for (std::size_t p = 0; p < seats.size(); ++p)
+    options.setup_order.push_back(static_cast<Seat>(p));
+  Rng order_rng(Rng::derive(spec.seed, "setup-order"));
+  order_rng.shuffle(options.setup_order.begin(), options.setup_order.end());
   outcome.result = run_realtime<SpeedScrabble>(state, seats, options);
 
   outcome.report.push_back(fmt::format("ending: {}", state.ending()));

@@ -57,8 +57,12 @@ struct RealtimeOptions {
   // A seat that does not take a notice off its channel within this long is out (timeout).
   Duration send_timeout = std::chrono::seconds(2);
   int max_rate = 200;  // messages per second per seat; one more ejects (foul "flood")
-  ChannelLimits
-      limits;  // for in-process seats' loopback channels (remote channels carry their own)
+  // For in-process seats' loopback channels (remote channels carry their own).
+  ChannelLimits limits;
+  // The order in which seats are sent their setup (empty: seat order). A start line has to be
+  // crossed in some order; the registry draws it from the match seed so that no seat is first
+  // by construction.
+  std::vector<Seat> setup_order;
 };
 
 // One seat: either a remote channel (the referee's end), or an in-process racer, or nothing
@@ -243,11 +247,28 @@ MatchResult run_realtime(typename G::State& state, std::vector<RealtimeSeat>& se
       if (core.in(p)) send(p, m, "notice");
   };
 
+  // An ejected seat is cut off at once: its channel closed (its reader ends), its process killed.
+  std::size_t cut = 0;
+  auto cut_off_ejected = [&] {
+    for (; cut < core.ejections().size(); ++cut) {
+      RealtimeSeat& seat = seats[core.ejections()[cut].seat];
+      if (seat.channel) seat.channel->close();
+      if (seat.disconnect) std::exchange(seat.disconnect, nullptr)();
+    }
+  };
+
   auto setup = core.setup();
   for (int p = 0; p < n; ++p)
     if (seats[p].failed) core.fault(p, seats[p].failed->why, "setup", seats[p].failed->detail, 0ns);
-  for (const auto& [p, m] : setup)
-    if (core.in(p)) send(p, m, "setup");
+  std::vector<Seat> order = options.setup_order;
+  if (order.size() != static_cast<std::size_t>(n)) {
+    order.resize(n);
+    for (int p = 0; p < n; ++p) order[p] = p;
+  }
+  for (Seat p : order)
+    for (const auto& [seat, m] : setup)
+      if (seat == p && core.in(p)) send(p, m, "setup");
+  cut_off_ejected();
 
   // Readers: one per seat, stamping arrivals under the inbox lock.
   struct Arrival {
@@ -298,9 +319,10 @@ MatchResult run_realtime(typename G::State& state, std::vector<RealtimeSeat>& se
       core.tick(at);
       core.fault(next->seat, next->message.error().why, "message", next->message.error().detail,
                  at);
-      continue;
+    } else {
+      send_all(core.message(next->seat, next->ticket, at, *next->message));
     }
-    send_all(core.message(next->seat, next->ticket, at, *next->message));
+    cut_off_ejected();
   }
 
   const Standings standings = state.standings();

@@ -19,6 +19,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import procs  # noqa: E402
+
 FAST = "0.5"    # --per-call for the cases that end in a timeout
 NORMAL = "3"    # --per-call for the others (a regression to a hang still shows, as slowness)
 WALL = 4.0      # seconds any case may take, whole arbiter run included
@@ -156,23 +159,13 @@ class Run:
 
 
 def machine_alive(pid):
-    """Whether `pid` is a live (not zombie) battleship_zoo process."""
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            state = next((line for line in f if line.startswith("State:")), "")
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            cmdline = f.read()
-    except OSError:
-        return False
-    return "Z" not in state and b"battleship_zoo" in cmdline
+    return procs.running(pid, b'battleship_zoo')
 
 
-class Suite:
+class Suite(procs.Tally):
     def __init__(self, args):
+        super().__init__(show_ok=True)
         self.args = args
-        self.lock = threading.Lock()
-        self.passed = 0
-        self.failed = 0
 
     def play(self, mode, zoo_seat, house, seed, config, per_call, turn, pid_file):
         zoo = f"cmd:{self.args.python} {self.args.zoo} --mode {mode} --pid-file {pid_file}"
@@ -194,14 +187,6 @@ class Suite:
             return Run(None, "", "", time.monotonic() - start, "arbiter did not finish in 30 s")
         return Run(p.returncode, p.stdout, p.stderr, time.monotonic() - start)
 
-    def report(self, name, problems, detail):
-        with self.lock:
-            if problems:
-                self.failed += 1
-                print(f"FAIL {name}: {'; '.join(problems)}", flush=True)
-            else:
-                self.passed += 1
-                print(f"ok   {name}: {detail}", flush=True)
 
     def survivors(self, pid_file):
         pids = []
@@ -228,7 +213,9 @@ class Suite:
                             pid_file)
             problems = self.check(case, run, zoo_seat, house_seat)
             pids, left = self.survivors(pid_file)
-            if not pids:
+            # A zoo meant to time out at setup may be killed before Python gets to record its
+            # pid on a loaded machine; every other case must have started.
+            if not pids and not (case.why == "timeout" and case.call == "setup"):
                 problems.append("the zoo never started (no pid recorded)")
             if left:
                 problems.append(f"zoo processes {left} outlived arbiter")

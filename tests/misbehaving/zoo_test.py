@@ -17,6 +17,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import procs  # noqa: E402
+
 PER_CALL = "0.3"
 STDERR_CAP = 1 << 20
 
@@ -121,14 +124,7 @@ def survivors(pid_file):
 
 
 def zoo_alive(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            state = next((line for line in f if line.startswith("State:")), "")
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            cmdline = f.read()
-    except OSError:
-        return False
-    return "Z" not in state and b"zoo-bot" in cmdline
+    return procs.running(pid, b'zoo-bot')
 
 
 def ejections_of(result, seat):
@@ -167,13 +163,11 @@ def check_complete(run):
     return problems
 
 
-class Suite:
+class Suite(procs.Tally):
     def __init__(self, args):
+        super().__init__(show_ok=args.verbose)
         self.args = args
         self.references = {}
-        self.lock = threading.Lock()
-        self.passed = 0
-        self.failed = 0
         self.lines = []
 
     def reference(self, key, cmd):
@@ -193,15 +187,6 @@ class Suite:
         return self.reference((seed, "good"), base_cmd(self.args.arbiter,
                                                        "cmd:" + self.args.zoo + " good", seed))
 
-    def report(self, name, problems, detail):
-        with self.lock:
-            if problems:
-                self.failed += 1
-                print(f"FAIL {name}: {'; '.join(problems)}", flush=True)
-            else:
-                self.passed += 1
-                if self.args.verbose:
-                    print(f"ok   {name}: {detail}", flush=True)
 
     def mode_case(self, mode, transport, seed):
         name = f"{mode}/{transport}/seed {seed}"

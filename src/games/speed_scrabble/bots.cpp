@@ -105,7 +105,10 @@ void SolverRacer::race(Link& link) {
       if (next) {
         if (spec_.delay > 0ns && !pump(later(spec_.delay), false)) break;
         if (distributor_) tiles += cursor.take_new(*distributor_, seat_);
-        if (tiles.size() > tried) continue;  // overtaken while waiting: work on the new tiles
+        if (tiles.size() > tried) {  // overtaken while waiting: extend this board instead
+          board = std::move(*next);
+          continue;
+        }
         if (!link.send(encode(*next))) break;
         board = std::move(*next);
       }

@@ -1,0 +1,36 @@
+"""Process checks shared by the end-to-end suites (standard library only)."""
+
+
+def running(pid, marker: bytes) -> bool:
+    """Whether `pid` is a live (not zombie) process whose command line contains `marker`: a
+    misbehaving player the referee should have killed, and not a recycled pid."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            state = next((line for line in f if line.startswith("State:")), "")
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            cmdline = f.read()
+    except OSError:
+        return False
+    return "Z" not in state and marker in cmdline
+
+
+class Tally:
+    """Counts checks run from several threads and prints one line each ("ok" lines only when
+    `show_ok`)."""
+
+    def __init__(self, show_ok=True):
+        import threading
+        self.lock = threading.Lock()
+        self.passed = 0
+        self.failed = 0
+        self.show_ok = show_ok
+
+    def report(self, name, problems, detail):
+        with self.lock:
+            if problems:
+                self.failed += 1
+                print(f"FAIL {name}: {'; '.join(problems)}", flush=True)
+            else:
+                self.passed += 1
+                if self.show_ok:
+                    print(f"ok   {name}: {detail}", flush=True)
