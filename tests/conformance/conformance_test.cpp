@@ -12,6 +12,7 @@
 #include "games/battleship/game.h"
 #include "games/q/game.h"
 #include "games/registry.h"
+#include "games/speed_scrabble/game.h"
 
 namespace arbiter {
 namespace {
@@ -118,10 +119,14 @@ Playout<G> playout(std::uint64_t seed, bool check_hidden) {
   return out;
 }
 
+// Real-time games have their own suite below.
+const std::set<std::string> kRealtimeNames = {std::string(speed_scrabble::SpeedScrabble::kName)};
+
 TYPED_TEST(Conformance, EveryRegisteredGameIsCovered) {
-  std::set<std::string> registered;
+  std::set<std::string> registered, covered = kConformingNames;
   for (const auto& g : registered_games()) registered.insert(g.name);
-  EXPECT_EQ(registered, kConformingNames);
+  covered.insert(kRealtimeNames.begin(), kRealtimeNames.end());
+  EXPECT_EQ(registered, covered);
 }
 
 TYPED_TEST(Conformance, RandomPlayoutsReachTheEndWithSaneStandings) {
@@ -170,6 +175,101 @@ TYPED_TEST(Conformance, TheConfigRoundTrips) {
     auto back = G::decode_config(G::encode(config));
     ASSERT_TRUE(back) << back.error().message;
     EXPECT_TRUE(*back == config);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Real-time games: random messages from random seats at increasing times, junk included, reach
+// the end (or keep the game consistent), every notice and setup round-trips through the codec,
+// a seat's setup shows only its own tiles, and the same seed deals the same game.
+
+template <class G>
+class RealtimeConformance : public ::testing::Test {};
+using RealtimeGames = ::testing::Types<speed_scrabble::SpeedScrabble>;
+TYPED_TEST_SUITE(RealtimeConformance, RealtimeGames);
+
+// A game's config for the suite, with its dictionary (or whatever it needs) in place.
+template <class G>
+typename G::Config realtime_config(int players);
+template <>
+speed_scrabble::Config realtime_config<speed_scrabble::SpeedScrabble>(int players) {
+  static const auto words = [] {
+    std::vector<std::string> w;
+    for (char a = 'a'; a <= 'z'; ++a)
+      for (char b = 'a'; b <= 'z'; ++b) w.push_back({a, b});
+    return std::make_shared<const speed_scrabble::Dictionary>(speed_scrabble::Dictionary::of(w));
+  }();
+  speed_scrabble::Config c;
+  c.players = players;
+  c.words = words;
+  c.max_invalid = 5;
+  return c;
+}
+// A message a careless or hostile player might send: here, a board of its own tiles so far
+// (valid as a staircase), or of someone else's, or junk letters.
+speed_scrabble::Board sample_message(const speed_scrabble::State& s, Seat p, Rng& rng) {
+  const int held = s.distributor()->available();
+  const auto& tiles = s.dealt()[rng.below(3) == 0 ? rng.below(s.dealt().size()) : p];
+  std::string use = tiles.substr(0, std::min<std::size_t>(held, tiles.size()));
+  if (rng.below(4) == 0) use = std::string(1 + rng.below(4), 'Q');
+  const int k = static_cast<int>(use.size());
+  speed_scrabble::Board b(k / 2 + 1, std::string((k + 1) / 2, '.'));
+  for (int i = 0; i < k; ++i) b[(i + 1) / 2][i / 2] = use[i];
+  return b;
+}
+
+TYPED_TEST(RealtimeConformance, RandomArrivalsKeepTheGameSane) {
+  using G = TypeParam;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    Rng rng(seed);
+    const int players = G::kMinSeats + static_cast<int>(rng.below(G::kMaxSeats - G::kMinSeats + 1));
+    Rng deal(seed);
+    auto state = G::start(realtime_config<G>(players), deal);
+    for (Seat p : state.seats()) {
+      auto back = G::decode_setup(G::encode_setup(state.view(p)));
+      ASSERT_TRUE(back) << back.error().message;
+      EXPECT_TRUE(*back == state.view(p));
+    }
+    Duration at{};
+    for (int step = 0; step < 2000 && !state.over(); ++step) {
+      at += std::chrono::milliseconds(rng.below(50));
+      state.tick(at);
+      if (state.over()) break;
+      const Seats seats = state.seats();
+      const Seat p = seats[rng.below(seats.size())];
+      const auto message = sample_message(state, p, rng);
+      auto decoded = G::decode_message(G::encode(message));
+      ASSERT_TRUE(decoded && *decoded == message);
+      auto reaction = state.receive(p, message, at);
+      for (const auto& [seat, notice] : reaction.notices) {
+        auto n = G::decode_notice(G::encode(notice));
+        ASSERT_TRUE(n && *n == notice) << G::encode(notice).dump();
+      }
+      if (reaction.foul) state.eject(p);
+      if (rng.below(500) == 0 && state.seats().size() > 1) state.eject(state.seats().back());
+    }
+    if (!state.over()) state.tick(at + std::chrono::hours(1));
+    ASSERT_TRUE(state.over()) << "seed " << seed;
+    const Standings st = state.standings();
+    EXPECT_LE(st.winners.size(), 1u);
+    for (Seat w : st.winners) {
+      const Seats in = state.seats();
+      EXPECT_NE(std::find(in.begin(), in.end(), w), in.end());
+    }
+  }
+}
+
+TYPED_TEST(RealtimeConformance, ASeatIsToldOnlyItsOwnTilesAndTheSameSeedDealsTheSameGame) {
+  using G = TypeParam;
+  Rng a(7), b(7), c(8);
+  auto one = G::start(realtime_config<G>(4), a);
+  auto two = G::start(realtime_config<G>(4), b);
+  auto other = G::start(realtime_config<G>(4), c);
+  EXPECT_EQ(one.dealt(), two.dealt());
+  EXPECT_NE(one.dealt(), other.dealt());
+  for (Seat p = 0; p < 4; ++p) {
+    EXPECT_EQ(G::encode_setup(one.view(p)), G::encode_setup(two.view(p)));
+    EXPECT_EQ(one.view(p).tiles, one.dealt()[p].substr(0, one.config().start));
   }
 }
 
