@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   std::string bot = "solver";
   app.add_option("--bot", bot, "solver, slow or slow=SECONDS (default solver)");
   CLI11_PARSE(app, argc, argv);
-  auto spec = speed_scrabble::parse_racer(bot);
+  auto spec = parse_racer(bot);
   if (!spec) {
     std::cerr << "speed-scrabble-bot: " << spec.error().message << std::endl;
     return 2;

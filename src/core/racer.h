@@ -7,11 +7,20 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/clock.h"
 #include "core/json.h"
 
 namespace arbiter {
+
+// How a house racer of the common kind plays: "solver" (at once), "slow" (waiting 1 s before
+// every submission) or "slow=SECONDS" (0 to 60).
+struct RacerSpec {
+  Duration delay{};
+  friend bool operator==(const RacerSpec&, const RacerSpec&) = default;
+};
+Expected<RacerSpec> parse_racer(std::string_view text);
 
 class Link {
  public:

@@ -280,10 +280,10 @@ Expected<PlayOutcome> play_speed_scrabble(const PlaySpec& spec) {
   if (!names) return fail(names.error().message);
   outcome.names = std::move(*names);
 
-  std::vector<speed_scrabble::RacerSpec> house(spec.roster.size());
+  std::vector<RacerSpec> house(spec.roster.size());
   for (std::size_t i = 0; i < spec.roster.size(); ++i) {
     if (is_remote(spec.roster[i])) continue;
-    auto racer = speed_scrabble::parse_racer(spec.roster[i].bot);
+    auto racer = parse_racer(spec.roster[i].bot);
     if (!racer) return fail(racer.error().message);
     house[i] = *racer;
   }

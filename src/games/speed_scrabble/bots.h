@@ -19,14 +19,6 @@
 
 namespace arbiter::speed_scrabble {
 
-struct RacerSpec {
-  Duration delay{};  // waited before every submission
-  friend bool operator==(const RacerSpec&, const RacerSpec&) = default;
-};
-
-// "solver", "slow" (1 s a board) or "slow=SECONDS" (0 to 60).
-Expected<RacerSpec> parse_racer(std::string_view text);
-
 // Where a racer's solver index comes from: shared (in process: built once per match), or built
 // from the dictionary the setup message names (an external program).
 class SolverRacer final : public Racer {
