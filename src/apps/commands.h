@@ -15,6 +15,9 @@ void add_q_commands(CLI::App& app, int& exit_code);
 // Adds `arbiter battleship ...` (the bot evaluation).
 void add_battleship_commands(CLI::App& app, int& exit_code);
 
+// Adds `arbiter dominosa ...` (generate, solve, grade).
+void add_dominosa_commands(CLI::App& app, int& exit_code);
+
 // Prints "arbiter: <message>" on one line to stderr.
 void report_error(const std::string& message);
 

@@ -6,6 +6,7 @@
 
 #include "games/battleship/bots.h"
 #include "games/battleship/game.h"
+#include "games/dominosa/race.h"
 #include "games/q/actors.h"
 #include "games/speed_scrabble/bots.h"
 #include "games/speed_scrabble/game.h"
@@ -264,22 +265,14 @@ std::string seconds_text(Duration d) {
   return fmt::format("{:.3f}s", std::chrono::duration<double>(d).count());
 }
 
-Expected<PlayOutcome> play_speed_scrabble(const PlaySpec& spec) {
-  using speed_scrabble::SpeedScrabble;
-  Json overrides = spec.config.is_null() ? Json::object() : spec.config;
-  if (!overrides.is_object())
-    return fail("the Speed Scrabble config must be a JSON object, got " + excerpt(overrides));
-  if (!overrides.contains("players")) overrides["players"] = spec.roster.size();
-  auto config = speed_scrabble_config(overrides);
-  if (!config) return fail(config.error().message);
-  if (static_cast<std::size_t>(config->players) != spec.roster.size())
-    return fail(fmt::format("the config seats {} players but {} were given", config->players,
-                            spec.roster.size()));
-  PlayOutcome outcome;
-  auto names = seat_names(spec);
-  if (!names) return fail(names.error().message);
-  outcome.names = std::move(*names);
-
+// Runs a real-time match of G between the roster's seats: house seats are racers made by
+// `make_racer(seat, spec)` from their bot text (the common solver/slow=SECONDS grammar), remote
+// seats are opened as for every game; the log starts with the match line; setups go out in an
+// order drawn from the seed.
+template <RealtimeGame G, class MakeRacer>
+Expected<MatchResult> run_race(const PlaySpec& spec, const std::vector<std::string>& names,
+                               typename G::State& state, const Json& config_json, int max_rate,
+                               int max_bytes, MakeRacer make_racer) {
   std::vector<RacerSpec> house(spec.roster.size());
   for (std::size_t i = 0; i < spec.roster.size(); ++i) {
     if (is_remote(spec.roster[i])) continue;
@@ -287,17 +280,14 @@ Expected<PlayOutcome> play_speed_scrabble(const PlaySpec& spec) {
     if (!racer) return fail(racer.error().message);
     house[i] = *racer;
   }
-  Rng rng(start_seed(spec.seed));
-  auto state = SpeedScrabble::start(*config, rng);
   ChannelLimits limits;
-  limits.max_message = static_cast<std::size_t>(config->max_bytes);
+  limits.max_message = static_cast<std::size_t>(max_bytes);
   auto remote = open_remote_seats(spec, limits);
   if (!remote) return fail(remote.error().message);
-  std::shared_ptr<const speed_scrabble::SolverIndex> index;
   std::vector<RealtimeSeat> seats(spec.roster.size());
   for (std::size_t i = 0; i < spec.roster.size(); ++i) {
     RealtimeSeat& seat = seats[i];
-    seat.name = outcome.names[i];
+    seat.name = names[i];
     if (auto& opened = (*remote)[i]) {
       if (!opened->failure.empty()) {
         seat.failed = Ejection{static_cast<Seat>(i), Why::hang_up, "setup", opened->failure};
@@ -310,29 +300,66 @@ Expected<PlayOutcome> play_speed_scrabble(const PlaySpec& spec) {
       }
       continue;
     }
-    if (!index) index = speed_scrabble::make_solver_index(*config->words);
-    seat.racer = std::make_shared<speed_scrabble::SolverRacer>(
-        seat.name, house[i], index, state.distributor(), static_cast<Seat>(i), *spec.options.clock);
+    seat.racer = make_racer(static_cast<Seat>(i), house[i]);
   }
   if (spec.options.log)
     spec.options.log->write({{"type", "match"},
-                             {"game", SpeedScrabble::kName},
+                             {"game", G::kName},
                              {"seed", spec.seed},
-                             {"config", SpeedScrabble::encode(*config)},
-                             {"seats", outcome.names},
+                             {"config", config_json},
+                             {"seats", names},
                              {"style", "realtime"},
                              {"format", kGameLogFormat}});
   RealtimeOptions options;
   options.clock = spec.options.clock;
   options.log = spec.options.log;
   options.send_timeout = spec.options.per_call;
-  options.max_rate = config->max_rate;
+  options.max_rate = max_rate;
   options.limits = limits;
   for (std::size_t p = 0; p < seats.size(); ++p)
     options.setup_order.push_back(static_cast<Seat>(p));
   Rng order_rng(Rng::derive(spec.seed, "setup-order"));
   order_rng.shuffle(options.setup_order.begin(), options.setup_order.end());
-  outcome.result = run_realtime<SpeedScrabble>(state, seats, options);
+  return run_realtime<G>(state, seats, options);
+}
+
+// The config overrides of a race for the roster: a JSON object, "players" filled in.
+Expected<Json> race_overrides(const PlaySpec& spec, std::string_view game) {
+  Json overrides = spec.config.is_null() ? Json::object() : spec.config;
+  if (!overrides.is_object())
+    return fail(
+        fmt::format("the {} config must be a JSON object, got {}", game, excerpt(overrides)));
+  if (!overrides.contains("players")) overrides["players"] = spec.roster.size();
+  return overrides;
+}
+
+Expected<PlayOutcome> play_speed_scrabble(const PlaySpec& spec) {
+  using speed_scrabble::SpeedScrabble;
+  auto overrides = race_overrides(spec, "Speed Scrabble");
+  if (!overrides) return std::unexpected(overrides.error());
+  auto config = speed_scrabble_config(*overrides);
+  if (!config) return fail(config.error().message);
+  if (static_cast<std::size_t>(config->players) != spec.roster.size())
+    return fail(fmt::format("the config seats {} players but {} were given", config->players,
+                            spec.roster.size()));
+  PlayOutcome outcome;
+  auto names = seat_names(spec);
+  if (!names) return fail(names.error().message);
+  outcome.names = std::move(*names);
+
+  Rng rng(start_seed(spec.seed));
+  auto state = SpeedScrabble::start(*config, rng);
+  std::shared_ptr<const speed_scrabble::SolverIndex> index;
+  auto result = run_race<SpeedScrabble>(
+      spec, outcome.names, state, SpeedScrabble::encode(*config), config->max_rate,
+      config->max_bytes, [&](Seat seat, const RacerSpec& racer) -> std::shared_ptr<Racer> {
+        if (!index) index = speed_scrabble::make_solver_index(*config->words);
+        return std::make_shared<speed_scrabble::SolverRacer>(
+            outcome.names[seat], racer, index, state.distributor(), seat, *spec.options.clock);
+      });
+  if (!result) return fail(result.error().message);
+  outcome.result = std::move(*result);
+  const auto& seats = outcome.names;
 
   outcome.report.push_back(fmt::format("ending: {}", state.ending()));
   Json timeline = Json::array();
@@ -364,6 +391,58 @@ Expected<ReplayReport> replay_speed_scrabble(const std::vector<Json>& log) {
   return replay_realtime<SpeedScrabble>(state, log);
 }
 
+Expected<PlayOutcome> play_dominosa(const PlaySpec& spec) {
+  using dominosa::DominosaRace;
+  auto overrides = race_overrides(spec, "Dominosa race");
+  if (!overrides) return std::unexpected(overrides.error());
+  auto config = DominosaRace::decode_config(*overrides);
+  if (!config) return fail(config.error().message);
+  if (static_cast<std::size_t>(config->players) != spec.roster.size())
+    return fail(fmt::format("the config seats {} players but {} were given", config->players,
+                            spec.roster.size()));
+  PlayOutcome outcome;
+  auto names = seat_names(spec);
+  if (!names) return fail(names.error().message);
+  outcome.names = std::move(*names);
+  Rng rng(start_seed(spec.seed));
+  std::optional<DominosaRace::State> state;
+  try {
+    state = DominosaRace::start(*config, rng);
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  auto result = run_race<DominosaRace>(
+      spec, outcome.names, *state, DominosaRace::encode(*config), config->max_rate,
+      config->max_bytes, [&](Seat seat, const RacerSpec& racer) -> std::shared_ptr<Racer> {
+        return std::make_shared<dominosa::PuzzleRacer>(outcome.names[seat], racer,
+                                                       *spec.options.clock);
+      });
+  if (!result) return fail(result.error().message);
+  outcome.result = std::move(*result);
+  outcome.report.push_back("puzzle: " + dominosa::game_id(state->puzzle()));
+  if (state->solved_at())
+    outcome.report.push_back("solved in " + seconds_text(*state->solved_at()));
+  outcome.details = {{"puzzle", dominosa::game_id(state->puzzle())}};
+  if (state->solved_at()) outcome.details["solved_at_us"] = detail::micros(*state->solved_at());
+  return outcome;
+}
+
+Expected<ReplayReport> replay_dominosa(const std::vector<Json>& log) {
+  using dominosa::DominosaRace;
+  const Json& header = log.at(0);
+  auto seed = to_natural(field_or_null(header, "seed"), "the log's seed");
+  if (!seed) return std::unexpected(seed.error());
+  auto config = DominosaRace::decode_config(field_or_null(header, "config"));
+  if (!config) return fail("the log's config: " + config.error().message);
+  Rng rng(start_seed(*seed));
+  try {
+    auto state = DominosaRace::start(*config, rng);
+    return replay_realtime<DominosaRace>(state, log);
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+}
+
 }  // namespace
 
 const std::vector<GameEntry>& registered_games() {
@@ -384,6 +463,12 @@ const std::vector<GameEntry>& registered_games() {
        .bots = "solver | slow | slow=SECONDS (the solver, waiting before each board)",
        .play = play_speed_scrabble,
        .replay = replay_speed_scrabble},
+      {.name = "dominosa",
+       .summary = "The Dominosa race: one generated puzzle for all, the first valid solution wins "
+                  "(1-8 players)",
+       .bots = "solver | slow | slow=SECONDS (the exact solver, waiting before it submits)",
+       .play = play_dominosa,
+       .replay = replay_dominosa},
   };
   return games;
 }

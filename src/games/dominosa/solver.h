@@ -4,6 +4,7 @@
 // the level a puzzle needs.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -14,6 +15,9 @@ namespace arbiter::dominosa {
 
 struct SolveLimits {
   std::int64_t max_nodes = -1;  // search nodes before giving up (-1: no limit)
+  // Restarts follow the Luby sequence times this many nodes (0: never restart). The search is
+  // complete and counts exactly either way (restarts keep the explored part as nogoods).
+  std::int64_t restart_nodes = 64;
 };
 
 struct SolveResult {
@@ -28,10 +32,24 @@ struct SolveResult {
 SolveResult solve(const Puzzle& p, std::int64_t limit = 1, const SolveLimits& limits = {});
 
 // The level a puzzle needs: the lowest level whose deductions alone solve it, `ambiguous` when it
-// has more than one solution (or none). Levels follow spec §3.
+// has more than one solution (or none). Levels follow spec §3. Deductions that solve a puzzle
+// prove it unique, so grading never searches: `ambiguous` also covers a unique puzzle that even
+// the extreme deductions cannot finish (call solve(p, 2) to tell these apart).
 Level grade(const Puzzle& p);
 
-// Whether the deductions of `level` alone (no search) solve `p` completely.
+// What grading found: the level, and how many cells each level's deductions leave unplaced
+// (trivial, basic, hard, extreme; 0 from the solving level on). The levels are applied in turn,
+// each continuing from the previous one's fixpoint (the rules are monotone, so this equals
+// starting afresh). `contradiction`: the deductions proved there is no solution.
+struct GradeDetail {
+  Level level = Level::ambiguous;
+  std::array<int, 4> unplaced{};
+  bool contradiction = false;
+};
+GradeDetail grade_detail(const Puzzle& p);
+
+// Whether the deductions of `level` alone (no search) solve `p` completely. For `ambiguous` the
+// deductions are the extreme ones plus the solver's perfect-matching pruning.
 bool solves_with(const Puzzle& p, Level level);
 
 }  // namespace arbiter::dominosa

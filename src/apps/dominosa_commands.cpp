@@ -1,0 +1,160 @@
+// `arbiter dominosa generate | solve | grade` (spec dominosa.md §5): puzzles on stdout, in the
+// formats of puzzle.h; progress and figures on stderr so that the output pipes into `solve`.
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "apps/commands.h"
+#include "apps/dominosa_generate.h"
+#include "games/dominosa/puzzle.h"
+#include "games/dominosa/solver.h"
+
+namespace arbiter::cli {
+namespace {
+
+using namespace dominosa;
+
+// The puzzle in FILE, or on stdin when FILE is empty or "-".
+Expected<Puzzle> read_puzzle(const std::string& file) {
+  std::string text;
+  if (file.empty() || file == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), {});
+  } else {
+    std::ifstream in(file);
+    if (!in) return fail(fmt::format("cannot read {}", file));
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  return parse_puzzle(text);
+}
+
+std::string render(const Puzzle& p, const std::string& format) {
+  if (format == "text") return to_text(p);
+  if (format == "json") return dump(to_json(p)) + "\n";
+  return game_id(p) + "\n";
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+void add_dominosa_commands(CLI::App& app, int& exit_code) {
+  auto* top = app.add_subcommand("dominosa", "Dominosa puzzles: generate, solve, grade");
+  top->require_subcommand(1);
+
+  struct GenerateArgs {
+    int n = 10;
+    std::string level = "basic";
+    std::string seed = "1";
+    int threads = 0;
+    std::string format = "id";
+    bool solution = false;
+  };
+  auto g = std::make_shared<GenerateArgs>();
+  auto* generate = top->add_subcommand(
+      "generate",
+      "A puzzle with a unique solution at the requested level, reproducible from the seed (the "
+      "thread count never changes the result)");
+  generate->add_option("--n", g->n, "The size: values 0..n on an (n+1) x (n+2) grid (default 10)")
+      ->check(CLI::Range(1, kMaxN));
+  generate->add_option("--level", g->level,
+                       "trivial | basic | hard | extreme | ambiguous (default basic)");
+  generate->add_option("--seed", g->seed, "The seed (default 1)")->check(natural_validator());
+  generate->add_option("--threads", g->threads, "Worker threads (default: one per core)")
+      ->check(CLI::Range(0, 256));
+  generate->add_option("--format", g->format, "id (Tatham game ID) | text | json (default id)")
+      ->check(CLI::IsMember({"id", "text", "json"}));
+  generate->add_flag("--solution", g->solution, "Also print the solution (L R T B per cell)");
+  generate->callback([&exit_code, g] {
+    const auto level = level_from_string(g->level);
+    if (!level) {
+      report_error(
+          fmt::format("--level \"{}\": trivial, basic, hard, extreme or ambiguous", g->level));
+      exit_code = kBadInput;
+      return;
+    }
+    GenerateOptions options;
+    options.n = g->n;
+    options.level = *level;
+    options.seed = std::stoull(g->seed);
+    const int threads =
+        g->threads > 0 ? g->threads : std::max(1u, std::thread::hardware_concurrency());
+    const auto start = std::chrono::steady_clock::now();
+    auto made = generate_parallel(options, threads);
+    if (!made) {
+      report_error(
+          fmt::format("no {} puzzle of n = {} found within the attempt budget", g->level, g->n));
+      exit_code = kFailed;
+      return;
+    }
+    std::cout << render(made->puzzle, g->format);
+    if (g->solution) std::cout << made->solution << "\n";
+    std::cerr << fmt::format(
+        "dominosa: n = {}, level {}, seed {}, attempt {}, {} thread(s), {:.3f} s\n", g->n,
+        to_string(made->level), options.seed, made->attempt, threads, seconds_since(start));
+  });
+
+  struct SolveArgs {
+    std::string file;
+    bool count = false;
+    std::int64_t limit = 2;
+    bool level = false;
+  };
+  auto s = std::make_shared<SolveArgs>();
+  auto* solve_cmd = top->add_subcommand(
+      "solve",
+      "Solve a puzzle (game ID, text grid or JSON, from FILE or stdin): print its solution, or "
+      "'no solution' (exit 1)");
+  solve_cmd->add_option("file", s->file, "The puzzle file (default: stdin)");
+  solve_cmd->add_flag("--count", s->count, "Count the solutions (up to --limit)");
+  solve_cmd->add_option("--limit", s->limit, "Stop counting at this many (default 2)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  solve_cmd->add_flag("--level", s->level, "Also grade the puzzle");
+  solve_cmd->callback([&exit_code, s] {
+    auto puzzle = read_puzzle(s->file);
+    if (!puzzle) {
+      report_error("puzzle: " + puzzle.error().message);
+      exit_code = kBadInput;
+      return;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const SolveResult r = solve(*puzzle, s->count ? s->limit : 1);
+    const double seconds = seconds_since(start);
+    if (!r.first) {
+      std::cout << "no solution\n";
+      exit_code = kFailed;
+    } else {
+      std::cout << *r.first << "\n";
+    }
+    if (s->count)
+      std::cout << fmt::format(
+          "solutions: {}{}\n", r.count,
+          r.count >= s->limit ? fmt::format(" (stopped at --limit {})", s->limit) : "");
+    if (s->level) std::cout << "level: " << to_string(grade(*puzzle)) << "\n";
+    std::cerr << fmt::format("dominosa: n = {}, {} search nodes, {:.3f} s\n", puzzle->n, r.nodes,
+                             seconds);
+  });
+
+  auto gr = std::make_shared<std::string>();
+  auto* grade_cmd = top->add_subcommand(
+      "grade", "The level a puzzle needs (trivial, basic, hard, extreme; ambiguous if not unique)");
+  grade_cmd->add_option("file", *gr, "The puzzle file (default: stdin)");
+  grade_cmd->callback([&exit_code, gr] {
+    auto puzzle = read_puzzle(*gr);
+    if (!puzzle) {
+      report_error("puzzle: " + puzzle.error().message);
+      exit_code = kBadInput;
+      return;
+    }
+    std::cout << to_string(grade(*puzzle)) << "\n";
+  });
+}
+
+}  // namespace arbiter::cli

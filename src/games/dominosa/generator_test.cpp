@@ -1,0 +1,212 @@
+// Tests for the Dominosa generator (spec dominosa.md §5): unique puzzles at the requested level,
+// reproducible from the seed, the same for any thread count.
+#include "games/dominosa/generator.h"
+
+#include <atomic>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "apps/dominosa_generate.h"
+#include "games/dominosa/solver.h"
+
+namespace arbiter::dominosa {
+namespace {
+
+// An independent exhaustive counter for small grids (no propagation): pairs the first free cell
+// with its right or lower neighbour when that domino is unused. Stops at `limit`.
+class BruteCounter {
+ public:
+  explicit BruteCounter(const Puzzle& p)
+      : p_(p), mate_(p.cells(), -1), used_(domino_count(p.n), 0) {}
+  int count(int limit) {
+    limit_ = limit;
+    found_ = 0;
+    dfs(0);
+    return found_;
+  }
+
+ private:
+  void dfs(int from) {
+    int c = from;
+    while (c < p_.cells() && mate_[c] >= 0) ++c;
+    if (c == p_.cells()) {
+      ++found_;
+      return;
+    }
+    const int w = p_.cols();
+    for (int m : {c % w + 1 < w ? c + 1 : -1, c + w < p_.cells() ? c + w : -1}) {
+      if (m < 0 || mate_[m] >= 0) continue;
+      const int d = domino_index(p_.grid[c], p_.grid[m], p_.n);
+      if (used_[d]) continue;
+      used_[d] = 1;
+      mate_[c] = m;
+      mate_[m] = c;
+      dfs(c + 1);
+      used_[d] = 0;
+      mate_[c] = mate_[m] = -1;
+      if (found_ >= limit_) return;
+    }
+  }
+
+  const Puzzle& p_;
+  std::vector<int> mate_;
+  std::vector<char> used_;
+  int limit_ = 2, found_ = 0;
+};
+
+GenerateOptions options(int n, Level level, std::uint64_t seed) {
+  GenerateOptions o;
+  o.n = n;
+  o.level = level;
+  o.seed = seed;
+  return o;
+}
+
+// The checks every generated puzzle passes.
+void expect_good(const Generated& g, int n, Level level) {
+  SCOPED_TRACE("n = " + std::to_string(n) + ", level " + std::string(to_string(level)));
+  ASSERT_TRUE(check_puzzle(g.puzzle).has_value());
+  EXPECT_EQ(g.puzzle.n, n);
+  EXPECT_EQ(solution_problem(g.puzzle, g.solution), "");
+  EXPECT_EQ(g.level, level);
+  if (level == Level::ambiguous) return;
+  const SolveResult r = solve(g.puzzle, 2);
+  EXPECT_EQ(r.count, 1);
+  ASSERT_TRUE(r.first.has_value());
+  EXPECT_EQ(*r.first, g.solution);
+  EXPECT_EQ(grade(g.puzzle), level);
+  EXPECT_TRUE(solves_with(g.puzzle, level));
+  if (level != Level::trivial) {
+    EXPECT_FALSE(solves_with(g.puzzle, static_cast<Level>(static_cast<int>(level) - 1)));
+  }
+  if (n <= 5) {
+    EXPECT_EQ(BruteCounter(g.puzzle).count(2), 1);
+  }
+}
+
+TEST(DominosaGenerator, AmbiguousIsAnyValidLayoutAtEverySize) {
+  for (int n : {1, 2, 3, 4, 7, 12, 30, 100}) {
+    auto g = generate(options(n, Level::ambiguous, 5));
+    ASSERT_TRUE(g.has_value()) << n;
+    expect_good(*g, n, Level::ambiguous);
+    EXPECT_EQ(g->attempt, 0u);
+  }
+}
+
+TEST(DominosaGenerator, TrivialPuzzlesAreUniqueAndTrivial) {
+  for (int n : {1, 2, 3, 4, 5, 6, 10, 20}) {
+    for (std::uint64_t seed : {1, 2, 3}) {
+      auto g = generate(options(n, Level::trivial, seed));
+      ASSERT_TRUE(g.has_value()) << n << " " << seed;
+      expect_good(*g, n, Level::trivial);
+    }
+  }
+}
+
+TEST(DominosaGenerator, BasicPuzzlesAreUniqueAndBasic) {
+  for (int n : {3, 4, 5, 6, 10, 15}) {
+    for (std::uint64_t seed : {1, 2, 3}) {
+      auto g = generate(options(n, Level::basic, seed));
+      ASSERT_TRUE(g.has_value()) << n << " " << seed;
+      expect_good(*g, n, Level::basic);
+    }
+  }
+}
+
+TEST(DominosaGenerator, HardPuzzlesAreUniqueAndHard) {
+  for (int n : {5, 6, 8, 10}) {
+    for (std::uint64_t seed : {1, 2}) {
+      auto g = generate(options(n, Level::hard, seed));
+      ASSERT_TRUE(g.has_value()) << n << " " << seed;
+      expect_good(*g, n, Level::hard);
+    }
+  }
+}
+
+TEST(DominosaGenerator, ExtremePuzzlesAreUniqueAndExtreme) {
+  for (int n : {6, 8, 10}) {
+    auto g = generate(options(n, Level::extreme, 1));
+    ASSERT_TRUE(g.has_value()) << n;
+    expect_good(*g, n, Level::extreme);
+  }
+}
+
+TEST(DominosaGenerator, LargeTrivialAndBasic) {
+  auto t = generate(options(60, Level::trivial, 7));
+  ASSERT_TRUE(t.has_value());
+  expect_good(*t, 60, Level::trivial);
+  auto b = generate(options(30, Level::basic, 1));
+  ASSERT_TRUE(b.has_value());
+  expect_good(*b, 30, Level::basic);
+}
+
+TEST(DominosaGenerator, SameSeedSamePuzzle) {
+  for (Level level : {Level::trivial, Level::basic, Level::hard, Level::ambiguous}) {
+    auto a = generate(options(8, level, 42));
+    auto b = generate(options(8, level, 42));
+    ASSERT_TRUE(a.has_value() && b.has_value());
+    EXPECT_EQ(a->puzzle, b->puzzle);
+    EXPECT_EQ(a->solution, b->solution);
+    EXPECT_EQ(a->attempt, b->attempt);
+    auto c = generate(options(8, level, 43));
+    ASSERT_TRUE(c.has_value());
+    EXPECT_NE(a->puzzle, c->puzzle);
+  }
+}
+
+TEST(DominosaGenerator, GenerateReturnsTheFirstSuccessfulAttempt) {
+  const auto o = options(7, Level::hard, 3);
+  auto g = generate(o);
+  ASSERT_TRUE(g.has_value());
+  for (std::uint64_t i = 0; i < g->attempt; ++i) EXPECT_FALSE(generate_attempt(o, i).has_value());
+  auto again = generate_attempt(o, g->attempt);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->puzzle, g->puzzle);
+}
+
+TEST(DominosaGenerator, StopCancels) {
+  auto g = generate(options(40, Level::trivial, 1), [] { return true; });
+  EXPECT_FALSE(g.has_value());
+}
+
+TEST(DominosaGenerator, ParallelResultDoesNotDependOnThreads) {
+  for (Level level : {Level::trivial, Level::basic, Level::hard, Level::extreme}) {
+    for (std::uint64_t seed : {1, 2, 3, 4}) {
+      const auto o = options(level >= Level::hard ? 7 : 12, level, seed);
+      auto serial = generate(o);
+      auto one = generate_parallel(o, 1);
+      auto two = generate_parallel(o, 2);
+      auto four = generate_parallel(o, 4);
+      ASSERT_EQ(serial.has_value(), two.has_value());
+      ASSERT_EQ(one.has_value(), two.has_value());
+      ASSERT_EQ(four.has_value(), two.has_value());
+      if (!two) continue;
+      EXPECT_EQ(serial->puzzle, two->puzzle);
+      EXPECT_EQ(one->puzzle, two->puzzle);
+      EXPECT_EQ(four->puzzle, two->puzzle);
+      EXPECT_EQ(serial->attempt, two->attempt);
+      EXPECT_EQ(four->attempt, two->attempt);
+    }
+  }
+}
+
+TEST(DominosaGenerator, ParallelStopGivesNothing) {
+  std::atomic<int> polls{0};
+  auto g = generate_parallel(options(30, Level::hard, 1), 2, [&] { return ++polls > 3; });
+  EXPECT_FALSE(g.has_value());
+}
+
+TEST(DominosaGenerator, BruteCounterAgreesWithTheSolverOnRandomLayouts) {
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    auto g = generate(options(1 + static_cast<int>(seed % 4), Level::ambiguous, seed));
+    ASSERT_TRUE(g.has_value());
+    const auto brute = BruteCounter(g->puzzle).count(3);
+    EXPECT_EQ(solve(g->puzzle, 3).count, brute) << game_id(g->puzzle);
+  }
+}
+
+}  // namespace
+}  // namespace arbiter::dominosa
