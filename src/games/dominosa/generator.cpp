@@ -4,15 +4,11 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
 #include "core/rng.h"
-#include <cstdlib>
-#include <cstdio>
-#include <chrono>
-double g_solve_s = 0, g_grade_s = 0;
-static int envi(const char* k, int d) { const char* v = std::getenv(k); return v ? std::atoi(v) : d; }
 #include "games/dominosa/solver.h"
 
 namespace arbiter::dominosa {
@@ -24,7 +20,7 @@ namespace {
 // solver's calls are the solver's business).
 class Builder {
  public:
-  Builder(int n, Rng& rng) : n_(n), h_(n + 1), w_(n + 2), cells_(h_ * w_), rng_(rng) {
+  Builder(int n, std::uint64_t seed) : n_(n), h_(n + 1), w_(n + 2), cells_(h_ * w_), rng_(seed) {
     tiles_ = cells_ / 2;
     doms_ = domino_count(n);
     assert(tiles_ == doms_);
@@ -60,7 +56,6 @@ class Builder {
         dom_hi_[d] = b;
       }
     perm_.resize(doms_);
-    saved_.resize(cells_);
     amate_.assign(cells_, -1);
     alt_.resize(cells_);
     dused_.assign(doms_, 0);
@@ -69,12 +64,21 @@ class Builder {
     cycle_.reserve(tiles_ + 1);
   }
 
+  Rng& rng() { return rng_; }
+  void reseed(std::uint64_t seed) { rng_ = Rng(seed); }
+
+  // Takes the tiling of `o` (a builder of the same n) and its values.
+  void copy_tiling(const Builder& o) {
+    mate_ = o.mate_;
+    tile_of_ = o.tile_of_;
+    tile_cell_ = o.tile_cell_;
+    copy_values(o);
+  }
+  void copy_values(const Builder& o) { std::copy(o.val_.begin(), o.val_.end(), val_.begin()); }
+
   int n() const { return n_; }
   int cells() const { return cells_; }
   int tiles() const { return tiles_; }
-  int width() const { return w_; }
-  int height() const { return h_; }
-  int mate(int c) const { return mate_[c]; }
   int tile_of(int c) const { return tile_of_[c]; }
   int tile_cell(int t, int k) const { return tile_cell_[2 * t + k]; }
   int value(int c) const { return val_[c]; }
@@ -230,16 +234,12 @@ class Builder {
 
   int random_tile() { return static_cast<int>(rng_.below(tiles_)); }
 
-  // Saves and restores the values (the tiling never changes).
-  void save() { std::copy(val_.begin(), val_.end(), saved_.begin()); }
-  void restore() { std::copy(saved_.begin(), saved_.end(), val_.begin()); }
-
   // Exact uniqueness from the last trivial_unresolved(): its deductions are sound, so every
   // solution agrees with the intended one on the cells they resolved, and only the stalled cells
-  // (with the dominoes not yet placed) are searched: depth first, always on the cell with the
-  // fewest placements left. Returns 1 when the intended solution is the only one, 2 when there is
-  // another (left in alt()), and -1 when the region has more than `max_region` cells or the search
-  // more than `node_limit` nodes (unknown).
+  // (with the dominoes not yet placed) are searched: depth first, always on the cell or the
+  // domino with the fewest placements left. Returns 1 when the intended solution is the only one, 2
+  // when there is another (left in alt()), and -1 when the region has more than `max_region` cells
+  // or the search more than `node_limit` nodes (unknown).
   int count_local(int max_region, std::int64_t node_limit) {
     nodes_ = 0;
     region_.clear();
@@ -297,13 +297,8 @@ class Builder {
   }
   const std::vector<int>& cycle() const { return cycle_; }
 
-  // The puzzle and the intended solution.
-  Puzzle puzzle() const {
-    Puzzle p;
-    p.n = n_;
-    p.grid = val_;
-    return p;
-  }
+  // The values into p (of the same n; no allocation) and the intended solution.
+  void write(Puzzle& p) const { std::copy(val_.begin(), val_.end(), p.grid.begin()); }
   Solution solution() const {
     Solution s(cells_, '?');
     for (int c = 0; c < cells_; ++c) s[c] = letter(c, mate_[c]);
@@ -315,6 +310,7 @@ class Builder {
     if (m == c + w_) return 'T';
     return 'B';
   }
+
  private:
   // The depth-first search of count_local over the `left` unassigned region cells.
   void search(int left) {
@@ -425,12 +421,12 @@ class Builder {
   }
 
   int n_, h_, w_, cells_, tiles_ = 0, doms_ = 0;
-  Rng& rng_;
+  Rng rng_;
   std::vector<int> mate_, val_, tile_of_, tile_cell_;
   std::vector<int> eu_, ev_, deg_, cell_edges_;
   std::vector<int> edom_, dstart_, dfill_, dlist_, dcount_, ccount_, queue_;
   std::vector<char> alive_, dplaced_, resolved_;
-  std::vector<int> stalled_, dom_lo_, dom_hi_, perm_, saved_, cycle_;
+  std::vector<int> stalled_, dom_lo_, dom_hi_, perm_, cycle_;
   std::vector<int> region_, region_doms_, amate_, alt_;  // count_local
   std::vector<char> dused_;
   int found_ = 0;
@@ -439,40 +435,131 @@ class Builder {
   int qhead_ = 0, qtail_ = 0;
 };
 
-// The uniqueness check of a hardening step searches at most this many stalled cells and nodes;
-// beyond either the step is undone.
-constexpr int kMaxRegion = 400;
-constexpr std::int64_t kLocalNodes = 20000;
+// The uniqueness check of a hardening step searches regions of at most this many cells (with at
+// most this many nodes); a larger region goes to grade() without the local check, which costs
+// more there than the grading it might save.
+constexpr int kMaxRegion = 100;
+constexpr std::int64_t kLocalNodes = 5000;
+// A hardening move starts next to the stalled region this often (percent), else anywhere.
+constexpr int kNearStallPercent = 10;
+// Repairs tried per hardening candidate before it is given up.
+constexpr int kRepairs = 3;
 
-// One attempt: the builder, its budgets and its statistics.
+// A move with its first tile in `stalled` (the cells where the trivial deductions stall).
+Builder::Move propose_near_stall(Builder& b, const std::vector<int>& stalled) {
+  Rng& rng = b.rng();
+  Builder::Move m;
+  const int c =
+      stalled.empty() ? static_cast<int>(rng.below(b.cells())) : stalled[rng.below(stalled.size())];
+  m.t1 = b.tile_of(c);
+  const auto kind = rng.below(10);
+  if (kind < 2 && !b.is_double(m.t1)) return m;  // turn it around
+  do {
+    if (kind < 6 && !stalled.empty())
+      m.t2 = b.tile_of(stalled[rng.below(stalled.size())]);
+    else if (kind < 9)
+      m.t2 = b.tile_near(c, 3);
+    else
+      m.t2 = b.random_tile();
+  } while (m.t2 == m.t1 && b.tiles() > 1);
+  if (m.t2 == m.t1) m.t2 = -1;
+  return m;
+}
+
+// A local move: a tile anywhere (sometimes next to `stalled`) swapped with one within two cells,
+// or turned around.
+Builder::Move propose_harden(Builder& b, const std::vector<int>& stalled) {
+  Rng& rng = b.rng();
+  Builder::Move m;
+  const bool near = !stalled.empty() && rng.below(100) < kNearStallPercent;
+  const int c = near ? stalled[rng.below(stalled.size())] : static_cast<int>(rng.below(b.cells()));
+  m.t1 = b.tile_near(c, 1);
+  if (rng.below(6) == 0 && !b.is_double(m.t1)) return m;
+  do {
+    m.t2 = b.tile_near(b.tile_cell(m.t1, 0), 2);
+  } while (m.t2 == m.t1 && b.tiles() > 1);
+  if (m.t2 == m.t1) m.t2 = -1;
+  return m;
+}
+
+// Breaks the second solution count_local() found (alt()): find_cycle takes an alternating cycle
+// of its difference with the intended solution, and a turn or a swap of an intended tile on the
+// cycle that makes the second solution use some domino twice is applied. False when no such
+// change was found among a few tries.
+bool repair(Builder& b, GenerateStats& stats) {
+  Rng& rng = b.rng();
+  b.find_cycle();
+  const auto& cyc = b.cycle();
+  if (cyc.empty()) return false;
+  for (int k = 0; k < 16; ++k) {
+    Builder::Move m;
+    m.t1 = cyc[rng.below(cyc.size())];
+    const auto kind = rng.below(3);
+    if (kind == 0 && !b.is_double(m.t1)) {
+      // turn it
+    } else if (kind == 1 && cyc.size() > 1) {
+      m.t2 = cyc[rng.below(cyc.size())];
+    } else {
+      m.t2 = b.tile_near(b.tile_cell(m.t1, 0), 2);
+    }
+    if (m.t2 == m.t1) continue;
+    b.apply(m);
+    ++stats.moves;
+    if (!b.alt_still_solves()) {
+      ++stats.repairs;
+      return true;
+    }
+    b.undo(m);
+  }
+  return false;
+}
+
+// What became of one hardening candidate.
+enum class Outcome { rejected, kept, reached };
+
+// A worker's copy of the grid for hardening candidates (one per lane of the executor).
+struct Lane {
+  Lane(int n, std::uint64_t seed) : b(n, seed) {
+    p.n = n;
+    p.grid.resize(b.cells());
+  }
+  Builder b;
+  Puzzle p;
+  GenerateStats stats;
+  Outcome outcome = Outcome::rejected;
+  Level level = Level::ambiguous;
+};
+
+// One attempt: the builder, its lanes, its budgets and its statistics.
 class Attempt {
  public:
-  Attempt(const GenerateOptions& options, std::uint64_t index, const StopFn& stop)
+  Attempt(const GenerateOptions& options, std::uint64_t index, const StopFn& stop,
+          const Executor& executor)
       : options_(options),
         index_(index),
-        rng_(Rng::derive(options.seed, "attempt", index)),
-        b_(options.n, rng_),
-        stop_(stop) {
+        b_(options.n, Rng::derive(options.seed, "attempt", index)),
+        stop_(stop),
+        executor_(executor) {
     p_.n = options.n;
     p_.grid.resize(b_.cells());
   }
-
-  Builder& builder() { return b_; }
-  GenerateStats& stats() { return stats_; }
 
   std::optional<Generated> run() {
     const Level level = options_.level;
     const std::int64_t cells = b_.cells();
     b_.randomize(8 * cells + 16);
-    if (level == Level::ambiguous) return done(Level::ambiguous);
+    if (level == Level::ambiguous) return done(b_, Level::ambiguous);
     if (ease(0, 40 * cells + 400) > 0 || stopped_) return std::nullopt;
     if (level == Level::trivial) {
-      if (grade_now() != Level::trivial) return std::nullopt;  // never: the pass above is sound
-      return done(Level::trivial);
+      ++stats_.grades;
+      b_.write(p_);
+      if (grade(p_) != Level::trivial) return std::nullopt;  // never: the pass above is sound
+      return done(b_, Level::trivial);
     }
     return harden(level);
   }
 
+ private:
   bool stopped() {
     if (stopped_) return true;
     if (!stop_ || (++polls_ & 7) != 0) return false;
@@ -487,7 +574,7 @@ class Attempt {
     b_.commit_stalled();
     for (std::int64_t i = 0; u > goal && i < budget; ++i) {
       if (stopped()) break;
-      Builder::Move m = propose_near_stall();
+      Builder::Move m = propose_near_stall(b_, b_.stalled());
       b_.apply(m);
       ++stats_.moves;
       const int u2 = b_.trivial_unresolved();
@@ -501,156 +588,123 @@ class Attempt {
     return u;
   }
 
-  // Hardening from a trivial puzzle: local moves (anywhere, sometimes next to the region where
-  // the trivial deductions stall) are checked for uniqueness on that region alone; a second
-  // solution is repaired on its cycle; a unique result is graded, kept when the grade stays at or
-  // below `level` and does not drop, and the walk stops when the grade reaches `level`.
+  // Hardening from the trivial puzzle (the base): candidate j of a base is one local move on it
+  // drawn from its own seed (derive(base seed, "candidate", j)), checked for uniqueness and
+  // graded (evaluate). The first candidate, in index order, that reaches `level` ends the walk;
+  // the first that stays at or below it without dropping below the base's grade becomes the new
+  // base. Candidates are evaluated a round of `lanes` at a time, possibly at once; the choice is
+  // the same as one at a time, so the thread count never changes the result.
   std::optional<Generated> harden(Level level) {
-    Level g = Level::trivial;
-    int u = 0;
-    b_.save();
-    const std::int64_t steps = 100 + 10 * static_cast<std::int64_t>(options_.n);
-    const std::int64_t max_grades = envi("G_GRADES", 1000000);
-    const int slack = envi("G_SLACK", 0);
-    for (std::int64_t step = 0; step < steps; ++step) {
+    const int lanes = std::max(1, executor_.lanes);
+    if (lanes_.empty()) {
+      for (int l = 0; l < lanes; ++l) {
+        lanes_.emplace_back(options_.n, 0);
+        lanes_.back().b.copy_tiling(b_);
+      }
+    }
+    base_level_ = Level::trivial;
+    base_unresolved_ = 0;
+    std::uint64_t base_seed = b_.rng().next();
+    std::int64_t j = 0;  // the next candidate of this base
+    const std::int64_t budget = 100 + 10 * static_cast<std::int64_t>(options_.n);
+    std::int64_t used = 0;  // candidates counted so far, as if evaluated one at a time
+    // Lane l evaluates candidate j + l (made once: no allocation per round).
+    const std::function<void(int)> job = [&](int l) {
+      evaluate(lanes_[l], Rng::derive(base_seed, "candidate", static_cast<std::uint64_t>(j + l)),
+               level);
+    };
+    while (used < budget) {
       if (stopped()) return std::nullopt;
-      Builder::Move m = propose_harden();
-      b_.apply(m);
-      ++stats_.moves;
-      int u2 = b_.trivial_unresolved();
-      int unique = u2 == 0 ? 1 : count_local();
-      for (int r = 0; unique == 2 && r < envi("G_REPAIRS", 3); ++r) {
-        if (!repair()) break;
-        u2 = b_.trivial_unresolved();
-        unique = u2 == 0 ? 1 : count_local();
-      }
-      if (u2 == 0) {  // trivial: drift freely while nothing has been gained
-        if (g == Level::trivial) {
-          b_.save();
-        } else {
-          b_.restore();
-        }
-        continue;
-      }
-      if (std::getenv("G_DEBUG")) fprintf(stderr, "step %ld u=%d u2=%d unique=%d g=%d\n", (long)step, u, u2, unique, (int)g);
-      if (unique != 1 || u2 + slack < u) {
-        b_.restore();
-        continue;
-      }
-      if (stats_.grades >= max_grades) return std::nullopt;
-      const Level g2 = grade_now();
-      if (g2 == level) return done(level);
-      if (g2 < level && g2 >= g) {
-        g = g2;
-        u = b_.trivial_unresolved();
-        b_.commit_stalled();
-        b_.save();
+      const int k = static_cast<int>(std::min<std::int64_t>(lanes, budget - used));
+      if (k > 1 && executor_.run) {
+        executor_.run(k, job);
       } else {
-        b_.restore();
+        for (int l = 0; l < k; ++l) {
+          job(l);
+          if (lanes_[l].outcome != Outcome::rejected) break;  // the rest would not be looked at
+        }
       }
+      bool moved = false;
+      for (int l = 0; l < k && !moved; ++l) {
+        Lane& lane = lanes_[l];
+        ++used;
+        add(stats_, lane.stats);
+        if (lane.outcome == Outcome::reached) return done(lane.b, level);
+        if (lane.outcome == Outcome::kept) {
+          b_.copy_values(lane.b);
+          base_level_ = lane.level;
+          base_unresolved_ = b_.trivial_unresolved();
+          b_.commit_stalled();
+          base_seed = b_.rng().next();
+          j = 0;
+          moved = true;
+        }
+      }
+      if (!moved) j += k;
     }
     return std::nullopt;
   }
 
-  int count_local() {
-    const int r = b_.count_local(kMaxRegion, kLocalNodes);
-    stats_.nodes += b_.nodes();
+  // Candidate `seed` on the base: a local move; the trivial pass; when the stalled region is
+  // small, exact uniqueness on it (a second solution is repaired on its cycle, a few times);
+  // then grade(). Reads the base (b_, base_level_, base_unresolved_), writes only `lane`.
+  void evaluate(Lane& lane, std::uint64_t seed, Level level) const {
+    Builder& b = lane.b;
+    lane.stats = {};
+    lane.outcome = Outcome::rejected;
+    b.copy_values(b_);
+    b.reseed(seed);
+    Builder::Move m = propose_harden(b, b_.stalled());
+    b.apply(m);
+    ++lane.stats.moves;
+    int u = b.trivial_unresolved();
+    int unique = u == 0 ? 1 : count_local(lane);
+    for (int r = 0; unique == 2 && r < kRepairs; ++r) {
+      if (!repair(b, lane.stats)) break;
+      u = b.trivial_unresolved();
+      unique = u == 0 ? 1 : count_local(lane);
+    }
+    // Still trivial, surely not unique, or easier than the base by the trivial measure: no use.
+    if (u == 0 || unique == 2 || u < base_unresolved_) return;
+    b.write(lane.p);
+    ++lane.stats.grades;
+    const Level g = grade(lane.p);
+    lane.level = g;
+    if (g == level) {
+      lane.outcome = Outcome::reached;
+    } else if (g < level && g >= base_level_) {
+      lane.outcome = Outcome::kept;
+    }
+  }
+
+  static int count_local(Lane& lane) {
+    const int r = lane.b.count_local(kMaxRegion, kLocalNodes);
+    lane.stats.nodes += lane.b.nodes();
     return r;
   }
 
-  // Breaks the second solution count_local() found: find_cycle takes an alternating cycle of its
-  // difference with the intended solution, and a turn or a swap of an intended tile on the cycle
-  // that makes the second solution use some domino twice is applied. False when no such change
-  // was found.
-  bool repair() {
-    b_.find_cycle();
-    const auto& cyc = b_.cycle();
-    if (cyc.empty()) return false;
-    for (int k = 0; k < 16; ++k) {
-      Builder::Move m;
-      m.t1 = cyc[rng_.below(cyc.size())];
-      const auto kind = rng_.below(3);
-      if (kind == 0 && !b_.is_double(m.t1)) {
-        // turn it
-      } else if (kind == 1 && cyc.size() > 1) {
-        m.t2 = cyc[rng_.below(cyc.size())];
-      } else {
-        m.t2 = b_.tile_near(b_.tile_cell(m.t1, 0), 2);
-      }
-      if (m.t2 == m.t1) continue;
-      b_.apply(m);
-      ++stats_.moves;
-      if (!b_.alt_still_solves()) {
-        ++stats_.repairs;
-        return true;
-      }
-      b_.undo(m);
-    }
-    return false;
+  static void add(GenerateStats& to, const GenerateStats& from) {
+    to.moves += from.moves;
+    to.grades += from.grades;
+    to.repairs += from.repairs;
+    to.nodes += from.nodes;
   }
 
-  // A move with its first tile in the stalled region.
-  Builder::Move propose_near_stall() {
-    const auto& st = b_.stalled();
-    Builder::Move m;
-    const int c = st.empty() ? static_cast<int>(rng_.below(b_.cells()))
-                             : st[rng_.below(st.size())];
-    m.t1 = b_.tile_of(c);
-    const auto kind = rng_.below(10);
-    if (kind < 2 && !b_.is_double(m.t1)) return m;  // turn it around
-    do {
-      if (kind < 6 && !st.empty())
-        m.t2 = b_.tile_of(st[rng_.below(st.size())]);
-      else if (kind < 9)
-        m.t2 = b_.tile_near(c, 3);
-      else
-        m.t2 = b_.random_tile();
-    } while (m.t2 == m.t1 && b_.tiles() > 1);
-    if (m.t2 == m.t1) m.t2 = -1;
-    return m;
-  }
-
-  // A local move near the stalled region (or anywhere while there is none).
-  Builder::Move propose_harden() {
-    const auto& st = b_.stalled();
-    Builder::Move m;
-    const int c = (!st.empty() && (int)rng_.below(100) < envi("G_NEAR", 75)) ? st[rng_.below(st.size())]
-                                                      : static_cast<int>(rng_.below(b_.cells()));
-    m.t1 = b_.tile_near(c, 1);
-    if (rng_.below(6) == 0 && !b_.is_double(m.t1)) return m;
-    do {
-      m.t2 = b_.tile_near(b_.tile_cell(m.t1, 0), 2);
-    } while (m.t2 == m.t1 && b_.tiles() > 1);
-    if (m.t2 == m.t1) m.t2 = -1;
-    return m;
-  }
-
- private:
-  void sync() {
-    for (int c = 0; c < b_.cells(); ++c) p_.grid[c] = b_.value(c);
-  }
-
-  Level grade_now() {
-    sync();
-    ++stats_.grades;
-    auto t0 = std::chrono::steady_clock::now();
-    auto g = grade(p_);
-    g_grade_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return g;
-  }
-
-  std::optional<Generated> done(Level level) {
-    sync();
-    return Generated{p_, b_.solution(), level, index_, stats_};
+  std::optional<Generated> done(const Builder& b, Level level) {
+    b.write(p_);
+    return Generated{p_, b.solution(), level, index_, stats_};
   }
 
   const GenerateOptions& options_;
   std::uint64_t index_;
-  Rng rng_;
   Builder b_;
   const StopFn& stop_;
+  const Executor& executor_;
   Puzzle p_;
   GenerateStats stats_;
+  std::vector<Lane> lanes_;
+  Level base_level_ = Level::trivial;
+  int base_unresolved_ = 0;
   std::uint64_t polls_ = 0;
   bool stopped_ = false;
 };
@@ -658,16 +712,17 @@ class Attempt {
 }  // namespace
 
 std::optional<Generated> generate_attempt(const GenerateOptions& options, std::uint64_t attempt,
-                                          const StopFn& stop) {
+                                          const StopFn& stop, const Executor& executor) {
   if (options.n < 1 || options.n > kMaxN) return std::nullopt;
-  Attempt a(options, attempt, stop);
+  Attempt a(options, attempt, stop, executor);
   return a.run();
 }
 
-std::optional<Generated> generate(const GenerateOptions& options, const StopFn& stop) {
+std::optional<Generated> generate(const GenerateOptions& options, const StopFn& stop,
+                                  const Executor& executor) {
   for (std::int64_t i = 0; i < options.max_attempts; ++i) {
     if (stop && stop()) return std::nullopt;
-    auto made = generate_attempt(options, static_cast<std::uint64_t>(i), stop);
+    auto made = generate_attempt(options, static_cast<std::uint64_t>(i), stop, executor);
     if (made) return made;
   }
   return std::nullopt;

@@ -2,29 +2,34 @@
 // seed, reproducibly, without retrying whole layouts.
 //
 // One *attempt* builds a puzzle from its own seed, Rng::derive(seed, "attempt", i):
-//   1. a random domino tiling of the (n+1) x (n+2) grid (the intended solution): a simple tiling
-//      scrambled by many random 2x2 flips, and a random assignment of the double-n set to its
-//      tiles. Every later change keeps this tiling a solution: it only swaps the values of two
-//      tiles or turns one tile around.
-//   2. (level ambiguous: done.) Local easing: the attempt runs the trivial deductions itself
-//      (cheap, no solver) and changes values only where they stall, until the stalled region is
-//      empty (trivial) or small.
-//   3. Uniqueness repair: while solve(p, 2) finds a second solution, the attempt takes one
-//      alternating cycle where the two solutions differ and changes values of the intended tiles
-//      on it (turn a tile, swap it with another) so that the second solution breaks and the
-//      intended one stays valid, then re-checks.
-//   4. Steering: grade(p) is compared with the level; local value swaps that keep the puzzle
-//      unique move the grade toward it (hardening walks accept a swap that keeps the grade at or
-//      below the level and grows the stalled region of the trivial deductions; easing walks
-//      shrink that region).
-// Every step counts against budgets that depend only on n and the level (never on time); when
-// they run out the attempt fails. An attempt is a pure function of (n, level, seed, i): the same
-// inputs give the same puzzle on every machine.
+//   1. A random domino tiling of the (n+1) x (n+2) grid (the intended solution): a simple tiling
+//      scrambled by 8 x cells random 2x2 flips, and the double-n set dealt to its tiles in random
+//      order and orientation. Every later change keeps this tiling a solution: it only swaps the
+//      values of two tiles or turns one tile around. (Level ambiguous: done here.)
+//   2. Local easing to a trivial puzzle: the attempt runs the trivial deductions itself (linear,
+//      no solver) and changes values only where they stall, keeping a change when the stalled
+//      region does not grow, until nothing stalls. Sound deductions that place every cell prove
+//      the puzzle unique, so this never retries the layout. (Level trivial: done after one
+//      grade() to confirm.)
+//   3. Hardening toward the level: candidate moves on the current puzzle (the base), each a swap
+//      of two nearby tiles or a turn, drawn from its own seed. For a candidate, the trivial
+//      deductions run again; every solution agrees with the intended one where they resolve
+//      cells, so when the stalled region is small (<= 100 cells) uniqueness is decided exactly
+//      by a search of that region alone, and a second solution found there is repaired locally:
+//      the two solutions differ on alternating cycles; a turn or swap of an intended tile on one
+//      cycle makes the second solution use some domino twice (the intended one stays valid), and
+//      the check runs again (up to 3 times). A unique (or undecided) candidate is graded: grade
+//      == level ends the attempt; a lower grade no lower than the base's becomes the new base;
+//      anything else (ambiguous, too hard) is dropped.
+// Budgets (moves of the easing, candidates of the hardening) depend only on n; when they run out
+// the attempt fails and generate() goes on with attempt i+1. An attempt is a pure function of
+// (n, level, seed, i): the same inputs give the same puzzle on every machine.
 //
 // generate() tries attempts 0, 1, 2, ... and returns the first success. The threaded driver
-// (src/apps/dominosa_generate.h, outside games/ because of the layering rule) returns the
-// successful attempt with the smallest index, so its result equals generate()'s for any thread
-// count.
+// (src/apps/dominosa_generate.h, outside games/ because of the layering rule) returns the same
+// puzzle for any thread count: it either runs attempts in parallel and keeps the successful one
+// with the smallest index, or evaluates the hardening candidates of one attempt a round at a time
+// through an Executor (below) and keeps the first in index order.
 #pragma once
 
 #include <cstdint>
@@ -36,10 +41,11 @@
 namespace arbiter::dominosa {
 
 struct GenerateOptions {
-  int n = 6;                          // 1..kMaxN
-  Level level = Level::basic;         // the level the puzzle must grade at
-  std::uint64_t seed = 1;             // attempt i is seeded by Rng::derive(seed, "attempt", i)
-  std::int64_t max_attempts = 200;    // attempts 0..max_attempts-1, then give up
+  int n = 6;                        // 1..kMaxN
+  Level level = Level::basic;       // the level the puzzle must grade at (ambiguous: any layout)
+  std::uint64_t seed = 1;           // attempt i is seeded by Rng::derive(seed, "attempt", i)
+  std::int64_t max_attempts = 200;  // attempts 0..max_attempts-1, then give up (levels that do
+                                    // not exist at small n, e.g. basic at n = 1, hard at n = 2)
 };
 
 // What an attempt did (for benchmarks and reports; the same for the same inputs).
@@ -52,10 +58,11 @@ struct GenerateStats {
 
 struct Generated {
   Puzzle puzzle;
-  Solution solution;        // the intended (for every level but ambiguous: the only) solution
-  Level level;              // grade(puzzle), equal to the requested level
-  std::uint64_t attempt;    // the index of the attempt that produced it
-  GenerateStats stats;      // of that attempt
+  Solution solution;      // the intended (for every level but ambiguous: the only) solution
+  Level level;            // the requested level: grade(puzzle) equals it, except that an
+                          // `ambiguous` layout is not checked (it may happen to be unique)
+  std::uint64_t attempt;  // the index of the attempt that produced it
+  GenerateStats stats;    // of that attempt
 };
 
 // Polled between steps; when it returns true the attempt stops and returns nullopt. Only for
@@ -63,12 +70,23 @@ struct Generated {
 // depend on timing, so callers that need reproducibility only stop work they will discard.
 using StopFn = std::function<bool()>;
 
+// How an attempt may evaluate independent candidates at once. The generator runs no threads
+// itself: `run(count, job)` must call job(0) ... job(count - 1) (count <= lanes), possibly
+// concurrently, and return when all have returned; an empty `run` means one after another. The
+// result never depends on it (see harden in generator.cpp): the threaded driver passes a thread
+// pool here, everything else the default.
+struct Executor {
+  int lanes = 1;
+  std::function<void(int count, const std::function<void(int)>& job)> run;
+};
+
 // Attempt `attempt` of `options` (its max_attempts is ignored): the puzzle, or nullopt when the
-// attempt's budgets ran out (or `stop` said so). Pure and deterministic; no threads.
+// attempt's budgets ran out (or `stop` said so). Deterministic: the same for every executor.
 std::optional<Generated> generate_attempt(const GenerateOptions& options, std::uint64_t attempt,
-                                          const StopFn& stop = {});
+                                          const StopFn& stop = {}, const Executor& executor = {});
 
 // Attempts 0, 1, ... max_attempts-1 in order; the first success, or nullopt.
-std::optional<Generated> generate(const GenerateOptions& options, const StopFn& stop = {});
+std::optional<Generated> generate(const GenerateOptions& options, const StopFn& stop = {},
+                                  const Executor& executor = {});
 
 }  // namespace arbiter::dominosa

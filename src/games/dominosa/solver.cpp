@@ -29,19 +29,26 @@
 //   (search) perfect-matching pruning of the grid graph: with a perfect matching in hand, a
 //            placement outside it lies in some perfect matching iff its ends are in one strongly
 //            connected component of the alternating graph (Dulmage–Mendelsohn); others go.
-// The solver propagates local + double-aware Hall + perfect-matching pruning from work queues
-// (local rules per changed cell/domino, Hall per changed value, the global passes only when the
-// state changed since their last run) and branches on the cell or domino with the fewest
-// placements.
+// The solver propagates local + double-aware Hall + perfect-matching pruning (which imply bridges
+// and single Hall) from work queues: local rules per changed cell/domino, Hall per changed value,
+// the global passes only when the state changed since their last run, cheapest first. Grading
+// runs the levels in turn, each from the previous level's fixpoint (the rules are monotone), and
+// never searches: deductions that finish a puzzle prove it unique.
+//
+// Search (solve): binary branching on a placement of the cell or domino with the fewest
+// placements per conflict weight (dom/wdeg), randomized ties from a fixed seed (deterministic),
+// restarts on a Luby schedule with nogood recording so that the search stays complete and counts
+// exactly (see solve()). Random layouts are hard instances: Dominosa is NP-complete and a random
+// layout's solutions are the planted tiling and a few local variants, so the search time grows
+// exponentially with n (bench/dominosa_bench.cpp); generated puzzles solve by propagation alone.
 #include "games/dominosa/solver.h"
 
 #include <algorithm>
 #include <climits>
-#include <limits>
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
-#include <cstdlib>
 
 #include "core/rng.h"
 
@@ -154,13 +161,21 @@ class Engine {
   std::size_t mark() const { return trail_.size(); }
 
   // Switches the rule set and re-examines everything under it.
+  // Switches the rule set. The state is at a fixpoint of the old rules (or fresh), so only the
+  // rules that are new need to look at everything.
   void set_rules(unsigned rules) {
+    const unsigned added = fresh_ ? rules | kLocal : rules & ~rules_;
+    fresh_ = false;
     rules_ = rules;
-    for (int c = 0; c < cells_; ++c) push_cell(c);
-    for (int d = 0; d < doms_; ++d) push_dom(d);
-    bridge_seen_ = chains_seen_ = match_seen_ = kNever;
-    std::fill(hs_seen_.begin(), hs_seen_.end(), kNever);
-    std::fill(hd_seen_.begin(), hd_seen_.end(), kNever);
+    if (added & kLocal) {
+      for (int c = 0; c < cells_; ++c) push_cell(c);
+      for (int d = 0; d < doms_; ++d) push_dom(d);
+    }
+    if (added & kBridges) bridge_seen_ = kNever;
+    if (added & kChains) chains_seen_ = kNever;
+    if (added & kMatching) match_seen_ = kNever;
+    if (added & kHallSingle) std::fill(hs_seen_.begin(), hs_seen_.end(), kNever);
+    if (added & kHallDouble) std::fill(hd_seen_.begin(), hd_seen_.end(), kNever);
   }
 
   // Runs the rules to a fixpoint; false on a contradiction (no solution extends the state).
@@ -169,12 +184,9 @@ class Engine {
     for (;;) {
       if (!drain()) return false;
       if (unplaced_ == 0) return true;
+      // Cheapest first: the per-value Hall passes only look at values that changed; the global
+      // passes run once the incremental ones are at a fixpoint.
       const std::uint64_t before = version_;
-      if ((rules_ & kBridges) && bridge_seen_ != version_) {
-        bridges();
-        if (conflict_) return false;
-        if (version_ != before) continue;
-      }
       if (rules_ & kHallSingle) {
         for (int k = 0; k <= n_ && !conflict_; ++k) {
           if (hs_seen_[k] != val_ver_[k]) hall_single(k);
@@ -186,6 +198,11 @@ class Engine {
         for (int k = 0; k <= n_ && !conflict_; ++k) {
           if (hd_seen_[k] != val_ver_[k]) hall_double(k);
         }
+        if (conflict_) return false;
+        if (version_ != before) continue;
+      }
+      if ((rules_ & kBridges) && bridge_seen_ != version_) {
+        bridges();
         if (conflict_) return false;
         if (version_ != before) continue;
       }
@@ -1107,7 +1124,7 @@ class Engine {
 
   // Structure.
   int n_ = 0, h_ = 0, w_ = 0, cells_ = 0, edges_ = 0, doms_ = 0, m_ = 0;
-  bool valid_ = false, impossible_ = false;
+  bool valid_ = false, impossible_ = false, fresh_ = true;
   std::vector<int> val_, ea_, eb_, edom_, cell_edge_, dom_start_, dom_list_, vcells_, vidx_;
 
   // State.
@@ -1178,7 +1195,7 @@ SolveResult solve(const Puzzle& p, std::int64_t limit, const SolveLimits& limits
   limit = std::max<std::int64_t>(limit, 1);
   Engine eng(p);
   if (!eng.valid()) return r;
-  eng.set_rules(getenv("DRULES") ? atoi(getenv("DRULES")) : kSearchRules);
+  eng.set_rules(kSearchRules);
   if (!eng.propagate()) return r;
   auto record = [&] {
     ++r.count;
@@ -1227,6 +1244,7 @@ SolveResult solve(const Puzzle& p, std::int64_t limit, const SolveLimits& limits
       } else if (eng.unplaced() == 0) {
         record();
         if (r.count >= limit) return r;
+        run_nodes = 0;  // a productive run goes on: nearby solutions come cheaply
         failed = true;
       } else if (run_nodes >= cutoff) {
         break;  // restart
@@ -1292,7 +1310,9 @@ GradeDetail grade_detail(const Puzzle& p) {
   return g;
 }
 
-Level grade(const Puzzle& p) { return grade_detail(p).level; }
+Level grade(const Puzzle& p) {
+  return grade_detail(p).level;
+}
 
 bool solves_with(const Puzzle& p, Level level) {
   Engine eng(p);

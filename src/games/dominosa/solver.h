@@ -17,7 +17,7 @@ struct SolveLimits {
   std::int64_t max_nodes = -1;  // search nodes before giving up (-1: no limit)
   // Restarts follow the Luby sequence times this many nodes (0: never restart). The search is
   // complete and counts exactly either way (restarts keep the explored part as nogoods).
-  std::int64_t restart_nodes = 64;
+  std::int64_t restart_nodes = 1024;
 };
 
 struct SolveResult {
@@ -25,10 +25,13 @@ struct SolveResult {
   std::optional<Solution> first;   // the first solution found
   std::optional<Solution> second;  // a second one, when count >= 2 (the generator repairs)
   bool complete = true;            // false when max_nodes stopped the search early
-  std::int64_t nodes = 0;          // search nodes used
+  std::int64_t nodes = 0;          // search nodes used (placements tried or refuted)
 };
 
-// Counts solutions up to `limit` (1: find one; 2: decide uniqueness).
+// Counts solutions up to `limit` (1: find one; 2: decide uniqueness). Deterministic: the same
+// puzzle and limits give the same result. Puzzles the deductions finish take no search nodes
+// (generated puzzles at n = 100: a few ms); random layouts are hard instances whose search grows
+// exponentially with n (seconds around n = 45-50), so callers bound them with max_nodes.
 SolveResult solve(const Puzzle& p, std::int64_t limit = 1, const SolveLimits& limits = {});
 
 // The level a puzzle needs: the lowest level whose deductions alone solve it, `ambiguous` when it

@@ -144,7 +144,9 @@ void check_puzzle(const Puzzle& p, std::int64_t truth) {
     limits.restart_nodes = restart;
     const SolveResult again = solve(p, 1'000'000, limits);
     EXPECT_EQ(again.count, truth) << "restart every " << restart << ": " << game_id(p);
-    if (again.first) EXPECT_EQ(solution_problem(p, *again.first), "");
+    if (again.first) {
+      EXPECT_EQ(solution_problem(p, *again.first), "");
+    }
     if (again.second) {
       EXPECT_EQ(solution_problem(p, *again.second), "");
       EXPECT_NE(*again.first, *again.second);
@@ -158,7 +160,9 @@ void check_puzzle(const Puzzle& p, std::int64_t truth) {
   Level lowest = Level::ambiguous;
   for (Level level : kLevels) {
     const bool s = solves_with(p, level);
-    if (solved_below) EXPECT_TRUE(s) << "not monotone at " << to_string(level) << " " << game_id(p);
+    if (solved_below) {
+      EXPECT_TRUE(s) << "not monotone at " << to_string(level) << " " << game_id(p);
+    }
     if (s) {
       EXPECT_EQ(truth, 1) << game_id(p);
       if (!solved_below && level != Level::ambiguous) lowest = level;
@@ -168,7 +172,9 @@ void check_puzzle(const Puzzle& p, std::int64_t truth) {
   const GradeDetail g = grade_detail(p);
   EXPECT_EQ(g.level, lowest) << game_id(p);
   EXPECT_EQ(grade(p), lowest);
-  if (truth >= 1) EXPECT_FALSE(g.contradiction) << "a deduction is unsound: " << game_id(p);
+  if (truth >= 1) {
+    EXPECT_FALSE(g.contradiction) << "a deduction is unsound: " << game_id(p);
+  }
   if (!g.contradiction) {
     for (int i = 1; i < 4; ++i) EXPECT_LE(g.unplaced[i], g.unplaced[i - 1]);
   }
@@ -197,12 +203,22 @@ TEST(DominosaSolver, ExhaustiveN2) {
     const std::int64_t truth = Brute(p).count();
     const SolveResult r = solve(p, 1000);
     ASSERT_EQ(r.count, truth) << game_id(p);
-    if (r.first) ASSERT_EQ(solution_problem(p, *r.first), "");
-    if (r.second) ASSERT_EQ(solution_problem(p, *r.second), "");
+    if (r.first) {
+      ASSERT_EQ(solution_problem(p, *r.first), "");
+    }
+    if (r.second) {
+      ASSERT_EQ(solution_problem(p, *r.second), "");
+    }
     const Level g = grade(p);
-    if (truth != 1) ASSERT_EQ(g, Level::ambiguous) << game_id(p);
-    if (g != Level::ambiguous) ASSERT_TRUE(solves_with(p, g));
-    if (truth >= 1) ASSERT_FALSE(grade_detail(p).contradiction) << game_id(p);
+    if (truth != 1) {
+      ASSERT_EQ(g, Level::ambiguous) << game_id(p);
+    }
+    if (g != Level::ambiguous) {
+      ASSERT_TRUE(solves_with(p, g));
+    }
+    if (truth >= 1) {
+      ASSERT_FALSE(grade_detail(p).contradiction) << game_id(p);
+    }
     ++total;
     unsolvable += truth == 0;
     unique += truth == 1;
@@ -220,7 +236,9 @@ TEST(DominosaSolver, RandomLayoutsAgainstBruteForce) {
       const std::int64_t truth = Brute(l.puzzle).count();
       ASSERT_GE(truth, 1);
       check_puzzle(l.puzzle, truth);
-      if (truth == 1) EXPECT_EQ(*solve(l.puzzle).first, l.intended);
+      if (truth == 1) {
+        EXPECT_EQ(*solve(l.puzzle).first, l.intended);
+      }
     }
   }
 }
@@ -259,6 +277,34 @@ TEST(DominosaSolver, KnownGrids) {
   EXPECT_EQ(grade(unique), Level::trivial);
 }
 
+TEST(DominosaSolver, KnownLevels) {
+  // Unique n = 6 puzzles (made by the generator, kept here as game IDs) needing each level.
+  struct Case {
+    const char* id;
+    const char* solution;
+    Level level;
+  };
+  const Case cases[] = {
+      {"6:11435501432022461532036605644413262110055566330422054136",
+       "LRTLRTTTLRBLRBBBLRLRLRLRLRLRLRLRLRLRLRTTLRTTLRBBLRBBLRLR", Level::trivial},
+      {"6:11435560432022141532036605644413262110055566330422054136",
+       "LRTLRTTTLRBLRBBBLRLRLRLRLRLRLRLRLRLRLRTTLRTTLRBBLRBBLRLR", Level::basic},
+      {"6:24135560341022141532036605644413262110055563560422034136",
+       "LRTLRTTTLRBLRBBBLRLRLRLRLRLRLRLRLRLRLRTTLRTTLRBBLRBBLRLR", Level::hard},
+      {"6:32055163320451041566116602542430544401302036355241623612",
+       "LRLRTTTTTTLRBBBBBBTTTTLRLRBBBBTTLRLRLRBBTLRTLRTTBLRBLRBB", Level::extreme},
+  };
+  for (const Case& c : cases) {
+    auto p = parse_game_id(c.id);
+    ASSERT_TRUE(p) << c.id;
+    const SolveResult r = solve(*p, 10);
+    EXPECT_EQ(r.count, 1) << c.id;
+    EXPECT_EQ(r.first, c.solution);
+    EXPECT_EQ(grade(*p), c.level) << c.id;
+    check_puzzle(*p, 1);
+  }
+}
+
 TEST(DominosaSolver, LimitStopsCounting) {
   const Puzzle three{1, {0, 0, 1, 0, 1, 1}};
   EXPECT_EQ(solve(three, 1).count, 1);
@@ -293,9 +339,9 @@ TEST(DominosaSolver, NodeLimitMarksIncomplete) {
 }
 
 TEST(DominosaSolver, RejectsMalformedInput) {
-  EXPECT_EQ(solve(Puzzle{2, {0, 1}}).count, 0);                          // wrong size
-  EXPECT_EQ(solve(Puzzle{1, {0, 0, 1, 1, 1, 7}}).count, 0);              // value out of range
-  EXPECT_EQ(solve(Puzzle{1, {0, 0, 0, 0, 1, 1}}).count, 0);              // wrong value counts
+  EXPECT_EQ(solve(Puzzle{2, {0, 1}}).count, 0);              // wrong size
+  EXPECT_EQ(solve(Puzzle{1, {0, 0, 1, 1, 1, 7}}).count, 0);  // value out of range
+  EXPECT_EQ(solve(Puzzle{1, {0, 0, 0, 0, 1, 1}}).count, 0);  // wrong value counts
   EXPECT_EQ(grade(Puzzle{1, {0, 0, 0, 0, 1, 1}}), Level::ambiguous);
   EXPECT_FALSE(solves_with(Puzzle{0, {}}, Level::ambiguous));
 }
@@ -336,10 +382,69 @@ TEST(DominosaSolver, BigLayoutsWithinANodeBudget) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_LE(r.nodes, 200);
-    if (r.first) EXPECT_EQ(solution_problem(l.puzzle, *r.first), "");
-    if (r.second) EXPECT_EQ(solution_problem(l.puzzle, *r.second), "");
-    if (r.complete) EXPECT_GE(r.count, 1);
+    if (r.first) {
+      EXPECT_EQ(solution_problem(l.puzzle, *r.first), "");
+    }
+    if (r.second) {
+      EXPECT_EQ(solution_problem(l.puzzle, *r.second), "");
+    }
+    if (r.complete) {
+      EXPECT_GE(r.count, 1);
+    }
     EXPECT_LT(seconds, 30.0) << "n=" << n;
+  }
+}
+
+// A big layout that search handles well: rows of horizontal tiles carrying the set in order,
+// each tile turned at random (many local alternatives, found quickly).
+Puzzle sorted_layout(int n, Rng& rng) {
+  Puzzle p;
+  p.n = n;
+  for (int a = 0; a <= n; ++a) {
+    for (int b = a; b <= n; ++b) {
+      const bool turn = rng.below(2) != 0;
+      p.grid.push_back(turn ? b : a);
+      p.grid.push_back(turn ? a : b);
+    }
+  }
+  return p;
+}
+
+TEST(DominosaSolver, BigSortedLayoutsCount) {
+  Rng rng(Rng::derive(20, "sorted"));
+  for (int n : {60, 100}) {  // n even: the width n+2 is even, rows of horizontal tiles fit
+    const Puzzle p = sorted_layout(n, rng);
+    const auto start = std::chrono::steady_clock::now();
+    for (std::int64_t limit : {2, 100}) {
+      const SolveResult r = solve(p, limit);
+      EXPECT_EQ(r.count, limit) << "n=" << n;
+      EXPECT_TRUE(r.complete);
+      ASSERT_TRUE(r.first && r.second);
+      EXPECT_EQ(solution_problem(p, *r.first), "");
+      EXPECT_EQ(solution_problem(p, *r.second), "");
+      EXPECT_NE(*r.first, *r.second);
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_LT(seconds, 20.0) << "n=" << n;
+  }
+}
+
+TEST(DominosaSolver, RestartsCountAlike) {
+  // Counting across restarts relies on the nogoods; any restart schedule gives the same count.
+  Rng rng(Rng::derive(21, "restarts"));
+  for (int t = 0; t < 12; ++t) {
+    const int n = 6 + t % 5;
+    const Puzzle p = t % 2 ? random_layout(n, rng).puzzle : sorted_layout(n + n % 2, rng);
+    std::int64_t expected = -1;
+    for (std::int64_t restart : {0, 1, 3, 64, 1024}) {
+      SolveLimits limits;
+      limits.restart_nodes = restart;
+      const SolveResult r = solve(p, 5000, limits);
+      ASSERT_TRUE(r.complete);
+      if (expected < 0) expected = r.count;
+      EXPECT_EQ(r.count, expected) << "restart every " << restart << ": " << game_id(p);
+    }
   }
 }
 
@@ -356,13 +461,19 @@ TEST(DominosaGrade, TrivialPuzzlesGradeTrivial) {
       EXPECT_EQ(g, Level::trivial);
       ++trivial;
     }
-    // Nested levels; solving by deduction means unique, with the intended solution.
+    // Nested levels (each from scratch); grade (levels in turn) is the lowest; solving by
+    // deduction means unique, with the intended solution.
     bool below = false;
+    Level lowest = Level::ambiguous;
     for (Level level : kLevels) {
       const bool s = solves_with(l.puzzle, level);
-      if (below) EXPECT_TRUE(s);
+      if (below) {
+        EXPECT_TRUE(s);
+      }
+      if (s && !below && level != Level::ambiguous) lowest = level;
       below = below || s;
     }
+    EXPECT_EQ(g, lowest) << game_id(l.puzzle);
     if (g != Level::ambiguous) {
       const SolveResult r = solve(l.puzzle, 2);
       EXPECT_EQ(r.count, 1);
@@ -380,7 +491,9 @@ TEST(DominosaGrade, UnplacedShrinksWithLevel) {
     const GradeDetail g = grade_detail(l.puzzle);
     EXPECT_FALSE(g.contradiction);
     for (int i = 1; i < 4; ++i) EXPECT_LE(g.unplaced[i], g.unplaced[i - 1]);
-    if (g.level != Level::ambiguous) EXPECT_EQ(g.unplaced[static_cast<int>(g.level)], 0);
+    if (g.level != Level::ambiguous) {
+      EXPECT_EQ(g.unplaced[static_cast<int>(g.level)], 0);
+    }
   }
 }
 
