@@ -105,6 +105,7 @@ void add_dominosa_commands(CLI::App& app, int& exit_code) {
     std::string file;
     bool count = false;
     std::int64_t limit = 2;
+    std::int64_t max_nodes = 0;
     bool level = false;
   };
   auto s = std::make_shared<SolveArgs>();
@@ -117,6 +118,11 @@ void add_dominosa_commands(CLI::App& app, int& exit_code) {
   solve_cmd->add_option("--limit", s->limit, "Stop counting at this many (default 2)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   solve_cmd->add_flag("--level", s->level, "Also grade the puzzle");
+  solve_cmd
+      ->add_option("--max-nodes", s->max_nodes,
+                   "Give up after this many search nodes (default 0: never; large random "
+                   "layouts can take very long)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 50));
   solve_cmd->callback([&exit_code, s] {
     auto puzzle = read_puzzle(s->file);
     if (!puzzle) {
@@ -125,9 +131,14 @@ void add_dominosa_commands(CLI::App& app, int& exit_code) {
       return;
     }
     const auto start = std::chrono::steady_clock::now();
-    const SolveResult r = solve(*puzzle, s->count ? s->limit : 1);
+    SolveLimits limits;
+    if (s->max_nodes > 0) limits.max_nodes = s->max_nodes;
+    const SolveResult r = solve(*puzzle, s->count ? s->limit : 1, limits);
     const double seconds = seconds_since(start);
-    if (!r.first) {
+    if (!r.first && !r.complete) {
+      std::cout << fmt::format("no solution found within --max-nodes {}\n", s->max_nodes);
+      exit_code = kFailed;
+    } else if (!r.first) {
       std::cout << "no solution\n";
       exit_code = kFailed;
     } else {
@@ -136,7 +147,9 @@ void add_dominosa_commands(CLI::App& app, int& exit_code) {
     if (s->count)
       std::cout << fmt::format(
           "solutions: {}{}\n", r.count,
-          r.count >= s->limit ? fmt::format(" (stopped at --limit {})", s->limit) : "");
+          r.count >= s->limit ? fmt::format(" (stopped at --limit {})", s->limit)
+          : !r.complete       ? fmt::format(" at least (stopped at --max-nodes {})", s->max_nodes)
+                              : "");
     if (s->level) std::cout << "level: " << to_string(grade(*puzzle)) << "\n";
     std::cerr << fmt::format("dominosa: n = {}, {} search nodes, {:.3f} s\n", puzzle->n, r.nodes,
                              seconds);
