@@ -323,6 +323,18 @@ Expected<MatchResult> run_race(const PlaySpec& spec, const std::vector<std::stri
   return run_realtime<G>(state, seats, options);
 }
 
+// A race's outcome with the roster's names, once the config's seat count matches the roster.
+Expected<PlayOutcome> race_outcome(const PlaySpec& spec, int players) {
+  if (static_cast<std::size_t>(players) != spec.roster.size())
+    return fail(
+        fmt::format("the config seats {} players but {} were given", players, spec.roster.size()));
+  PlayOutcome outcome;
+  auto names = seat_names(spec);
+  if (!names) return fail(names.error().message);
+  outcome.names = std::move(*names);
+  return outcome;
+}
+
 // The config overrides of a race for the roster: a JSON object, "players" filled in.
 Expected<Json> race_overrides(const PlaySpec& spec, std::string_view game) {
   Json overrides = spec.config.is_null() ? Json::object() : spec.config;
@@ -339,13 +351,9 @@ Expected<PlayOutcome> play_speed_scrabble(const PlaySpec& spec) {
   if (!overrides) return std::unexpected(overrides.error());
   auto config = speed_scrabble_config(*overrides);
   if (!config) return fail(config.error().message);
-  if (static_cast<std::size_t>(config->players) != spec.roster.size())
-    return fail(fmt::format("the config seats {} players but {} were given", config->players,
-                            spec.roster.size()));
-  PlayOutcome outcome;
-  auto names = seat_names(spec);
-  if (!names) return fail(names.error().message);
-  outcome.names = std::move(*names);
+  auto started = race_outcome(spec, config->players);
+  if (!started) return std::unexpected(started.error());
+  PlayOutcome outcome = std::move(*started);
 
   Rng rng(start_seed(spec.seed));
   auto state = SpeedScrabble::start(*config, rng);
@@ -397,13 +405,9 @@ Expected<PlayOutcome> play_dominosa(const PlaySpec& spec) {
   if (!overrides) return std::unexpected(overrides.error());
   auto config = DominosaRace::decode_config(*overrides);
   if (!config) return fail(config.error().message);
-  if (static_cast<std::size_t>(config->players) != spec.roster.size())
-    return fail(fmt::format("the config seats {} players but {} were given", config->players,
-                            spec.roster.size()));
-  PlayOutcome outcome;
-  auto names = seat_names(spec);
-  if (!names) return fail(names.error().message);
-  outcome.names = std::move(*names);
+  auto started = race_outcome(spec, config->players);
+  if (!started) return std::unexpected(started.error());
+  PlayOutcome outcome = std::move(*started);
   Rng rng(start_seed(spec.seed));
   std::optional<DominosaRace::State> state;
   try {
