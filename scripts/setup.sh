@@ -8,6 +8,7 @@ packages=(
   nlohmann-json3-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 scowl
+  libsqlite3-dev libpqxx-dev libpq-dev postgresql libtomlplusplus-dev
 )
 
 missing=()

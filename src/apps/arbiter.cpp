@@ -287,6 +287,7 @@ int main(int argc, char** argv) {
   add_q_commands(app, exit_code);
   add_battleship_commands(app, exit_code);
   add_dominosa_commands(app, exit_code);
+  add_tournament_commands(app, exit_code);
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::string command = argv[1];

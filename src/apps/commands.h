@@ -18,6 +18,9 @@ void add_battleship_commands(CLI::App& app, int& exit_code);
 // Adds `arbiter dominosa ...` (generate, solve, grade).
 void add_dominosa_commands(CLI::App& app, int& exit_code);
 
+// Adds `arbiter tournament ...` and `arbiter worker` (tournaments in a result store).
+void add_tournament_commands(CLI::App& app, int& exit_code);
+
 // Prints "arbiter: <message>" on one line to stderr.
 void report_error(const std::string& message);
 

@@ -57,6 +57,8 @@ struct GameEntry {
   std::string name;
   std::string summary;
   std::string bots;  // the bot syntax, one line for --help
+  std::size_t min_seats = 2;  // how many players a match seats (before config overrides)
+  std::size_t max_seats = 2;
   std::function<Expected<PlayOutcome>(const PlaySpec&)> play;
   std::function<Expected<ReplayReport>(const std::vector<Json>&)> replay;
 };

@@ -1,0 +1,572 @@
+// `arbiter tournament run|create|resume|status|results|log` and `arbiter worker`: tournaments
+// kept in a result store (SQLite by default, PostgreSQL to spread the matches over machines).
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "apps/commands.h"
+#include "games/registry.h"
+#include "tournament/schedule.h"
+#include "tournament/standings.h"
+#include "tournament/worker.h"
+
+namespace arbiter::cli {
+namespace {
+
+using namespace arbiter::tournament;
+
+constexpr const char* kDefaultStore = "sqlite:arbiter.db";
+
+std::atomic<bool> g_stop{false};
+
+void on_signal(int) { g_stop.store(true); }
+
+// SIGINT/SIGTERM stop claiming new matches; matches under way finish and are stored.
+void catch_stop_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+struct SpecArgs {
+  std::string file;
+  std::string game;
+  std::vector<std::string> players;
+  std::string schedule;
+  std::int64_t seats = 0;
+  std::int64_t rounds = 0;
+  std::string seed;
+  std::string config;
+  double per_call = 0;
+  std::string hero;
+  std::string name;
+};
+
+struct RunArgs {
+  std::string store = kDefaultStore;
+  int workers = 0;
+  int batch = 2;
+  double lease = 30;
+  std::string csv;
+  std::string json;
+  std::string matches_csv;
+  bool quiet = false;
+  std::int64_t tournament = 0;
+  bool until_finished = false;
+  bool print_json = false;
+  bool matches = false;
+};
+
+void add_spec_options(CLI::App* cmd, SpecArgs& a) {
+  cmd->add_option("--file,-f", a.file,
+                  "A tournament file (TOML: game, [[player]] name/bot, schedule, seats, rounds, "
+                  "seed, per_call, hero, [config]); flags given too override it");
+  cmd->add_option("--game,-g", a.game, "The game (see arbiter games)");
+  cmd->add_option("--player,-p", a.players,
+                  "NAME:BOT, once per entrant (BOT as for arbiter play; no tcp)");
+  cmd->add_option("--schedule", a.schedule, "round-robin (default) | gauntlet | swiss");
+  cmd->add_option("--seats", a.seats, "Players per match (default 2)")->check(CLI::Range(1, 64));
+  cmd->add_option("--rounds,-r", a.rounds,
+                  "Repetitions of the schedule; Swiss: rounds of pairings (default 1)")
+      ->check(CLI::Range(1, 1'000'000));
+  cmd->add_option("--seed", a.seed, "The master seed; each match's seed derives from it (default 1)")
+      ->check(natural_validator());
+  cmd->add_option("--config", a.config, "The game's config overrides as a JSON object");
+  cmd->add_option("--per-call", a.per_call, "Seconds a player may take per call (default 6)")
+      ->check(seconds_validator());
+  cmd->add_option("--hero", a.hero, "Gauntlet: the entrant who plays every match (default: the first)");
+  cmd->add_option("--name", a.name, "The tournament's name (default: tournament)");
+}
+
+Expected<TournamentSpec> build_spec(const SpecArgs& a) {
+  TournamentSpec spec;
+  if (!a.file.empty()) {
+    auto from_file = read_spec_file(a.file);
+    if (!from_file) return from_file;
+    spec = *from_file;
+  }
+  if (!a.game.empty()) spec.game = a.game;
+  if (!a.players.empty()) {
+    spec.players.clear();
+    for (const auto& p : a.players) {
+      const auto colon = p.find(':');
+      if (colon == std::string::npos || colon == 0 || colon + 1 == p.size())
+        return fail(fmt::format("--player \"{}\": expected NAME:BOT, e.g. alice:dag", p));
+      spec.players.push_back({p.substr(0, colon), p.substr(colon + 1)});
+    }
+  }
+  if (!a.schedule.empty()) {
+    bool known = false;
+    for (Schedule s : {Schedule::round_robin, Schedule::gauntlet, Schedule::swiss})
+      if (schedule_name(s) == a.schedule) {
+        spec.schedule = s;
+        known = true;
+      }
+    if (!known)
+      return fail(fmt::format("--schedule \"{}\": expected round-robin, gauntlet or swiss",
+                              a.schedule));
+  }
+  if (a.seats > 0) spec.seats = a.seats;
+  if (a.rounds > 0) spec.rounds = a.rounds;
+  if (!a.seed.empty()) spec.seed = std::stoull(a.seed);  // checked by natural_validator
+  if (!a.config.empty()) {
+    auto config = parse_json(a.config);
+    if (!config) return fail("--config: " + config.error().message);
+    if (!config->is_object()) return fail("--config: expected a JSON object");
+    spec.config = *config;
+  }
+  if (a.per_call > 0) spec.per_call_ms = std::llround(a.per_call * 1000);
+  if (!a.hero.empty()) spec.hero = a.hero;
+  if (!a.name.empty()) spec.name = a.name;
+  if (spec.game.empty()) return fail("no game: give --game or a --file with game = \"...\"");
+  if (spec.players.empty()) return fail("no players: give --player NAME:BOT (twice or more)");
+  if (auto ok = validate_spec(spec); !ok) return std::unexpected(ok.error());
+  return spec;
+}
+
+Expected<std::unique_ptr<Store>> open(const std::string& url) {
+  auto store = open_store(url);
+  if (!store) return fail(store.error().message);
+  return store;
+}
+
+std::string duration_text(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "?";
+  const auto s = static_cast<long>(std::llround(seconds));
+  if (s >= 3600) return fmt::format("{}h{:02}m", s / 3600, (s / 60) % 60);
+  if (s >= 60) return fmt::format("{}m{:02}s", s / 60, s % 60);
+  return fmt::format("{}s", s);
+}
+
+// Shows a tournament's progress from the store: a bar redrawn in place on a terminal, a plain
+// line at every tenth (and at least every 30 s) otherwise.
+class ProgressDisplay {
+ public:
+  ProgressDisplay(Store& store, std::int64_t tournament, bool quiet)
+      : store_(store), tournament_(tournament), quiet_(quiet), tty_(isatty(STDERR_FILENO) == 1) {
+    auto p = store_.progress(tournament_);
+    start_done_ = p ? p->done : 0;
+    thread_ = std::thread([this] { loop(); });
+  }
+  ~ProgressDisplay() { finish(); }
+
+  void finish() {
+    {
+      std::lock_guard lock(mu_);
+      if (stopped_) return;
+      stopped_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+    show(true);
+  }
+
+ private:
+  void loop() {
+    std::unique_lock lock(mu_);
+    while (!wake_.wait_for(lock, std::chrono::milliseconds(tty_ ? 200 : 1000),
+                           [&] { return stopped_; })) {
+      lock.unlock();
+      show(false);
+      lock.lock();
+    }
+  }
+
+  void show(bool last) {
+    if (quiet_) return;
+    auto p = store_.progress(tournament_);
+    if (!p) return;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double rate = elapsed > 0 ? static_cast<double>(p->done - start_done_) / elapsed : 0;
+    const double eta = rate > 0 ? static_cast<double>(p->planned - p->done) / rate : NAN;
+    const double share = p->planned > 0 ? static_cast<double>(p->done) / p->planned : 1.0;
+    const std::string numbers =
+        fmt::format("{}/{} matches  {:.0f}/min  ETA {}", p->done, p->planned, rate * 60,
+                    p->done >= p->planned ? "0s" : duration_text(eta));
+    if (tty_) {
+      constexpr int kWidth = 30;
+      const int filled = static_cast<int>(share * kWidth);
+      std::fprintf(stderr, "\r[%s%s] %3.0f%%  %s\033[K%s", std::string(filled, '#').c_str(),
+                   std::string(kWidth - filled, '.').c_str(), share * 100, numbers.c_str(),
+                   last ? "\n" : "");
+      std::fflush(stderr);
+      return;
+    }
+    const int tenth = static_cast<int>(share * 10);
+    const auto now = std::chrono::steady_clock::now();
+    if (last || tenth > last_tenth_ || now - last_line_ > std::chrono::seconds(30)) {
+      std::fprintf(stderr, "progress: %s\n", numbers.c_str());
+      last_tenth_ = tenth;
+      last_line_ = now;
+    }
+  }
+
+  Store& store_;
+  std::int64_t tournament_;
+  bool quiet_;
+  bool tty_;
+  std::int64_t start_done_ = 0;
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_line_ = start_;
+  int last_tenth_ = 0;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stopped_ = false;
+  std::thread thread_;
+};
+
+std::string store_flag(const std::string& url) {
+  return url == kDefaultStore ? "" : " --store " + url;
+}
+
+int write_file(const std::string& path, const std::string& text, const char* what) {
+  if (path.empty()) return 0;
+  std::ofstream out(path, std::ios::out | std::ios::trunc);
+  out << text;
+  if (!out) {
+    report_error(fmt::format("{}: cannot write {}", what, path));
+    return kFailed;
+  }
+  return 0;
+}
+
+// Prints the standings and writes the requested exports.
+int report_results(Store& store, std::int64_t id, const RunArgs& a) {
+  auto spec = load_spec(store, id);
+  if (!spec) {
+    report_error(spec.error().message);
+    return kFailed;
+  }
+  auto results = store.results(id);
+  auto progress = store.progress(id);
+  if (!results || !progress) {
+    report_error((!results ? results.error() : progress.error()).message);
+    return kFailed;
+  }
+  const StandingsTable standings = compute_standings(*spec, *results);
+  if (a.matches) {
+    std::cout << matches_csv(*spec, *results);
+  } else if (a.print_json) {
+    Json j = standings_json(standings);
+    j["tournament"] = id;
+    j["spec"] = encode_spec(*spec);
+    j["planned"] = progress->planned;
+    j["done"] = progress->done;
+    std::cout << dump(j) << std::endl;
+  } else {
+    fmt::print("tournament {} ({}): {} {}, {} of {} matches, seed {}\n", id, spec->name, spec->game,
+               schedule_name(spec->schedule), progress->done, progress->planned, spec->seed);
+    std::cout << standings_text(standings);
+    if (!results->empty())
+      fmt::print("reproduce a match, e.g. #0: {}\n",
+                 reproduce_command(*spec, results->front().spec));
+    fmt::print("every match: arbiter tournament results {} --matches{}\n", id,
+               store_flag(a.store));
+  }
+  int rc = write_file(a.csv, standings_csv(standings), "--csv");
+  if (rc == 0) {
+    Json j = standings_json(standings);
+    j["tournament"] = id;
+    rc = write_file(a.json, dump(j) + "\n", "--json");
+  }
+  if (rc == 0) rc = write_file(a.matches_csv, matches_csv(*spec, *results), "--matches-csv");
+  return rc;
+}
+
+// Plays the tournament's missing matches in this process, with a progress display.
+int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
+  catch_stop_signals();
+  if (auto released = release_dead_local_workers(store, id); released && *released > 0)
+    std::cerr << fmt::format("arbiter: took back {} match(es) from a worker that died",
+                             *released)
+              << std::endl;
+  WorkerOptions options;
+  options.threads = a.workers;
+  options.batch = a.batch;
+  options.lease = std::chrono::milliseconds(std::llround(a.lease * 1000));
+  options.only = id;
+  options.stop = &g_stop;
+  ProgressDisplay display(store, id, a.quiet);
+  auto report = run_worker(store, options);
+  display.finish();
+  if (!report) {
+    report_error(report.error().message);
+    return kFailed;
+  }
+  auto over = finished(store, id);
+  if (over && !*over) {
+    auto p = store.progress(id);
+    report_error(fmt::format("stopped with {} of {} matches played; continue with: arbiter "
+                             "tournament resume {}{}",
+                             p ? p->done : 0, p ? p->planned : 0, id, store_flag(a.store)));
+    return kFailed;
+  }
+  return report_results(store, id, a);
+}
+
+}  // namespace
+
+void add_tournament_commands(CLI::App& app, int& exit_code) {
+  auto* t = app.add_subcommand("tournament", "Run tournaments: schedules, ratings, a result store");
+  t->require_subcommand(1);
+  t->footer(
+      "The store keeps every tournament, its match jobs and results with their game logs:\n"
+      "  --store sqlite:FILE (default sqlite:arbiter.db) or --store postgresql://USER@HOST/DB.\n"
+      "Examples:\n"
+      "  arbiter tournament run -g q -p a:dag -p b:ldasg -p c:dag+cheat=no-fit --rounds 10\n"
+      "  arbiter tournament run -f league.toml --workers 2 --csv standings.csv\n"
+      "  arbiter tournament create -g battleship -p d:density -p h:hunt --rounds 500 --store URL\n"
+      "  arbiter worker --store URL            # on any number of machines\n"
+      "  arbiter tournament status --store URL\n"
+      "  arbiter tournament results 1 --matches\n"
+      "  arbiter tournament log 1 17 > m.jsonl && arbiter replay m.jsonl");
+  auto spec_args = std::make_shared<SpecArgs>();
+  auto run_args = std::make_shared<RunArgs>();
+
+  auto add_store = [&](CLI::App* cmd) {
+    cmd->add_option("--store", run_args->store,
+                    "Where results live: sqlite:FILE (default sqlite:arbiter.db) or "
+                    "postgresql://...");
+  };
+  auto add_worker_options = [&](CLI::App* cmd) {
+    cmd->add_option("--workers,-w", run_args->workers,
+                    "Matches played at once in this process (default: one per core)")
+        ->check(CLI::Range(1, 256));
+    cmd->add_option("--batch", run_args->batch, "Matches each worker claims at a time (default 2)")
+        ->check(CLI::Range(1, 1000));
+    cmd->add_option("--lease", run_args->lease,
+                    "Seconds a claim lasts without renewal; a dead worker's matches are played "
+                    "again after it (default 30)")
+        ->check(seconds_validator());
+  };
+  auto add_exports = [&](CLI::App* cmd) {
+    cmd->add_option("--csv", run_args->csv, "Write the standings as CSV to this file");
+    cmd->add_option("--json", run_args->json, "Write the standings as JSON to this file");
+    cmd->add_option("--matches-csv", run_args->matches_csv,
+                    "Write one CSV line per match (seed, seating, result, reproduce command)");
+  };
+
+  auto* run = t->add_subcommand("run", "Create a tournament and play it here, with a progress bar");
+  add_spec_options(run, *spec_args);
+  add_store(run);
+  add_worker_options(run);
+  add_exports(run);
+  run->add_flag("--quiet,-q", run_args->quiet, "No progress display");
+  run->callback([&exit_code, spec_args, run_args] {
+    auto spec = build_spec(*spec_args);
+    if (!spec) {
+      report_error(spec.error().message);
+      exit_code = kBadInput;
+      return;
+    }
+    auto store = open(run_args->store);
+    if (!store) {
+      report_error(store.error().message);
+      exit_code = kBadInput;
+      return;
+    }
+    auto id = create_tournament(**store, *spec);
+    if (!id) {
+      report_error(id.error().message);
+      exit_code = kFailed;
+      return;
+    }
+    if (!run_args->quiet)
+      std::cerr << fmt::format("arbiter: tournament {} in {}: {} matches of {} ({}), seed {}",
+                               *id, run_args->store, planned_matches(*spec), spec->game,
+                               schedule_name(spec->schedule), spec->seed)
+                << std::endl;
+    exit_code = play_tournament(**store, *id, *run_args);
+  });
+
+  auto* create = t->add_subcommand(
+      "create", "Store a tournament's matches for workers to play (arbiter worker), print its id");
+  add_spec_options(create, *spec_args);
+  add_store(create);
+  create->callback([&exit_code, spec_args, run_args] {
+    auto spec = build_spec(*spec_args);
+    if (!spec) {
+      report_error(spec.error().message);
+      exit_code = kBadInput;
+      return;
+    }
+    auto store = open(run_args->store);
+    if (!store) {
+      report_error(store.error().message);
+      exit_code = kBadInput;
+      return;
+    }
+    auto id = create_tournament(**store, *spec);
+    if (!id) {
+      report_error(id.error().message);
+      exit_code = kFailed;
+      return;
+    }
+    std::cout << *id << std::endl;
+    std::cerr << fmt::format("arbiter: tournament {}: {} matches; start workers with: arbiter "
+                             "worker --store {}",
+                             *id, planned_matches(*spec), run_args->store)
+              << std::endl;
+  });
+
+  auto* resume = t->add_subcommand(
+      "resume", "Play the matches a tournament still lacks (after a crash or an interrupt)");
+  resume->add_option("id", run_args->tournament, "The tournament's id")->required();
+  add_store(resume);
+  add_worker_options(resume);
+  add_exports(resume);
+  resume->add_flag("--quiet,-q", run_args->quiet, "No progress display");
+  resume->callback([&exit_code, run_args] {
+    auto store = open(run_args->store);
+    if (!store) {
+      report_error(store.error().message);
+      exit_code = kBadInput;
+      return;
+    }
+    if (auto spec = load_spec(**store, run_args->tournament); !spec) {
+      report_error(spec.error().message);
+      exit_code = kBadInput;
+      return;
+    }
+    exit_code = play_tournament(**store, run_args->tournament, *run_args);
+  });
+
+  auto* status = t->add_subcommand("status", "Progress of one tournament, or of all in the store");
+  status->add_option("id", run_args->tournament, "The tournament's id (default: all)");
+  add_store(status);
+  status->callback([&exit_code, run_args] {
+    auto store = open(run_args->store);
+    if (!store) {
+      report_error(store.error().message);
+      exit_code = kBadInput;
+      return;
+    }
+    auto all = (*store)->tournaments();
+    if (!all) {
+      report_error(all.error().message);
+      exit_code = kFailed;
+      return;
+    }
+    bool any = false;
+    for (const auto& rec : *all) {
+      if (run_args->tournament != 0 && rec.id != run_args->tournament) continue;
+      any = true;
+      auto p = (*store)->progress(rec.id);
+      if (!p) {
+        report_error(p.error().message);
+        exit_code = kFailed;
+        return;
+      }
+      fmt::print("{:>4}  {:<16} {:<14} {:>7}/{:<7} done  {:>4} playing  {}{}  created {}\n",
+                 rec.id, rec.name, rec.game, p->done, p->planned, p->leased,
+                 p->done >= p->planned ? "finished" : "open",
+                 p->duplicates > 0 ? fmt::format(" ({} duplicate results ignored)", p->duplicates)
+                                   : "",
+                 rec.created);
+    }
+    if (!any && run_args->tournament != 0) {
+      report_error(fmt::format("no tournament {} in {}", run_args->tournament, run_args->store));
+      exit_code = kBadInput;
+    } else if (!any) {
+      fmt::print("no tournaments in {}\n", run_args->store);
+    }
+  });
+
+  auto* results = t->add_subcommand("results", "StandingsTable and ratings of a tournament so far");
+  results->add_option("id", run_args->tournament, "The tournament's id")->required();
+  add_store(results);
+  add_exports(results);
+  results->add_flag("--matches", run_args->matches,
+                    "Print one CSV line per match instead (with its reproduce command)");
+  results->add_flag("--print-json", run_args->print_json, "Print the standings as JSON");
+  results->callback([&exit_code, run_args] {
+    auto store = open(run_args->store);
+    if (!store) {
+      report_error(store.error().message);
+      exit_code = kBadInput;
+      return;
+    }
+    exit_code = report_results(**store, run_args->tournament, *run_args);
+  });
+
+  auto log_index = std::make_shared<std::int64_t>(0);
+  auto* log = t->add_subcommand("log", "Print the game log of one match (for arbiter replay)");
+  log->add_option("id", run_args->tournament, "The tournament's id")->required();
+  log->add_option("match", *log_index, "The match's index (see results --matches)")->required();
+  add_store(log);
+  log->callback([&exit_code, run_args, log_index] {
+    auto store = open(run_args->store);
+    if (!store) {
+      report_error(store.error().message);
+      exit_code = kBadInput;
+      return;
+    }
+    auto results = (*store)->results(run_args->tournament);
+    if (!results) {
+      report_error(results.error().message);
+      exit_code = kFailed;
+      return;
+    }
+    for (const auto& r : *results) {
+      if (r.index != *log_index) continue;
+      auto text = (*store)->log(r.job);
+      if (!text || !text->has_value()) break;
+      std::cout << **text;
+      return;
+    }
+    report_error(fmt::format("tournament {} has no result for match {}", run_args->tournament,
+                             *log_index));
+    exit_code = kBadInput;
+  });
+
+  auto* worker = app.add_subcommand(
+      "worker", "Claim and play matches of the tournaments in a store until stopped");
+  add_store(worker);
+  add_worker_options(worker);
+  worker->add_option("--tournament", run_args->tournament, "Only this tournament");
+  worker->add_flag("--until-finished", run_args->until_finished,
+                   "Exit once every tournament in the store (or --tournament) is finished");
+  worker->callback([&exit_code, run_args] {
+    catch_stop_signals();
+    auto store = open(run_args->store);
+    if (!store) {
+      report_error(store.error().message);
+      exit_code = kBadInput;
+      return;
+    }
+    WorkerOptions options;
+    options.threads = run_args->workers;
+    options.batch = run_args->batch;
+    options.lease = std::chrono::milliseconds(std::llround(run_args->lease * 1000));
+    options.only = run_args->tournament;
+    options.until_finished = run_args->until_finished;
+    options.stop = &g_stop;
+    std::cerr << fmt::format("arbiter: worker {} on {}", options.id, run_args->store) << std::endl;
+    auto report = run_worker(**store, options);
+    if (!report) {
+      report_error(report.error().message);
+      exit_code = kFailed;
+      return;
+    }
+    fmt::print("worker {}: played {} matches, {} results stored, {} duplicates ignored, {} "
+               "errors\n",
+               options.id, report->played, report->stored, report->duplicates, report->errors);
+  });
+}
+
+}  // namespace arbiter::cli

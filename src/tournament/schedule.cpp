@@ -1,0 +1,163 @@
+// Round robin, gauntlet and Swiss schedules.
+#include "tournament/schedule.h"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include "core/rng.h"
+#include "tournament/standings.h"
+
+namespace arbiter::tournament {
+namespace {
+
+// Calls `each` with every k-subset of [0, n) in lexicographic order.
+template <class F>
+void for_each_combination(std::size_t n, std::size_t k, F&& each) {
+  std::vector<std::size_t> pick(k);
+  std::iota(pick.begin(), pick.end(), 0);
+  if (k > n) return;
+  for (;;) {
+    each(pick);
+    std::size_t i = k;
+    while (i > 0 && pick[i - 1] == n - k + i - 1) --i;
+    if (i == 0) return;
+    ++pick[i - 1];
+    for (std::size_t j = i; j < k; ++j) pick[j] = pick[j - 1] + 1;
+  }
+}
+
+std::size_t hero_index(const TournamentSpec& spec) {
+  for (std::size_t i = 0; i < spec.players.size(); ++i)
+    if (spec.players[i].name == spec.hero) return i;
+  return 0;
+}
+
+// One round of round robin or gauntlet: every seating of every subset (with the hero, for a
+// gauntlet), in a fixed order.
+std::vector<std::vector<std::size_t>> cycle(const TournamentSpec& spec) {
+  std::vector<std::vector<std::size_t>> seatings;
+  const std::size_t hero = hero_index(spec);
+  for_each_combination(spec.players.size(), static_cast<std::size_t>(spec.seats),
+                       [&](std::vector<std::size_t> pick) {
+                         if (spec.schedule == Schedule::gauntlet &&
+                             std::find(pick.begin(), pick.end(), hero) == pick.end())
+                           return;
+                         do seatings.push_back(pick);
+                         while (std::next_permutation(pick.begin(), pick.end()));
+                       });
+  return seatings;
+}
+
+JobSpec job(const TournamentSpec& spec, std::int64_t index, std::int64_t round,
+            const std::vector<std::size_t>& seats) {
+  return {index, round, Json{{"seats", seats}, {"seed", match_seed(spec.seed, index)}}};
+}
+
+// Pairs `ranked` (best first) from the top, each with the best-ranked partner it has not met;
+// backtracks when that leaves someone without a partner. Gives up (nothing) after `budget` steps.
+bool pair_without_rematches(const std::vector<std::size_t>& ranked, std::vector<bool>& used,
+                            const std::set<std::pair<std::size_t, std::size_t>>& met,
+                            std::vector<std::pair<std::size_t, std::size_t>>& pairs,
+                            long& budget) {
+  auto first = std::find_if(ranked.begin(), ranked.end(),
+                            [&](std::size_t e) { return !used[e]; });
+  if (first == ranked.end()) return true;
+  used[*first] = true;
+  for (auto it = std::next(first); it != ranked.end(); ++it) {
+    if (used[*it] || met.contains(std::minmax(*first, *it))) continue;
+    if (--budget < 0) break;
+    used[*it] = true;
+    pairs.emplace_back(*first, *it);
+    if (pair_without_rematches(ranked, used, met, pairs, budget)) return true;
+    pairs.pop_back();
+    used[*it] = false;
+  }
+  used[*first] = false;
+  return false;
+}
+
+}  // namespace
+
+std::int64_t swiss_round_size(const TournamentSpec& spec) {
+  return static_cast<std::int64_t>(spec.players.size() / 2) * 2;
+}
+
+std::int64_t planned_matches(const TournamentSpec& spec) {
+  if (spec.schedule == Schedule::swiss) return swiss_round_size(spec) * spec.rounds;
+  return static_cast<std::int64_t>(cycle(spec).size()) * spec.rounds;
+}
+
+std::vector<JobSpec> initial_jobs(const TournamentSpec& spec) {
+  std::vector<JobSpec> jobs;
+  if (spec.schedule == Schedule::swiss) return swiss_round(spec, 0, {});
+  const auto seatings = cycle(spec);
+  for (std::int64_t r = 0; r < spec.rounds; ++r)
+    for (const auto& seats : seatings)
+      jobs.push_back(job(spec, static_cast<std::int64_t>(jobs.size()), r, seats));
+  return jobs;
+}
+
+std::vector<JobSpec> swiss_round(const TournamentSpec& spec, std::int64_t round,
+                                 const std::vector<StoredResult>& earlier) {
+  const std::size_t n = spec.players.size();
+  std::vector<double> points(n, 0.0);
+  std::vector<bool> had_bye(n, false);
+  std::vector<std::vector<bool>> played_in(static_cast<std::size_t>(round), std::vector<bool>(n));
+  std::set<std::pair<std::size_t, std::size_t>> met;
+  for (const StoredResult& r : earlier) {
+    if (r.round >= round) continue;
+    const auto seats = seated(r.spec);
+    for (std::size_t e : seats)
+      if (e < n) played_in[static_cast<std::size_t>(r.round)][e] = true;
+    if (seats.size() == 2 && seats[0] < n && seats[1] < n) met.insert(std::minmax(seats[0], seats[1]));
+    if (auto finish = match_finish(r.spec, r.result)) {
+      const auto p = finish_points(*finish);
+      for (std::size_t i = 0; i < finish->size(); ++i)
+        if ((*finish)[i].entrant < n) points[(*finish)[i].entrant] += p[i];
+    }
+  }
+  for (std::size_t r = 0; r < played_in.size(); ++r)
+    for (std::size_t e = 0; e < n; ++e)
+      if (!played_in[r][e]) had_bye[e] = true;
+
+  // Rank by points; equal points in an order drawn from the seed, so no one is always first.
+  std::vector<std::size_t> ranked(n);
+  std::iota(ranked.begin(), ranked.end(), 0);
+  Rng rng(Rng::derive(spec.seed, "swiss", static_cast<std::uint64_t>(round)));
+  rng.shuffle(ranked.begin(), ranked.end());
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [&](std::size_t a, std::size_t b) { return points[a] > points[b]; });
+  if (n % 2 == 1) {
+    auto bye = std::find_if(ranked.rbegin(), ranked.rend(), [&](std::size_t e) { return !had_bye[e]; });
+    ranked.erase(bye == ranked.rend() ? std::prev(ranked.end()) : std::next(bye).base());
+  }
+
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;
+  std::vector<bool> used(n, false);
+  long budget = 200'000;
+  if (!pair_without_rematches(ranked, used, met, pairs, budget)) {
+    pairs.clear();  // everyone has met everyone they could: pair neighbours in rank order
+    for (std::size_t i = 0; i + 1 < ranked.size(); i += 2) pairs.emplace_back(ranked[i], ranked[i + 1]);
+  }
+  std::vector<JobSpec> jobs;
+  std::int64_t index = round * swiss_round_size(spec);
+  for (const auto& [a, b] : pairs) {
+    jobs.push_back(job(spec, index++, round, {a, b}));
+    jobs.push_back(job(spec, index++, round, {b, a}));
+  }
+  return jobs;
+}
+
+std::vector<std::size_t> seated(const Json& job_spec) {
+  std::vector<std::size_t> seats;
+  if (!job_spec.is_object() || !job_spec.contains("seats") || !job_spec["seats"].is_array())
+    return seats;
+  for (const Json& s : job_spec["seats"]) {
+    if (!s.is_number_integer() || s.get<std::int64_t>() < 0) return {};
+    seats.push_back(s.get<std::size_t>());
+  }
+  return seats;
+}
+
+}  // namespace arbiter::tournament

@@ -1,0 +1,36 @@
+// Schedules: which entrants meet in which seats, as store jobs. A job's spec is
+//   {"seats": [entrant index per seat, in seat order], "seed": match seed}
+// and its index numbers the matches of the tournament from 0; the seed is match_seed(master,
+// index), so a tournament's matches are the same on every machine and in every resumption.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tournament/spec.h"
+#include "tournament/store.h"
+
+namespace arbiter::tournament {
+
+// How many matches the whole tournament has. REQUIRES: validate_spec(spec).
+std::int64_t planned_matches(const TournamentSpec& spec);
+
+// The jobs known when the tournament is created: all of them for round robin and gauntlet; the
+// first round for Swiss. REQUIRES: validate_spec(spec).
+std::vector<JobSpec> initial_jobs(const TournamentSpec& spec);
+
+// Swiss: how many jobs each round has (two matches, one per seat order, for each pairing).
+std::int64_t swiss_round_size(const TournamentSpec& spec);
+
+// Swiss: the jobs of `round` (>= 1), given the results of all earlier rounds. Entrants are
+// ranked by points (ties broken by a draw from the master seed and the round) and paired from
+// the top with the best-ranked entrant they have not met yet; a rematch only when no pairing
+// avoids one. With an odd field, the lowest-ranked entrant who has not had a bye sits out.
+// Deterministic: the same results give the same jobs, so any worker may add a round.
+std::vector<JobSpec> swiss_round(const TournamentSpec& spec, std::int64_t round,
+                                 const std::vector<StoredResult>& earlier);
+
+// The entrant indices seated in a job, in seat order (empty if the spec is damaged).
+std::vector<std::size_t> seated(const Json& job_spec);
+
+}  // namespace arbiter::tournament

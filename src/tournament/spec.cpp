@@ -1,0 +1,231 @@
+// TournamentSpec: JSON and TOML decoding, and validation against the games registry.
+#include "tournament/spec.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include <toml++/toml.h>
+
+#include "core/rng.h"
+#include "games/registry.h"
+
+namespace arbiter::tournament {
+
+std::string_view schedule_name(Schedule s) {
+  switch (s) {
+    case Schedule::round_robin:
+      return "round-robin";
+    case Schedule::gauntlet:
+      return "gauntlet";
+    case Schedule::swiss:
+      return "swiss";
+  }
+  return "?";
+}
+
+namespace {
+
+Expected<Schedule> parse_schedule(std::string_view text) {
+  for (Schedule s : {Schedule::round_robin, Schedule::gauntlet, Schedule::swiss})
+    if (schedule_name(s) == text) return s;
+  return fail(fmt::format("schedule \"{}\": expected round-robin, gauntlet or swiss", text));
+}
+
+bool valid_name(std::string_view name) {
+  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+}
+
+}  // namespace
+
+Json encode_spec(const TournamentSpec& spec) {
+  Json players = Json::array();
+  for (const auto& p : spec.players) players.push_back({{"name", p.name}, {"bot", p.bot}});
+  Json j{{"name", spec.name},
+         {"game", spec.game},
+         {"players", players},
+         {"schedule", schedule_name(spec.schedule)},
+         {"seats", spec.seats},
+         {"rounds", spec.rounds},
+         {"seed", spec.seed},
+         {"config", spec.config},
+         {"per_call_ms", spec.per_call_ms}};
+  if (!spec.hero.empty()) j["hero"] = spec.hero;
+  return j;
+}
+
+Expected<TournamentSpec> decode_spec(const Json& j) {
+  constexpr std::string_view what = "the tournament spec";
+  if (auto ok = only_keys(j, {"name", "game", "players", "schedule", "seats", "rounds", "seed",
+                              "config", "per_call_ms", "hero"},
+                          what);
+      !ok)
+    return std::unexpected(ok.error());
+  TournamentSpec spec;
+  if (j.contains("name")) {
+    auto name = arbiter::to_string(j["name"], "the tournament's name");
+    if (!name) return std::unexpected(name.error());
+    spec.name = *name;
+  }
+  auto game_field = member(j, "game", what);
+  if (!game_field) return std::unexpected(game_field.error());
+  auto game = arbiter::to_string(**game_field, "the game");
+  if (!game) return std::unexpected(game.error());
+  spec.game = *game;
+  auto players = member(j, "players", what);
+  if (!players) return std::unexpected(players.error());
+  if (!(*players)->is_array()) return fail("players: expected a list of {name, bot}");
+  for (const Json& p : **players) {
+    if (auto ok = only_keys(p, {"name", "bot"}, "a player"); !ok)
+      return std::unexpected(ok.error());
+    auto name_field = member(p, "name", "a player");
+    if (!name_field) return std::unexpected(name_field.error());
+    auto name = arbiter::to_string(**name_field, "a player's name");
+    if (!name) return std::unexpected(name.error());
+    auto bot_field = member(p, "bot", "player " + *name);
+    if (!bot_field) return std::unexpected(bot_field.error());
+    auto bot = arbiter::to_string(**bot_field, "the bot of " + *name);
+    if (!bot) return std::unexpected(bot.error());
+    spec.players.push_back(Entrant{*name, *bot});
+  }
+  if (j.contains("schedule")) {
+    auto text = arbiter::to_string(j["schedule"], "the schedule");
+    if (!text) return std::unexpected(text.error());
+    auto schedule = parse_schedule(*text);
+    if (!schedule) return std::unexpected(schedule.error());
+    spec.schedule = *schedule;
+  }
+  if (j.contains("seats")) {
+    auto seats = int_field(j, "seats", 1, 64, what);
+    if (!seats) return std::unexpected(seats.error());
+    spec.seats = *seats;
+  }
+  if (j.contains("rounds")) {
+    auto rounds = int_field(j, "rounds", 1, 1'000'000, what);
+    if (!rounds) return std::unexpected(rounds.error());
+    spec.rounds = *rounds;
+  }
+  if (j.contains("seed")) {
+    auto seed = to_natural(j["seed"], "the seed");
+    if (!seed) return std::unexpected(seed.error());
+    spec.seed = *seed;
+  }
+  if (j.contains("config")) {
+    if (!j["config"].is_null() && !j["config"].is_object())
+      return fail("config: expected the game's config overrides as an object");
+    spec.config = j["config"];
+  }
+  if (j.contains("per_call_ms")) {
+    auto ms = int_field(j, "per_call_ms", 1, 600'000, what);
+    if (!ms) return std::unexpected(ms.error());
+    spec.per_call_ms = *ms;
+  }
+  if (j.contains("hero")) {
+    auto hero = arbiter::to_string(j["hero"], "the hero");
+    if (!hero) return std::unexpected(hero.error());
+    spec.hero = *hero;
+  }
+  return spec;
+}
+
+namespace {
+
+Json to_json(const toml::node& node) {
+  if (const auto* t = node.as_table()) {
+    Json out = Json::object();
+    for (const auto& [key, value] : *t) out[std::string(key.str())] = to_json(value);
+    return out;
+  }
+  if (const auto* a = node.as_array()) {
+    Json out = Json::array();
+    for (const auto& value : *a) out.push_back(to_json(value));
+    return out;
+  }
+  if (const auto* s = node.as_string()) return s->get();
+  if (const auto* i = node.as_integer()) return i->get();
+  if (const auto* f = node.as_floating_point()) return f->get();
+  if (const auto* b = node.as_boolean()) return b->get();
+  return "(a TOML date or time, which no setting takes)";
+}
+
+}  // namespace
+
+Expected<TournamentSpec> read_spec_file(const std::string& path) {
+  toml::table table;
+  try {
+    table = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    const auto& at = e.source().begin;
+    return fail(fmt::format("{}:{}:{}: {}", path, at.line, at.column, e.description()));
+  }
+  static const std::set<std::string> known{"name",   "game", "schedule", "seats",
+                                           "rounds", "seed", "per_call", "hero",
+                                           "config", "player"};
+  for (const auto& [key, value] : table)
+    if (!known.contains(std::string(key.str())))
+      return fail(fmt::format("{}:{}: unknown key \"{}\" (known: name, game, schedule, seats, "
+                              "rounds, seed, per_call, hero, [config], [[player]])",
+                              path, value.source().begin.line, key.str()));
+  Json j = to_json(table);
+  if (j.contains("player")) {
+    j["players"] = j["player"];
+    j.erase("player");
+  } else {
+    j["players"] = Json::array();
+  }
+  if (j.contains("per_call")) {
+    if (!j["per_call"].is_number() || j["per_call"].get<double>() < 0.001 ||
+        j["per_call"].get<double>() > 600)
+      return fail(path + ": per_call: expected seconds between 0.001 and 600");
+    j["per_call_ms"] = std::llround(j["per_call"].get<double>() * 1000);
+    j.erase("per_call");
+  }
+  auto spec = decode_spec(j);
+  if (!spec) return fail(path + ": " + spec.error().message);
+  return spec;
+}
+
+Expected<void> validate_spec(const TournamentSpec& spec) {
+  const GameEntry* game = find_game(spec.game);
+  if (game == nullptr) return fail(fmt::format("unknown game \"{}\" (see arbiter games)", spec.game));
+  if (!valid_name(spec.name))
+    return fail(fmt::format("tournament name \"{}\": use letters, digits, '_' and '-'", spec.name));
+  std::set<std::string> names;
+  for (const auto& p : spec.players) {
+    if (!valid_name(p.name))
+      return fail(fmt::format("player name \"{}\": use letters, digits, '_' and '-'", p.name));
+    if (!names.insert(p.name).second)
+      return fail(fmt::format("player name \"{}\" is given twice", p.name));
+    if (p.bot.empty()) return fail(fmt::format("player {} has no bot", p.name));
+    if (p.bot == "tcp")
+      return fail(fmt::format("player {}: tcp seats cannot play tournaments (no one would "
+                              "connect for every match); use cmd:PROGRAM",
+                              p.name));
+  }
+  const auto seats = static_cast<std::size_t>(spec.seats);
+  if (seats < game->min_seats || seats > game->max_seats)
+    return fail(fmt::format("{} seats {} to {} players per match, not {}", spec.game,
+                            game->min_seats, game->max_seats, spec.seats));
+  if (spec.players.size() < std::max<std::size_t>(seats, 2))
+    return fail(fmt::format("{} matches of {} need at least {} players, got {}",
+                            schedule_name(spec.schedule), spec.seats, std::max<std::size_t>(seats, 2),
+                            spec.players.size()));
+  if (spec.rounds < 1) return fail("rounds must be at least 1");
+  if (spec.schedule == Schedule::swiss && spec.seats != 2)
+    return fail("swiss pairs two players per match; use --seats 2");
+  if (!spec.hero.empty() && spec.schedule != Schedule::gauntlet)
+    return fail("a hero is only for the gauntlet schedule");
+  if (!spec.hero.empty() && !names.contains(spec.hero))
+    return fail(fmt::format("hero \"{}\" is not among the players", spec.hero));
+  return {};
+}
+
+std::uint64_t match_seed(std::uint64_t master_seed, std::int64_t index) {
+  return Rng::derive(master_seed, "match", static_cast<std::uint64_t>(index));
+}
+
+}  // namespace arbiter::tournament

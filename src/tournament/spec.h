@@ -1,0 +1,59 @@
+// TournamentSpec: what a tournament is (the game, its config, the entrants, the schedule, the
+// master seed and the limits), as the CLI builds it from flags or a TOML file and as the store
+// keeps it (JSON). Every match's seed is derived from the master seed and the match's index.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/json.h"
+
+namespace arbiter::tournament {
+
+enum class Schedule {
+  round_robin,  // every set of `seats` entrants, in every seating order, `rounds` times
+  gauntlet,     // the hero against every set of the others, in every seating order
+  swiss,        // two seats; each round pairs entrants with equal points who have not met
+};
+
+std::string_view schedule_name(Schedule s);  // "round-robin", "gauntlet", "swiss"
+
+struct Entrant {
+  std::string name;  // unique in the tournament: letters, digits, '_' and '-'
+  std::string bot;   // as for `arbiter play`: a house bot, cmd:PROGRAM [ARGS] (tcp is refused)
+};
+
+struct TournamentSpec {
+  std::string name = "tournament";
+  std::string game;
+  std::vector<Entrant> players;
+  Schedule schedule = Schedule::round_robin;
+  std::int64_t seats = 2;   // players per match
+  std::int64_t rounds = 1;  // repetitions of the schedule (Swiss: rounds of pairings)
+  std::uint64_t seed = 1;   // the master seed
+  Json config;              // the game's config overrides; null for its defaults
+  std::int64_t per_call_ms = 6000;
+  std::string hero;  // gauntlet: the entrant who plays every match (default: the first)
+};
+
+Json encode_spec(const TournamentSpec& spec);
+Expected<TournamentSpec> decode_spec(const Json& j);
+
+// Reads a tournament file (TOML):
+//   name = "league"      game = "q"       schedule = "round-robin"   seats = 2   rounds = 10
+//   seed = 1             per_call = 6.0   hero = "alice"
+//   [config]             # the game's config overrides
+//   [[player]]           name = "alice"   bot = "dag"
+// Unknown keys are errors, with the key's name and line.
+Expected<TournamentSpec> read_spec_file(const std::string& path);
+
+// Checks a spec against the games registry: the game exists, seats suit it, names are valid and
+// unique, enough entrants, rounds >= 1, the hero exists, Swiss has 2 seats. One-line errors.
+Expected<void> validate_spec(const TournamentSpec& spec);
+
+// The seed of match number `index`.
+std::uint64_t match_seed(std::uint64_t master_seed, std::int64_t index);
+
+}  // namespace arbiter::tournament

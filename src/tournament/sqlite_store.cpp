@@ -1,0 +1,420 @@
+// The SQLite store: one file in WAL mode, shared by the threads of a process (one connection
+// behind a mutex) and by processes on one machine (write transactions begin IMMEDIATE and wait
+// on a busy timeout). Lease times are this machine's wall clock in milliseconds.
+#include <sqlite3.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "tournament/store.h"
+
+namespace arbiter::tournament {
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS tournaments(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  game TEXT NOT NULL,
+  spec TEXT NOT NULL,
+  planned INTEGER NOT NULL,
+  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')));
+CREATE TABLE IF NOT EXISTS jobs(
+  id INTEGER PRIMARY KEY,
+  tournament INTEGER NOT NULL REFERENCES tournaments(id),
+  idx INTEGER NOT NULL,
+  round INTEGER NOT NULL,
+  spec TEXT NOT NULL,
+  lease_owner TEXT,
+  lease_until INTEGER,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  done INTEGER NOT NULL DEFAULT 0,
+  duplicates INTEGER NOT NULL DEFAULT 0,
+  UNIQUE(tournament, idx));
+CREATE INDEX IF NOT EXISTS jobs_open ON jobs(id) WHERE done = 0;
+CREATE TABLE IF NOT EXISTS results(
+  job INTEGER PRIMARY KEY REFERENCES jobs(id),
+  tournament INTEGER NOT NULL,
+  worker TEXT NOT NULL,
+  result TEXT NOT NULL,
+  log TEXT NOT NULL,
+  seconds REAL NOT NULL,
+  finished TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')));
+CREATE INDEX IF NOT EXISTS results_tournament ON results(tournament);
+)sql";
+
+// Thrown inside this file only; every Store method turns it into an Error.
+struct SqlError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
+      throw SqlError(sqlite3_errmsg(db));
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int i, std::int64_t v) {
+    check(sqlite3_bind_int64(stmt_, i, v));
+    return *this;
+  }
+  Statement& bind(int i, double v) {
+    check(sqlite3_bind_double(stmt_, i, v));
+    return *this;
+  }
+  Statement& bind(int i, const std::string& v) {
+    check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+    return *this;
+  }
+  // True while there is a row to read.
+  bool step() {
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    throw SqlError(sqlite3_errmsg(db_));
+  }
+  void run() {
+    while (step()) {
+    }
+  }
+  // Ready to bind and run again.
+  void reset() { sqlite3_reset(stmt_); }
+  std::int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
+  double real(int col) const { return sqlite3_column_double(stmt_, col); }
+  bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  std::string text(int col) const {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+    return p == nullptr ? std::string() : std::string(p, sqlite3_column_bytes(stmt_, col));
+  }
+  Json json(int col) const {
+    auto parsed = parse_json(text(col));
+    if (!parsed) throw SqlError("a stored JSON value is damaged: " + parsed.error().message);
+    return *parsed;
+  }
+
+ private:
+  void check(int rc) {
+    if (rc != SQLITE_OK) throw SqlError(sqlite3_errmsg(db_));
+  }
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+class SqliteStore final : public Store {
+ public:
+  explicit SqliteStore(sqlite3* db) : db_(db) {}
+  ~SqliteStore() override { sqlite3_close(db_); }
+
+  void init() {
+    exec("PRAGMA busy_timeout = 30000");
+    exec("PRAGMA journal_mode = WAL");
+    // With WAL, NORMAL loses nothing when a process dies (kill -9), only on power loss.
+    exec("PRAGMA synchronous = NORMAL");
+    exec("PRAGMA foreign_keys = ON");
+    transaction([&] { exec(kSchema); });
+  }
+
+  Expected<std::int64_t> create_tournament(const std::string& name, const std::string& game,
+                                           const Json& spec, std::int64_t planned,
+                                           const std::vector<JobSpec>& jobs) override {
+    return guarded<std::int64_t>([&] {
+      std::int64_t id = 0;
+      transaction([&] {
+        Statement t(db_, "INSERT INTO tournaments(name, game, spec, planned) VALUES(?,?,?,?)");
+        t.bind(1, name).bind(2, game).bind(3, dump(spec)).bind(4, planned).run();
+        id = sqlite3_last_insert_rowid(db_);
+        insert_jobs(id, jobs);
+      });
+      announce_work();
+      return id;
+    });
+  }
+
+  Expected<std::int64_t> add_jobs(std::int64_t tournament,
+                                  const std::vector<JobSpec>& jobs) override {
+    return guarded<std::int64_t>([&] {
+      std::int64_t added = 0;
+      transaction([&] {
+        Statement t(db_, "SELECT 1 FROM tournaments WHERE id = ?");
+        if (!t.bind(1, tournament).step())
+          throw SqlError(fmt::format("no tournament {}", tournament));
+        added = insert_jobs(tournament, jobs);
+      });
+      announce_work();
+      return added;
+    });
+  }
+
+  Expected<std::optional<TournamentRecord>> find_tournament(std::int64_t id) override {
+    return guarded<std::optional<TournamentRecord>>([&]() -> std::optional<TournamentRecord> {
+      Statement s(db_,
+                  "SELECT id, name, game, spec, planned, created FROM tournaments WHERE id = ?");
+      if (!s.bind(1, id).step()) return std::nullopt;
+      return record(s);
+    });
+  }
+
+  Expected<std::vector<TournamentRecord>> tournaments() override {
+    return guarded<std::vector<TournamentRecord>>([&] {
+      Statement s(db_,
+                  "SELECT id, name, game, spec, planned, created FROM tournaments ORDER BY id");
+      std::vector<TournamentRecord> out;
+      while (s.step()) out.push_back(record(s));
+      return out;
+    });
+  }
+
+  Expected<std::vector<Job>> claim(const std::string& worker, std::int64_t max,
+                                   std::chrono::milliseconds lease, std::int64_t only) override {
+    return guarded<std::vector<Job>>([&] {
+      std::vector<Job> jobs;
+      transaction([&] {
+        const std::int64_t now = now_ms();
+        Statement s(db_,
+                    "SELECT id, tournament, idx, round, spec, attempts FROM jobs "
+                    "WHERE done = 0 AND (lease_until IS NULL OR lease_until < ?) "
+                    "AND (? = 0 OR tournament = ?) ORDER BY id LIMIT ?");
+        s.bind(1, now).bind(2, only).bind(3, only).bind(4, max);
+        while (s.step())
+          jobs.push_back({s.integer(0), s.integer(1), s.integer(2), s.integer(3), s.json(4),
+                          s.integer(5) + 1});
+        Statement u(db_,
+                    "UPDATE jobs SET lease_owner = ?, lease_until = ?, attempts = attempts + 1 "
+                    "WHERE id = ?");
+        for (const Job& j : jobs) {
+          u.reset();
+          u.bind(1, worker).bind(2, now + lease.count()).bind(3, j.id).run();
+        }
+      });
+      return jobs;
+    });
+  }
+
+  Expected<std::int64_t> renew(const std::string& worker,
+                               std::chrono::milliseconds lease) override {
+    return guarded<std::int64_t>([&] {
+      std::int64_t n = 0;
+      transaction([&] {
+        const std::int64_t now = now_ms();
+        Statement u(db_,
+                    "UPDATE jobs SET lease_until = ? WHERE lease_owner = ? AND done = 0 "
+                    "AND lease_until IS NOT NULL");
+        u.bind(1, now + lease.count()).bind(2, worker).run();
+        n = sqlite3_changes(db_);
+      });
+      return n;
+    });
+  }
+
+  Expected<bool> complete(std::int64_t job, const std::string& worker,
+                          const JobResult& result) override {
+    return guarded<bool>([&] {
+      bool first = false;
+      transaction([&] {
+        Statement t(db_, "SELECT tournament FROM jobs WHERE id = ?");
+        if (!t.bind(1, job).step()) throw SqlError(fmt::format("no job {}", job));
+        const std::int64_t tournament = t.integer(0);
+        Statement r(db_,
+                    "INSERT INTO results(job, tournament, worker, result, log, seconds) "
+                    "VALUES(?,?,?,?,?,?) ON CONFLICT(job) DO NOTHING");
+        r.bind(1, job).bind(2, tournament).bind(3, worker).bind(4, dump(result.result));
+        r.bind(5, result.log).bind(6, result.seconds).run();
+        first = sqlite3_changes(db_) == 1;
+        Statement u(db_, first ? "UPDATE jobs SET done = 1, lease_owner = NULL, "
+                                 "lease_until = NULL WHERE id = ?"
+                               : "UPDATE jobs SET duplicates = duplicates + 1 WHERE id = ?");
+        u.bind(1, job).run();
+      });
+      return first;
+    });
+  }
+
+  Expected<std::int64_t> release(const std::string& worker) override {
+    return guarded<std::int64_t>([&] {
+      std::int64_t n = 0;
+      transaction([&] {
+        Statement u(db_,
+                    "UPDATE jobs SET lease_owner = NULL, lease_until = NULL "
+                    "WHERE lease_owner = ? AND done = 0");
+        u.bind(1, worker).run();
+        n = sqlite3_changes(db_);
+      });
+      announce_work();
+      return n;
+    });
+  }
+
+  Expected<Progress> progress(std::int64_t tournament) override {
+    return guarded<Progress>([&] {
+      Progress p;
+      Statement t(db_, "SELECT planned FROM tournaments WHERE id = ?");
+      if (!t.bind(1, tournament).step())
+        throw SqlError(fmt::format("no tournament {}", tournament));
+      p.planned = t.integer(0);
+      Statement s(db_,
+                  "SELECT count(*), coalesce(sum(done), 0), "
+                  "coalesce(sum(done = 0 AND lease_until >= ?), 0), coalesce(sum(duplicates), 0) "
+                  "FROM jobs WHERE tournament = ?");
+      s.bind(1, now_ms()).bind(2, tournament).step();
+      p.enqueued = s.integer(0);
+      p.done = s.integer(1);
+      p.leased = s.integer(2);
+      p.duplicates = s.integer(3);
+      return p;
+    });
+  }
+
+  Expected<std::vector<Lease>> leases(std::int64_t tournament) override {
+    return guarded<std::vector<Lease>>([&] {
+      Statement s(db_,
+                  "SELECT id, lease_owner, lease_until < ? FROM jobs WHERE tournament = ? "
+                  "AND done = 0 AND lease_owner IS NOT NULL ORDER BY id");
+      s.bind(1, now_ms()).bind(2, tournament);
+      std::vector<Lease> out;
+      while (s.step()) out.push_back({s.integer(0), s.text(1), s.integer(2) != 0});
+      return out;
+    });
+  }
+
+  Expected<std::vector<StoredResult>> results(std::int64_t tournament) override {
+    return guarded<std::vector<StoredResult>>([&] {
+      Statement s(db_,
+                  "SELECT r.job, j.idx, j.round, j.spec, r.result, r.worker, r.seconds "
+                  "FROM results r JOIN jobs j ON j.id = r.job WHERE r.tournament = ? "
+                  "ORDER BY j.idx");
+      s.bind(1, tournament);
+      std::vector<StoredResult> out;
+      while (s.step())
+        out.push_back({s.integer(0), s.integer(1), s.integer(2), s.json(3), s.json(4), s.text(5),
+                       s.real(6)});
+      return out;
+    });
+  }
+
+  Expected<std::optional<std::string>> log(std::int64_t job) override {
+    return guarded<std::optional<std::string>>([&]() -> std::optional<std::string> {
+      Statement s(db_, "SELECT log FROM results WHERE job = ?");
+      if (!s.bind(1, job).step()) return std::nullopt;
+      return s.text(0);
+    });
+  }
+
+  void wait_for_work(std::chrono::milliseconds timeout) override {
+    // In-process additions wake us through the condition variable; other processes' commits
+    // show up as a change of the file's data_version, which we poll.
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    std::unique_lock lock(mu_);
+    const std::int64_t version = data_version();
+    const std::uint64_t wakes = wakes_;
+    while (std::chrono::steady_clock::now() < until) {
+      const auto slice = std::min<std::chrono::steady_clock::time_point>(
+          until, std::chrono::steady_clock::now() + std::chrono::milliseconds(50));
+      if (work_.wait_until(lock, slice, [&] { return wakes_ != wakes; })) return;
+      if (data_version() != version) return;
+    }
+  }
+
+ private:
+  template <class T, class F>
+  Expected<T> guarded(F&& body) {
+    std::lock_guard lock(mu_);
+    try {
+      return body();
+    } catch (const std::exception& e) {
+      return fail(std::string("sqlite: ") + e.what());
+    }
+  }
+
+  void exec(const char* sql) {
+    char* message = nullptr;
+    if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+      std::string text = message != nullptr ? message : sqlite3_errmsg(db_);
+      sqlite3_free(message);
+      throw SqlError(text);
+    }
+  }
+
+  // Runs `body` in a write transaction taken up front, so concurrent writers queue on the busy
+  // timeout instead of failing to upgrade a read lock.
+  template <class F>
+  void transaction(F&& body) {
+    exec("BEGIN IMMEDIATE");
+    try {
+      body();
+      exec("COMMIT");
+    } catch (...) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+  }
+
+  // REQUIRES: mu_ held.
+  void announce_work() {
+    ++wakes_;
+    work_.notify_all();
+  }
+
+  std::int64_t insert_jobs(std::int64_t tournament, const std::vector<JobSpec>& jobs) {
+    Statement s(db_,
+                "INSERT INTO jobs(tournament, idx, round, spec) VALUES(?,?,?,?) "
+                "ON CONFLICT(tournament, idx) DO NOTHING");
+    std::int64_t added = 0;
+    for (const JobSpec& j : jobs) {
+      s.reset();
+      s.bind(1, tournament).bind(2, j.index).bind(3, j.round).bind(4, dump(j.spec)).run();
+      added += sqlite3_changes(db_);
+    }
+    return added;
+  }
+
+  std::int64_t data_version() {
+    Statement s(db_, "PRAGMA data_version");
+    return s.step() ? s.integer(0) : 0;
+  }
+
+  static TournamentRecord record(const Statement& s) {
+    return {s.integer(0), s.text(1), s.text(2), s.json(3), s.integer(4), s.text(5)};
+  }
+
+  sqlite3* db_;
+  std::mutex mu_;
+  std::condition_variable work_;
+  std::uint64_t wakes_ = 0;  // times work was added or released, under mu_
+};
+
+}  // namespace
+
+Expected<std::unique_ptr<Store>> open_sqlite_store(const std::string& path) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                                 nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close(db);
+    return fail(fmt::format("sqlite: cannot open {}: {}", path, message));
+  }
+  auto store = std::make_unique<SqliteStore>(db);
+  try {
+    store->init();
+  } catch (const std::exception& e) {
+    return fail(fmt::format("sqlite: {}: {}", path, e.what()));
+  }
+  return store;
+}
+
+}  // namespace arbiter::tournament

@@ -1,0 +1,229 @@
+// StandingsTable: finishes from stored results, the table, and its renderings.
+#include "tournament/standings.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "tournament/schedule.h"
+
+namespace arbiter::tournament {
+
+namespace {
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string shell_word(const std::string& text) {
+  if (!text.empty() && text.find_first_of(" '\"\\$`!*?;&|<>(){}") == std::string::npos) return text;
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+std::optional<MatchFinish> match_finish(const Json& job_spec, const Json& result) {
+  const auto seats = seated(job_spec);
+  if (seats.empty() || !result.is_object() || result.contains("error")) return std::nullopt;
+  const std::size_t k = seats.size();
+  if (std::set<std::size_t>(seats.begin(), seats.end()).size() != k) return std::nullopt;
+  std::vector<bool> won(k, false);
+  std::vector<int> ejected_at(k, -1);
+  std::vector<std::int64_t> score(k, 0);
+  try {
+    for (const Json& w : result.at("winners")) {
+      const auto s = w.get<std::size_t>();
+      if (s >= k) return std::nullopt;
+      won[s] = true;
+    }
+    int order = 0;
+    for (const Json& e : result.at("ejections")) {
+      const auto s = e.at("seat").get<std::size_t>();
+      if (s >= k) return std::nullopt;
+      ejected_at[s] = order++;
+    }
+    const Json& scores = result.at("scores");
+    for (std::size_t s = 0; s < k && s < scores.size(); ++s) score[s] = scores[s].get<std::int64_t>();
+  } catch (const Json::exception&) {
+    return std::nullopt;
+  }
+  // Sort keys, smaller is better: winners; then still in, by score; then ejected, latest first.
+  auto key = [&](std::size_t s) {
+    if (won[s]) return std::tuple<int, std::int64_t>(0, 0);
+    if (ejected_at[s] < 0) return std::tuple<int, std::int64_t>(1, -score[s]);
+    return std::tuple<int, std::int64_t>(2, -ejected_at[s]);
+  };
+  MatchFinish finish;
+  for (std::size_t s = 0; s < k; ++s) {
+    int place = 0;
+    for (std::size_t o = 0; o < k; ++o)
+      if (key(o) < key(s)) ++place;
+    finish.push_back({seats[s], place});
+  }
+  return finish;
+}
+
+std::vector<double> finish_points(const MatchFinish& finish) {
+  std::vector<double> points(finish.size(), 0.0);
+  if (finish.size() < 2) return points;
+  for (std::size_t i = 0; i < finish.size(); ++i) {
+    for (std::size_t j = 0; j < finish.size(); ++j) {
+      if (i == j) continue;
+      if (finish[i].place < finish[j].place) points[i] += 1.0;
+      if (finish[i].place == finish[j].place) points[i] += 0.5;
+    }
+    points[i] /= static_cast<double>(finish.size() - 1);
+  }
+  return points;
+}
+
+StandingsTable compute_standings(const TournamentSpec& spec, const std::vector<StoredResult>& results) {
+  const std::size_t n = spec.players.size();
+  StandingsTable out;
+  out.rows.resize(n);
+  std::vector<double> score_sum(n, 0.0);
+  for (std::size_t e = 0; e < n; ++e) {
+    out.rows[e].name = spec.players[e].name;
+    out.rows[e].bot = spec.players[e].bot;
+  }
+  std::vector<MatchFinish> matches;
+  std::map<std::int64_t, std::vector<MatchFinish>> by_round;
+  for (const StoredResult& r : results) {
+    auto finish = match_finish(r.spec, r.result);
+    if (!finish || std::any_of(finish->begin(), finish->end(),
+                               [&](const Finish& f) { return f.entrant >= n; })) {
+      ++out.errors;
+      continue;
+    }
+    ++out.matches;
+    const auto points = finish_points(*finish);
+    const Json& scores = r.result["scores"];
+    for (std::size_t s = 0; s < finish->size(); ++s) {
+      StandingsRow& row = out.rows[(*finish)[s].entrant];
+      ++row.matches;
+      row.points += points[s];
+      if ((*finish)[s].place == 0 && !r.result["winners"].empty()) ++row.wins;
+      if (s < scores.size() && scores[s].is_number_integer())
+        score_sum[(*finish)[s].entrant] += scores[s].get<double>();
+    }
+    for (const Json& e : r.result["ejections"])
+      ++out.rows[(*finish)[e["seat"].get<std::size_t>()].entrant].ejections;
+    matches.push_back(*finish);
+    by_round[r.round].push_back(std::move(*finish));
+  }
+  const auto elo = elo_ratings(n, matches);
+  std::vector<std::vector<MatchFinish>> periods;
+  for (auto& [round, finishes] : by_round) periods.push_back(std::move(finishes));
+  const auto glicko = glicko2_ratings(n, periods);
+  for (std::size_t e = 0; e < n; ++e) {
+    out.rows[e].elo = elo[e];
+    out.rows[e].glicko = glicko[e];
+    if (out.rows[e].matches > 0)
+      out.rows[e].mean_score = score_sum[e] / static_cast<double>(out.rows[e].matches);
+  }
+  std::stable_sort(out.rows.begin(), out.rows.end(), [](const auto& a, const auto& b) {
+    if (a.points != b.points) return a.points > b.points;
+    return a.elo.elo > b.elo.elo;
+  });
+  return out;
+}
+
+std::string standings_text(const StandingsTable& s) {
+  std::size_t width = 4;
+  for (const auto& r : s.rows) width = std::max(width, r.name.size());
+  std::string out = fmt::format("{:>3}  {:<{}}  {:>7} {:>6} {:>8} {:>6}  {:>16}  {:>13}  {:>8}\n",
+                                "#", "name", width, "matches", "wins", "points", "ejects",
+                                "elo (95% CI)", "glicko-2", "score");
+  int place = 0;
+  for (const auto& r : s.rows) {
+    const double half = (r.elo.high - r.elo.low) / 2;
+    out += fmt::format("{:>3}  {:<{}}  {:>7} {:>6} {:>8.1f} {:>6}  {:>+7.0f} ± {:<6.0f}  {:>6.0f} ± {:<4.0f}  {:>8.1f}\n",
+                       ++place, r.name, width, r.matches, r.wins, r.points, r.ejections,
+                       r.elo.elo, std::isfinite(half) ? half : 9999.0, r.glicko.rating,
+                       2 * r.glicko.rd, r.mean_score);
+  }
+  out += fmt::format("{} matches", s.matches);
+  if (s.errors > 0) out += fmt::format(", {} could not be played (see tournament results --matches)", s.errors);
+  out += "\n";
+  return out;
+}
+
+std::string standings_csv(const StandingsTable& s) {
+  std::string out =
+      "rank,name,bot,matches,wins,points,ejections,mean_score,elo,elo_low,elo_high,glicko,"
+      "glicko_rd,glicko_volatility\n";
+  int rank = 0;
+  for (const auto& r : s.rows) {
+    out += fmt::format("{},{},{},{},{},{:.3f},{},{:.3f},{:.1f},{:.1f},{:.1f},{:.1f},{:.1f},{:.6f}\n",
+                       ++rank, r.name, csv_field(r.bot), r.matches, r.wins, r.points, r.ejections,
+                       r.mean_score, r.elo.elo, r.elo.low, r.elo.high, r.glicko.rating,
+                       r.glicko.rd, r.glicko.volatility);
+  }
+  return out;
+}
+
+Json standings_json(const StandingsTable& s) {
+  Json rows = Json::array();
+  auto finite = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
+  for (const auto& r : s.rows)
+    rows.push_back({{"name", r.name},
+                    {"bot", r.bot},
+                    {"matches", r.matches},
+                    {"wins", r.wins},
+                    {"points", r.points},
+                    {"ejections", r.ejections},
+                    {"mean_score", r.mean_score},
+                    {"elo", {{"rating", r.elo.elo}, {"low", finite(r.elo.low)}, {"high", finite(r.elo.high)}}},
+                    {"glicko2",
+                     {{"rating", r.glicko.rating},
+                      {"rd", r.glicko.rd},
+                      {"volatility", r.glicko.volatility}}}});
+  return {{"standings", rows}, {"matches", s.matches}, {"errors", s.errors}};
+}
+
+std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec) {
+  std::string cmd = "arbiter play " + spec.game;
+  for (std::size_t e : seated(job_spec))
+    if (e < spec.players.size())
+      cmd += " --player " + shell_word(spec.players[e].name + ":" + spec.players[e].bot);
+  cmd += " --seed " + std::to_string(job_spec.value("seed", std::uint64_t{0}));
+  if (!spec.config.is_null()) cmd += " --config " + shell_word(dump(spec.config));
+  if (spec.per_call_ms != 6000) cmd += fmt::format(" --per-call {}", spec.per_call_ms / 1000.0);
+  return cmd;
+}
+
+std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResult>& results) {
+  std::string out = "index,round,seed,seats,winners,scores,ejections,seconds,worker,error,reproduce\n";
+  for (const StoredResult& r : results) {
+    std::vector<std::string> names;
+    for (std::size_t e : seated(r.spec))
+      names.push_back(e < spec.players.size() ? spec.players[e].name : "?");
+    auto name_of = [&](const Json& seat) {
+      const auto s = seat.is_number_unsigned() ? seat.get<std::size_t>() : names.size();
+      return s < names.size() ? names[s] : std::string("?");
+    };
+    std::vector<std::string> winners, scores, ejections;
+    for (const Json& w : r.result.value("winners", Json::array())) winners.push_back(name_of(w));
+    for (const Json& s : r.result.value("scores", Json::array())) scores.push_back(dump(s));
+    for (const Json& e : r.result.value("ejections", Json::array()))
+      ejections.push_back(name_of(e.value("seat", Json())) + ":" + e.value("why", std::string()));
+    out += fmt::format("{},{},{},{},{},{},{},{:.3f},{},{},{}\n", r.index, r.round,
+                       r.spec.value("seed", std::uint64_t{0}), csv_field(fmt::format("{}", fmt::join(names, " "))),
+                       csv_field(fmt::format("{}", fmt::join(winners, " "))),
+                       csv_field(fmt::format("{}", fmt::join(scores, " "))),
+                       csv_field(fmt::format("{}", fmt::join(ejections, " "))), r.seconds,
+                       csv_field(r.worker), csv_field(r.result.value("error", std::string())),
+                       csv_field(reproduce_command(spec, r.spec)));
+  }
+  return out;
+}
+
+}  // namespace arbiter::tournament

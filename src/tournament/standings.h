@@ -1,0 +1,57 @@
+// Standings of a tournament from its stored results: how each match finished, points, wins,
+// ejections, Elo with a confidence interval and Glicko-2, as a text table, CSV and JSON.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tournament/ratings.h"
+#include "tournament/spec.h"
+#include "tournament/store.h"
+
+namespace arbiter::tournament {
+
+// How a stored match finished, one Finish per seat in seat order: winners take place 0; the
+// others follow, those still in the game by score (higher is better), then the ejected, the
+// later ejected ahead. Nothing for a result that records an error (the match could not be
+// played) or does not fit its job.
+std::optional<MatchFinish> match_finish(const Json& job_spec, const Json& result);
+
+// Points per seat of a finish: the share of opponents beaten, ties counting half, so every
+// match hands out seats-1 ... in all (a two-player match: 1 to the winner, or 0.5 each).
+std::vector<double> finish_points(const MatchFinish& finish);
+
+struct StandingsRow {
+  std::string name;
+  std::string bot;
+  std::int64_t matches = 0;
+  std::int64_t wins = 0;       // matches in which it was among the winners
+  std::int64_t ejections = 0;  // matches in which it was ejected
+  double points = 0;           // sum of finish_points
+  double mean_score = 0;       // the game's score, averaged over its matches
+  EloRating elo;
+  GlickoRating glicko;
+};
+
+struct StandingsTable {
+  std::vector<StandingsRow> rows;  // best first: by points, then Elo
+  std::int64_t matches = 0;        // results counted
+  std::int64_t errors = 0;         // results that record an error instead of a match
+};
+
+// REQUIRES: results belong to a tournament played from `spec`.
+StandingsTable compute_standings(const TournamentSpec& spec, const std::vector<StoredResult>& results);
+
+std::string standings_text(const StandingsTable& s);  // an aligned table for people
+std::string standings_csv(const StandingsTable& s);
+Json standings_json(const StandingsTable& s);
+
+// One line per match: index, round, seed, seating, winners, scores, ejections and the
+// `arbiter play` command that replays it.
+std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResult>& results);
+
+// The `arbiter play` command that plays the match `job_spec` of `spec` again.
+std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec);
+
+}  // namespace arbiter::tournament

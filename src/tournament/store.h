@@ -1,0 +1,154 @@
+// The result store: tournaments, their match jobs with leases, and results with their game logs.
+// One interface, two back ends selected by URL: SQLite (one file, WAL mode; the default, for one
+// machine) and PostgreSQL (many workers on many machines). Everything a tournament needs to be
+// resumed after any crash lives here: a job is done exactly when it has a result, and a result is
+// written once (a second copy of it is ignored and counted).
+//
+// Leases: a worker claims a batch of jobs for a lease time and renews the lease while it plays
+// them. A job whose lease has expired (its worker died or stalled) can be claimed again. Lease
+// times are measured by the store's own clock (SQLite: this machine's; PostgreSQL: the server's),
+// so workers on different machines need not agree on the time.
+//
+// Thread-safety: every method may be called from any thread; implementations serialize calls on
+// their connection. Errors (I/O, a lost server, a damaged file) come back as Error with one line.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/json.h"
+
+namespace arbiter::tournament {
+
+// A match job before it is stored: its number within the tournament (unique), its round, and the
+// match spec (see match_spec.h) as JSON.
+struct JobSpec {
+  std::int64_t index = 0;
+  std::int64_t round = 0;
+  Json spec;
+};
+
+struct TournamentRecord {
+  std::int64_t id = 0;
+  std::string name;
+  std::string game;
+  Json spec;                // the tournament spec as created (see tournament_spec.h)
+  std::int64_t planned = 0; // how many jobs the whole tournament will have
+  std::string created;      // when, as the store writes time (ISO 8601, UTC)
+};
+
+// A claimed job.
+struct Job {
+  std::int64_t id = 0;  // unique in the store
+  std::int64_t tournament = 0;
+  std::int64_t index = 0;
+  std::int64_t round = 0;
+  Json spec;
+  std::int64_t attempts = 0;  // claims so far, this one included
+};
+
+// What a worker reports for a job.
+struct JobResult {
+  Json result;      // the match result (see match_spec.h: encode_outcome)
+  std::string log;  // the game log, JSON lines
+  double seconds = 0;
+};
+
+struct StoredResult {
+  std::int64_t job = 0;
+  std::int64_t index = 0;
+  std::int64_t round = 0;
+  Json spec;
+  Json result;
+  std::string worker;
+  double seconds = 0;
+};
+
+struct Progress {
+  std::int64_t planned = 0;     // jobs the tournament will have in all
+  std::int64_t enqueued = 0;    // jobs stored so far (less than planned while Swiss rounds wait)
+  std::int64_t done = 0;        // jobs with a result
+  std::int64_t leased = 0;      // jobs without a result under a live lease
+  std::int64_t duplicates = 0;  // result copies that arrived after the first and were ignored
+};
+
+// A live or expired lease, for tools that look for dead workers.
+struct Lease {
+  std::int64_t job = 0;
+  std::string worker;
+  bool expired = false;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Stores a tournament and its first jobs in one transaction. `planned` is the number of jobs
+  // the tournament will have in all (>= jobs.size()). Returns the new tournament's id.
+  virtual Expected<std::int64_t> create_tournament(const std::string& name,
+                                                   const std::string& game, const Json& spec,
+                                                   std::int64_t planned,
+                                                   const std::vector<JobSpec>& jobs) = 0;
+
+  // Adds jobs to a tournament (later Swiss rounds). A job whose index the tournament already has
+  // is ignored, so concurrent callers adding the same round are harmless. Returns how many were
+  // new. Wakes waiting workers (wait_for_work).
+  virtual Expected<std::int64_t> add_jobs(std::int64_t tournament,
+                                          const std::vector<JobSpec>& jobs) = 0;
+
+  virtual Expected<std::optional<TournamentRecord>> find_tournament(std::int64_t id) = 0;
+  virtual Expected<std::vector<TournamentRecord>> tournaments() = 0;  // by id
+
+  // Leases up to `max` jobs to `worker` for `lease`: jobs without a result that were never
+  // leased or whose lease has expired, lowest id first, from tournament `only` (0: any).
+  // Increments each job's attempts. Concurrent claims never return the same job while its lease
+  // is live. REQUIRES: max >= 1, lease > 0.
+  virtual Expected<std::vector<Job>> claim(const std::string& worker, std::int64_t max,
+                                           std::chrono::milliseconds lease,
+                                           std::int64_t only = 0) = 0;
+
+  // Extends to now + `lease` the leases `worker` holds on jobs without a result. Returns how
+  // many. A lease that already expired and was claimed by another worker is not taken back.
+  virtual Expected<std::int64_t> renew(const std::string& worker,
+                                       std::chrono::milliseconds lease) = 0;
+
+  // Stores a job's result and log and ends its lease. Returns true if this is the job's first
+  // result; false if it already had one (this copy is ignored and counted in duplicates). Any
+  // worker may complete any job, leased to it or not: a result is a result.
+  virtual Expected<bool> complete(std::int64_t job, const std::string& worker,
+                                  const JobResult& result) = 0;
+
+  // Ends the leases `worker` holds on jobs without a result, so they can be claimed at once
+  // (the worker is stopping, or is known to be dead). Returns how many. Wakes waiting workers.
+  virtual Expected<std::int64_t> release(const std::string& worker) = 0;
+
+  virtual Expected<Progress> progress(std::int64_t tournament) = 0;
+
+  // Leases held on jobs of `tournament` that have no result.
+  virtual Expected<std::vector<Lease>> leases(std::int64_t tournament) = 0;
+
+  // The results of a tournament, by job index (logs left out: see log()).
+  virtual Expected<std::vector<StoredResult>> results(std::int64_t tournament) = 0;
+
+  // The game log stored with a job's result, or nothing if the job has no result.
+  virtual Expected<std::optional<std::string>> log(std::int64_t job) = 0;
+
+  // Blocks until jobs may have been added or released (PostgreSQL: LISTEN/NOTIFY from any
+  // process), or until `timeout`. May return early without cause; callers re-check by claiming.
+  virtual void wait_for_work(std::chrono::milliseconds timeout) = 0;
+};
+
+// Opens (creating the schema if needed) the store named by `url`:
+//   sqlite:FILE or a plain FILE path        SQLite in WAL mode (created if missing)
+//   postgresql://... or postgres://...       PostgreSQL through libpqxx (a libpq URI)
+Expected<std::unique_ptr<Store>> open_store(std::string_view url);
+
+Expected<std::unique_ptr<Store>> open_sqlite_store(const std::string& path);
+Expected<std::unique_ptr<Store>> open_postgres_store(const std::string& url);
+
+}  // namespace arbiter::tournament

@@ -1,0 +1,375 @@
+// The store contract of store.h, run against every back end of contract_backends(): SQLite
+// always, PostgreSQL when scripts/with_postgres.sh started a server for the run.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include "tournament/store.h"
+#include "tournament/store_test_support.h"
+
+namespace arbiter::tournament {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::vector<JobSpec> jobs(std::int64_t first, std::int64_t count, std::int64_t round = 0) {
+  std::vector<JobSpec> out;
+  for (std::int64_t i = first; i < first + count; ++i)
+    out.push_back({i, round, Json{{"match", i}, {"seed", 1000 + i}}});
+  return out;
+}
+
+JobResult result_of(std::string tag) {
+  return {Json{{"winners", Json::array({0})}, {"tag", tag}}, "{\"type\":\"match\"}\n" + tag, 0.25};
+}
+
+class StoreContract : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    url_ = testing::fresh_store_url(GetParam());
+    store_ = open();
+  }
+  std::unique_ptr<Store> open() {
+    auto s = open_store(url_);
+    EXPECT_TRUE(s.has_value()) << (s ? "" : s.error().message);
+    return s ? std::move(*s) : nullptr;
+  }
+  std::int64_t make(std::int64_t count, std::int64_t planned = -1) {
+    auto id = store_->create_tournament("t", "q", Json{{"players", 2}},
+                                        planned < 0 ? count : planned, jobs(0, count));
+    EXPECT_TRUE(id.has_value()) << (id ? "" : id.error().message);
+    return id.value_or(0);
+  }
+  std::vector<Job> claim(const std::string& worker, std::int64_t max,
+                         std::chrono::milliseconds lease = 60s, std::int64_t only = 0) {
+    auto c = store_->claim(worker, max, lease, only);
+    EXPECT_TRUE(c.has_value()) << (c ? "" : c.error().message);
+    return c.value_or(std::vector<Job>{});
+  }
+  std::string url_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_P(StoreContract, CreatesAndFindsTournaments) {
+  const auto a = make(3, 10);
+  auto b = store_->create_tournament("second", "battleship", Json{{"salvo", true}}, 0, {});
+  ASSERT_TRUE(b.has_value()) << b.error().message;
+  EXPECT_NE(a, *b);
+  auto found = store_->find_tournament(a);
+  ASSERT_TRUE(found.has_value() && found->has_value());
+  EXPECT_EQ((*found)->name, "t");
+  EXPECT_EQ((*found)->game, "q");
+  EXPECT_EQ((*found)->spec, (Json{{"players", 2}}));
+  EXPECT_EQ((*found)->planned, 10);
+  EXPECT_EQ((*found)->created.size(), 20u) << (*found)->created;  // 2026-11-22T12:00:00Z
+  auto missing = store_->find_tournament(*b + 100);
+  ASSERT_TRUE(missing.has_value());
+  EXPECT_FALSE(missing->has_value());
+  auto all = store_->tournaments();
+  ASSERT_TRUE(all.has_value());
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].id, a);
+  EXPECT_EQ((*all)[1].game, "battleship");
+}
+
+TEST_P(StoreContract, ClaimsLowestFirstInBatchesAndNeverTwice) {
+  const auto t = make(5);
+  const auto first = claim("w1", 2);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0].index, 0);
+  EXPECT_EQ(first[1].index, 1);
+  EXPECT_EQ(first[0].tournament, t);
+  EXPECT_EQ(first[0].attempts, 1);
+  EXPECT_EQ(first[1].spec, (Json{{"match", 1}, {"seed", 1001}}));
+  const auto second = claim("w2", 10);
+  ASSERT_EQ(second.size(), 3u);
+  EXPECT_EQ(second[0].index, 2);
+  EXPECT_TRUE(claim("w3", 10).empty());
+}
+
+TEST_P(StoreContract, AnExpiredLeaseIsClaimedAgain) {
+  make(1);
+  ASSERT_EQ(claim("dead", 1, 150ms).size(), 1u);
+  EXPECT_TRUE(claim("w2", 1).empty());
+  std::this_thread::sleep_for(400ms);
+  const auto again = claim("w2", 1);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].attempts, 2);
+}
+
+TEST_P(StoreContract, RenewalKeepsALease) {
+  make(1);
+  ASSERT_EQ(claim("w1", 1, 300ms).size(), 1u);
+  std::this_thread::sleep_for(100ms);
+  auto renewed = store_->renew("w1", 5s);
+  ASSERT_TRUE(renewed.has_value()) << renewed.error().message;
+  EXPECT_EQ(*renewed, 1);
+  std::this_thread::sleep_for(400ms);
+  EXPECT_TRUE(claim("w2", 1).empty());
+  auto none = store_->renew("nobody", 5s);
+  ASSERT_TRUE(none.has_value());
+  EXPECT_EQ(*none, 0);
+}
+
+TEST_P(StoreContract, ALateRenewalDoesNotTakeBackAReclaimedJob) {
+  const auto t = make(1);
+  ASSERT_EQ(claim("slow", 1, 100ms).size(), 1u);
+  std::this_thread::sleep_for(300ms);
+  ASSERT_EQ(claim("fast", 1, 5s).size(), 1u);
+  auto renewed = store_->renew("slow", 5s);
+  ASSERT_TRUE(renewed.has_value());
+  EXPECT_EQ(*renewed, 0);
+  auto leases = store_->leases(t);
+  ASSERT_TRUE(leases.has_value());
+  ASSERT_EQ(leases->size(), 1u);
+  EXPECT_EQ((*leases)[0].worker, "fast");
+}
+
+TEST_P(StoreContract, ASecondResultIsIgnoredAndCounted) {
+  const auto t = make(2);
+  const auto got = claim("w1", 1);
+  ASSERT_EQ(got.size(), 1u);
+  auto first = store_->complete(got[0].id, "w1", result_of("first"));
+  ASSERT_TRUE(first.has_value()) << first.error().message;
+  EXPECT_TRUE(*first);
+  auto second = store_->complete(got[0].id, "w2", result_of("second"));
+  ASSERT_TRUE(second.has_value()) << second.error().message;
+  EXPECT_FALSE(*second);
+  auto results = store_->results(t);
+  ASSERT_TRUE(results.has_value());
+  ASSERT_EQ(results->size(), 1u);
+  EXPECT_EQ((*results)[0].result["tag"], "first");
+  EXPECT_EQ((*results)[0].worker, "w1");
+  EXPECT_DOUBLE_EQ((*results)[0].seconds, 0.25);
+  auto log = store_->log(got[0].id);
+  ASSERT_TRUE(log.has_value() && log->has_value());
+  EXPECT_EQ(**log, "{\"type\":\"match\"}\nfirst");
+  auto p = store_->progress(t);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->done, 1);
+  EXPECT_EQ(p->duplicates, 1);
+}
+
+TEST_P(StoreContract, DoneJobsAreNeverClaimedAndAnyWorkerMayComplete) {
+  make(2);
+  const auto got = claim("w1", 2, 100ms);
+  ASSERT_EQ(got.size(), 2u);
+  // w2 completes a job it never claimed (it held an older lease, say): the result counts.
+  auto done = store_->complete(got[1].id, "w2", result_of("x"));
+  ASSERT_TRUE(done.has_value());
+  EXPECT_TRUE(*done);
+  std::this_thread::sleep_for(300ms);
+  const auto again = claim("w3", 10);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].id, got[0].id);
+}
+
+TEST_P(StoreContract, CompletingAnUnknownJobIsAnError) {
+  make(1);
+  auto r = store_->complete(987654, "w1", result_of("x"));
+  ASSERT_FALSE(r.has_value());
+  EXPECT_FALSE(r.error().message.empty());
+}
+
+TEST_P(StoreContract, ReleaseMakesJobsClaimableAtOnce) {
+  make(3);
+  const auto got = claim("w1", 3);
+  ASSERT_EQ(got.size(), 3u);
+  ASSERT_TRUE(store_->complete(got[0].id, "w1", result_of("x")).has_value());
+  auto released = store_->release("w1");
+  ASSERT_TRUE(released.has_value()) << released.error().message;
+  EXPECT_EQ(*released, 2);
+  const auto again = claim("w2", 10);
+  ASSERT_EQ(again.size(), 2u);
+  EXPECT_EQ(again[0].id, got[1].id);
+  EXPECT_EQ(again[1].attempts, 2);
+}
+
+TEST_P(StoreContract, AddJobsIgnoresIndexesAlreadyThere) {
+  const auto t = make(3, 6);
+  auto added = store_->add_jobs(t, jobs(2, 4, 1));
+  ASSERT_TRUE(added.has_value()) << added.error().message;
+  EXPECT_EQ(*added, 3);
+  auto again = store_->add_jobs(t, jobs(2, 4, 1));
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(*again, 0);
+  auto p = store_->progress(t);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->planned, 6);
+  EXPECT_EQ(p->enqueued, 6);
+  const auto all = claim("w", 10);
+  ASSERT_EQ(all.size(), 6u);
+  EXPECT_EQ(all[2].round, 0);  // index 2 kept its first round
+  EXPECT_EQ(all[3].round, 1);
+  EXPECT_FALSE(store_->add_jobs(t + 1000, jobs(0, 1)).has_value());
+}
+
+TEST_P(StoreContract, ProgressAndLeasesTellDoneLeasedAndExpired) {
+  const auto t = make(4, 8);
+  const auto a = claim("alive", 1, 60s);
+  const auto b = claim("dead", 1, 100ms);
+  const auto c = claim("done", 1, 60s);
+  ASSERT_EQ(c.size(), 1u);
+  ASSERT_TRUE(store_->complete(c[0].id, "done", result_of("c")).has_value());
+  std::this_thread::sleep_for(300ms);
+  auto p = store_->progress(t);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->planned, 8);
+  EXPECT_EQ(p->enqueued, 4);
+  EXPECT_EQ(p->done, 1);
+  EXPECT_EQ(p->leased, 1);
+  EXPECT_EQ(p->duplicates, 0);
+  auto leases = store_->leases(t);
+  ASSERT_TRUE(leases.has_value());
+  ASSERT_EQ(leases->size(), 2u);
+  EXPECT_EQ((*leases)[0].worker, "alive");
+  EXPECT_FALSE((*leases)[0].expired);
+  EXPECT_EQ((*leases)[1].worker, "dead");
+  EXPECT_TRUE((*leases)[1].expired);
+  EXPECT_FALSE(store_->progress(t + 1000).has_value());
+}
+
+TEST_P(StoreContract, ClaimCanBeLimitedToOneTournament) {
+  make(2);
+  auto other = store_->create_tournament("u", "q", Json::object(), 2, jobs(0, 2));
+  ASSERT_TRUE(other.has_value());
+  const auto got = claim("w", 10, 60s, *other);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].tournament, *other);
+  EXPECT_EQ(got[1].tournament, *other);
+}
+
+TEST_P(StoreContract, ResultsComeByIndexWithSpecAndRound) {
+  const auto t = make(3);
+  auto got = claim("w", 3);
+  std::reverse(got.begin(), got.end());
+  for (const Job& j : got)
+    ASSERT_TRUE(store_->complete(j.id, "w", result_of(std::to_string(j.index))).has_value());
+  auto results = store_->results(t);
+  ASSERT_TRUE(results.has_value());
+  ASSERT_EQ(results->size(), 3u);
+  for (std::int64_t i = 0; i < 3; ++i) {
+    EXPECT_EQ((*results)[i].index, i);
+    EXPECT_EQ((*results)[i].spec["seed"], 1000 + i);
+    EXPECT_EQ((*results)[i].result["tag"], std::to_string(i));
+  }
+  auto none = store_->log(got[0].id + 1000);
+  ASSERT_TRUE(none.has_value());
+  EXPECT_FALSE(none->has_value());
+}
+
+TEST_P(StoreContract, LargeLogsAndUnicodeSurvive) {
+  make(1);
+  const auto got = claim("w", 1);
+  ASSERT_EQ(got.size(), 1u);
+  std::string big;
+  while (big.size() < (1u << 20)) big += "{\"type\":\"call\",\"text\":\"héllo \\\"quoted\\\" ✓\"}\n";
+  JobResult r{Json{{"name", "Zoë ✓"}}, big, 1.5};
+  ASSERT_TRUE(store_->complete(got[0].id, "w", r).has_value());
+  auto log = store_->log(got[0].id);
+  ASSERT_TRUE(log.has_value() && log->has_value());
+  EXPECT_EQ(**log, big);
+  auto results = store_->results(got[0].tournament);
+  ASSERT_TRUE(results.has_value());
+  EXPECT_EQ((*results)[0].result["name"], "Zoë ✓");
+}
+
+TEST_P(StoreContract, DataSurvivesReopening) {
+  const auto t = make(2);
+  const auto got = claim("w", 1);
+  ASSERT_TRUE(store_->complete(got[0].id, "w", result_of("kept")).has_value());
+  store_.reset();
+  auto reopened = open();
+  ASSERT_NE(reopened, nullptr);
+  auto p = reopened->progress(t);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->done, 1);
+  EXPECT_EQ(p->enqueued, 2);
+}
+
+TEST_P(StoreContract, ConcurrentWorkersShareTheJobsExactlyOnce) {
+  constexpr std::int64_t kJobs = 150;
+  const auto t = make(kJobs);
+  std::mutex mu;
+  std::multiset<std::int64_t> claimed;
+  std::atomic<int> errors{0};
+  std::vector<std::thread> workers;
+  for (int w = 0; w < 4; ++w)
+    workers.emplace_back([&, w] {
+      auto own = open_store(url_);  // a connection of its own, as another process would have
+      if (!own) {
+        ++errors;
+        return;
+      }
+      const std::string name = "w" + std::to_string(w);
+      for (;;) {
+        auto got = (*own)->claim(name, 3, 60s);
+        if (!got) {
+          ++errors;
+          return;
+        }
+        if (got->empty()) return;
+        for (const Job& j : *got) {
+          {
+            std::lock_guard lock(mu);
+            claimed.insert(j.index);
+          }
+          if (!(*own)->complete(j.id, name, result_of(name))) ++errors;
+        }
+      }
+    });
+  for (auto& w : workers) w.join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(static_cast<std::int64_t>(claimed.size()), kJobs);
+  EXPECT_EQ(std::set<std::int64_t>(claimed.begin(), claimed.end()).size(), claimed.size());
+  auto p = store_->progress(t);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->done, kJobs);
+  EXPECT_EQ(p->duplicates, 0);
+}
+
+TEST_P(StoreContract, AWaitingWorkerWakesWhenJobsArrive) {
+  const auto t = make(0, 1);
+  auto other = open_store(url_);
+  ASSERT_TRUE(other.has_value());
+  std::thread adder([&] {
+    std::this_thread::sleep_for(200ms);
+    auto added = (*other)->add_jobs(t, jobs(0, 1));
+    EXPECT_TRUE(added.has_value());
+  });
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<Job> got;
+  while (got.empty() && std::chrono::steady_clock::now() - start < 20s) {
+    store_->wait_for_work(20s);
+    got = claim("w", 1);
+  }
+  const auto waited = std::chrono::steady_clock::now() - start;
+  adder.join();
+  EXPECT_EQ(got.size(), 1u);
+  EXPECT_LT(waited, 10s);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreContract,
+                         ::testing::ValuesIn(testing::contract_backends()),
+                         [](const auto& info) {
+                           return info.param == "sqlite" ? std::string("sqlite")
+                                                         : std::string("postgresql");
+                         });
+
+TEST(OpenStore, RejectsUnknownSchemesAndEmptyPaths) {
+  auto bad = open_store("mysql://localhost/x");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message.find("unknown scheme"), std::string::npos);
+  EXPECT_FALSE(open_store("").has_value());
+  EXPECT_FALSE(open_store("sqlite:").has_value());
+  auto unwritable = open_store("sqlite:/proc/no/such/dir/x.db");
+  ASSERT_FALSE(unwritable.has_value());
+  EXPECT_NE(unwritable.error().message.find("cannot open"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace arbiter::tournament

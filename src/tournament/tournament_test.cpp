@@ -1,0 +1,386 @@
+// Schedules, finishes and standings, specs (JSON and TOML), and the worker pool on a SQLite store.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "referee/game_log.h"
+#include "tournament/schedule.h"
+#include "tournament/standings.h"
+#include "tournament/worker.h"
+
+namespace arbiter::tournament {
+namespace {
+
+TournamentSpec spec_of(std::size_t players, std::int64_t seats = 2, std::int64_t rounds = 1,
+                       Schedule schedule = Schedule::round_robin, std::string game = "q") {
+  TournamentSpec spec;
+  spec.game = std::move(game);
+  for (std::size_t i = 0; i < players; ++i)
+    spec.players.push_back({"p" + std::to_string(i), i % 2 == 0 ? "dag" : "ldasg"});
+  spec.seats = seats;
+  spec.rounds = rounds;
+  spec.schedule = schedule;
+  return spec;
+}
+
+std::string temp_dir() {
+  char dir[] = "/tmp/arbiter-tournament-XXXXXX";
+  EXPECT_NE(mkdtemp(dir), nullptr);
+  return dir;
+}
+
+TEST(Schedule, RoundRobinSeatsEveryOrderedPairOncePerRound) {
+  const auto spec = spec_of(4, 2, 3);
+  ASSERT_TRUE(validate_spec(spec).has_value());
+  const auto jobs = initial_jobs(spec);
+  EXPECT_EQ(static_cast<std::int64_t>(jobs.size()), planned_matches(spec));
+  ASSERT_EQ(jobs.size(), 4u * 3u * 3u);
+  std::map<std::vector<std::size_t>, int> seen;
+  std::set<std::uint64_t> seeds;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_EQ(jobs[i].index, static_cast<std::int64_t>(i));
+    EXPECT_EQ(jobs[i].round, static_cast<std::int64_t>(i / 12));
+    EXPECT_EQ(jobs[i].spec["seed"].get<std::uint64_t>(), match_seed(spec.seed, jobs[i].index));
+    ++seen[seated(jobs[i].spec)];
+    seeds.insert(jobs[i].spec["seed"].get<std::uint64_t>());
+  }
+  EXPECT_EQ(seen.size(), 12u);  // (a, b) and (b, a) for each of the 6 pairs
+  for (const auto& [seating, count] : seen) {
+    EXPECT_EQ(count, 3);
+    EXPECT_NE(seating[0], seating[1]);
+  }
+  EXPECT_EQ(seeds.size(), jobs.size());
+}
+
+TEST(Schedule, RoundRobinForFourSeatsHasEverySeating) {
+  const auto spec = spec_of(5, 4, 1);
+  const auto jobs = initial_jobs(spec);
+  ASSERT_EQ(jobs.size(), 5u * 24u);  // C(5,4) subsets, 4! seatings each
+  std::set<std::vector<std::size_t>> seatings;
+  std::vector<std::map<std::size_t, int>> seat_counts(4);
+  for (const auto& j : jobs) {
+    const auto s = seated(j.spec);
+    seatings.insert(s);
+    for (std::size_t seat = 0; seat < 4; ++seat) ++seat_counts[seat][s[seat]];
+  }
+  EXPECT_EQ(seatings.size(), jobs.size());
+  for (const auto& counts : seat_counts)  // every entrant sits in every seat equally often
+    for (const auto& [entrant, n] : counts) EXPECT_EQ(n, 24) << entrant;
+}
+
+TEST(Schedule, GauntletPutsTheHeroInEveryMatchInBothSeats) {
+  auto spec = spec_of(4, 2, 2, Schedule::gauntlet);
+  spec.hero = "p2";
+  ASSERT_TRUE(validate_spec(spec).has_value());
+  const auto jobs = initial_jobs(spec);
+  ASSERT_EQ(jobs.size(), 3u * 2u * 2u);
+  int first = 0;
+  for (const auto& j : jobs) {
+    const auto s = seated(j.spec);
+    ASSERT_EQ(s.size(), 2u);
+    EXPECT_TRUE(s[0] == 2 || s[1] == 2);
+    first += s[0] == 2;
+  }
+  EXPECT_EQ(first, 6);
+}
+
+// A result in which seat `winner` won and the other seat lost.
+Json win_for(std::size_t winner, std::size_t seats = 2) {
+  return {{"winners", {winner}}, {"ejections", Json::array()}, {"scores", std::vector<int>(seats, 0)}};
+}
+
+TEST(Schedule, SwissPairsEqualPointsAvoidsRematchesAndAddsBothSeatOrders) {
+  const auto spec = spec_of(6, 2, 3, Schedule::swiss);
+  ASSERT_TRUE(validate_spec(spec).has_value());
+  EXPECT_EQ(planned_matches(spec), 18);
+  const auto round0 = initial_jobs(spec);
+  ASSERT_EQ(round0.size(), 6u);
+  std::vector<StoredResult> results;
+  std::set<std::pair<std::size_t, std::size_t>> met;
+  for (const auto& j : round0) {
+    const auto s = seated(j.spec);
+    met.insert(std::minmax(s[0], s[1]));
+    // The lower index wins both games: points become 2, 2, 2 for three entrants, 0 for others.
+    results.push_back({0, j.index, j.round, j.spec, win_for(s[0] < s[1] ? 0 : 1), "w", 0});
+  }
+  EXPECT_EQ(met.size(), 3u);
+  for (std::size_t i = 0; i + 1 < round0.size(); i += 2)  // pairs play both seat orders
+    EXPECT_EQ(seated(round0[i].spec), (std::vector<std::size_t>{seated(round0[i + 1].spec)[1],
+                                                                seated(round0[i + 1].spec)[0]}));
+  const auto round1 = swiss_round(spec, 1, results);
+  ASSERT_EQ(round1.size(), 6u);
+  EXPECT_EQ(round1[0].index, 6);
+  EXPECT_EQ(swiss_round(spec, 1, results)[3].spec, round1[3].spec);  // deterministic
+  std::map<std::size_t, double> points;
+  for (const auto& r : results)
+    if (auto f = match_finish(r.spec, r.result)) {
+      const auto p = finish_points(*f);
+      for (std::size_t i = 0; i < f->size(); ++i) points[(*f)[i].entrant] += p[i];
+    }
+  int mixed = 0;  // three winners and three losers: one pairing must cross over
+  for (const auto& j : round1) {
+    const auto s = seated(j.spec);
+    EXPECT_EQ(j.round, 1);
+    EXPECT_FALSE(met.contains(std::minmax(s[0], s[1]))) << s[0] << " " << s[1];
+    mixed += points[s[0]] != points[s[1]];
+  }
+  EXPECT_EQ(mixed, 2);  // one pairing, in both seat orders
+}
+
+TEST(Schedule, SwissGivesTheOddOneOutAByeOnlyOnce) {
+  const auto spec = spec_of(5, 2, 4, Schedule::swiss);
+  std::vector<StoredResult> results;
+  std::set<std::size_t> byes;
+  for (std::int64_t round = 0; round < 4; ++round) {
+    const auto jobs = swiss_round(spec, round, results);
+    ASSERT_EQ(jobs.size(), 4u);
+    std::set<std::size_t> playing;
+    for (const auto& j : jobs) {
+      for (std::size_t e : seated(j.spec)) playing.insert(e);
+      results.push_back({0, j.index, j.round, j.spec, win_for(0), "w", 0});
+    }
+    ASSERT_EQ(playing.size(), 4u);
+    for (std::size_t e = 0; e < 5; ++e)
+      if (!playing.contains(e)) EXPECT_TRUE(byes.insert(e).second) << "second bye for " << e;
+  }
+}
+
+TEST(Schedule, SeatedRejectsDamagedSpecs) {
+  EXPECT_TRUE(seated(Json::object()).empty());
+  EXPECT_TRUE(seated(Json{{"seats", {1, -1}}}).empty());
+  EXPECT_TRUE(seated(Json{{"seats", "x"}}).empty());
+  EXPECT_EQ(seated(Json{{"seats", {3, 1}}}), (std::vector<std::size_t>{3, 1}));
+}
+
+TEST(Finish, WinnersFirstThenScoresThenTheEjectedLatestFirst) {
+  const Json spec{{"seats", {7, 3, 5, 1}}};
+  const Json result{{"winners", {2}},
+                    {"ejections", {{{"seat", 3}, {"why", "timeout"}}, {{"seat", 0}, {"why", "foul"}}}},
+                    {"scores", {50, 10, 40, 90}}};
+  const auto f = match_finish(spec, result);
+  ASSERT_TRUE(f.has_value());
+  ASSERT_EQ(f->size(), 4u);
+  EXPECT_EQ((*f)[2].entrant, 5u);
+  EXPECT_EQ((*f)[2].place, 0);  // the winner
+  EXPECT_EQ((*f)[1].place, 1);  // still in
+  EXPECT_EQ((*f)[0].place, 2);  // ejected second: ahead of the first ejected
+  EXPECT_EQ((*f)[3].place, 3);
+  const auto points = finish_points(*f);
+  EXPECT_DOUBLE_EQ(points[2], 1.0);
+  EXPECT_DOUBLE_EQ(points[1], 2.0 / 3);
+  EXPECT_DOUBLE_EQ(points[3], 0.0);
+}
+
+TEST(Finish, TiesShareAndErrorsAndDamageGiveNothing) {
+  const Json spec{{"seats", {0, 1}}};
+  const auto both = match_finish(spec, {{"winners", {0, 1}}, {"ejections", Json::array()}, {"scores", {3, 3}}});
+  ASSERT_TRUE(both.has_value());
+  EXPECT_EQ(finish_points(*both), (std::vector<double>{0.5, 0.5}));
+  EXPECT_FALSE(match_finish(spec, {{"error", "cannot start"}}).has_value());
+  EXPECT_FALSE(match_finish(spec, {{"winners", {5}}, {"ejections", Json::array()}, {"scores", {1, 2}}}).has_value());
+  EXPECT_FALSE(match_finish(spec, Json::object()).has_value());
+  EXPECT_FALSE(match_finish(Json{{"seats", {0, 0}}}, win_for(0)).has_value());
+}
+
+TEST(Standings, CountsPointsWinsEjectionsAndRanksTheStrongestFirst) {
+  const auto spec = spec_of(3);
+  std::vector<StoredResult> results;
+  std::int64_t index = 0;
+  // p2 beats everyone, p1 beats p0; one match errored; p0 is ejected once.
+  for (int rep = 0; rep < 10; ++rep) {
+    results.push_back({0, index++, rep, Json{{"seats", {2, 0}}}, win_for(0), "w", 0});
+    results.push_back({0, index++, rep, Json{{"seats", {1, 2}}}, win_for(1), "w", 0});
+    results.push_back({0, index++, rep, Json{{"seats", {0, 1}}}, win_for(1), "w", 0});
+  }
+  results.push_back({0, index++, 0, Json{{"seats", {0, 1}}}, Json{{"error", "x"}}, "w", 0});
+  results.push_back({0, index++, 0, Json{{"seats", {0, 1}}},
+                     {{"winners", {1}}, {"ejections", {{{"seat", 0}, {"why", "timeout"}}}}, {"scores", {0, 0}}},
+                     "w", 0});
+  const auto table = compute_standings(spec, results);
+  EXPECT_EQ(table.matches, 31);
+  EXPECT_EQ(table.errors, 1);
+  ASSERT_EQ(table.rows.size(), 3u);
+  EXPECT_EQ(table.rows[0].name, "p2");
+  EXPECT_EQ(table.rows[0].wins, 20);
+  EXPECT_DOUBLE_EQ(table.rows[0].points, 20);
+  EXPECT_EQ(table.rows[1].name, "p1");
+  EXPECT_EQ(table.rows[2].name, "p0");
+  EXPECT_EQ(table.rows[2].ejections, 1);
+  EXPECT_EQ(table.rows[2].matches, 21);
+  EXPECT_GT(table.rows[0].elo.elo, table.rows[1].elo.elo);
+  EXPECT_GT(table.rows[1].elo.elo, table.rows[2].elo.elo);
+  EXPECT_GT(table.rows[0].glicko.rating, table.rows[2].glicko.rating);
+  const std::string csv = standings_csv(table);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);
+  EXPECT_NE(csv.find("1,p2,dag,20,20,20.000,0"), std::string::npos) << csv;
+  const Json j = standings_json(table);
+  EXPECT_EQ(j["standings"][0]["name"], "p2");
+  EXPECT_EQ(j["errors"], 1);
+  EXPECT_NE(standings_text(table).find("1 could not be played"), std::string::npos);
+}
+
+TEST(Standings, MatchLinesCarryTheCommandThatReplaysThem) {
+  auto spec = spec_of(2);
+  spec.config = Json{{"players", 2}};
+  spec.players[1].bot = "cmd:python3 bot.py";
+  const Json job{{"seats", {1, 0}}, {"seed", 42}};
+  EXPECT_EQ(reproduce_command(spec, job),
+            "arbiter play q --player 'p1:cmd:python3 bot.py' --player p0:dag --seed 42 --config "
+            "'{\"players\":2}'");
+  const std::string csv = matches_csv(spec, {{0, 0, 0, job, win_for(1), "w1", 0.5}});
+  EXPECT_NE(csv.find("0,0,42,p1 p0,p0,0 0,,0.500,w1,,"), std::string::npos) << csv;
+}
+
+TEST(Spec, RoundTripsThroughJsonAndRejectsNonsense) {
+  auto spec = spec_of(3, 2, 4, Schedule::gauntlet);
+  spec.hero = "p1";
+  spec.seed = 18446744073709551615ull;
+  spec.config = Json{{"players", 2}};
+  auto back = decode_spec(encode_spec(spec));
+  ASSERT_TRUE(back.has_value()) << back.error().message;
+  EXPECT_EQ(encode_spec(*back), encode_spec(spec));
+  EXPECT_FALSE(decode_spec(Json{{"game", "q"}}).has_value());
+  EXPECT_FALSE(decode_spec(Json{{"game", "q"}, {"players", Json::array()}, {"colour", 1}}).has_value());
+  auto bad = [&](auto edit) {
+    auto s = spec_of(3);
+    edit(s);
+    auto ok = validate_spec(s);
+    return ok.has_value() ? std::string() : ok.error().message;
+  };
+  EXPECT_NE(bad([](auto& s) { s.game = "chess"; }).find("unknown game"), std::string::npos);
+  EXPECT_NE(bad([](auto& s) { s.seats = 5; }).find("2 to 4"), std::string::npos);
+  EXPECT_NE(bad([](auto& s) { s.players[1].name = "p0"; }).find("twice"), std::string::npos);
+  EXPECT_NE(bad([](auto& s) { s.players[1].name = "a b"; }).find("letters"), std::string::npos);
+  EXPECT_NE(bad([](auto& s) { s.players[1].bot = "tcp"; }).find("tcp"), std::string::npos);
+  EXPECT_NE(bad([](auto& s) { s.seats = 4; }).find("at least 4"), std::string::npos);
+  EXPECT_NE(bad([](auto& s) { s.schedule = Schedule::swiss; s.seats = 3; }).find("swiss"), std::string::npos);
+  EXPECT_NE(bad([](auto& s) { s.hero = "p1"; }).find("gauntlet"), std::string::npos);
+  EXPECT_NE(bad([](auto& s) { s.schedule = Schedule::gauntlet; s.hero = "zed"; }).find("zed"), std::string::npos);
+}
+
+TEST(Spec, ReadsATomlFileAndNamesTheLineOfAnUnknownKey) {
+  const std::string dir = temp_dir();
+  {
+    std::ofstream f(dir + "/league.toml");
+    f << "name = \"league\"\ngame = \"battleship\"\nrounds = 3\nseed = 9\nper_call = 0.5\n"
+         "schedule = \"round-robin\"\n[config]\nsalvo = true\n"
+         "[[player]]\nname = \"d\"\nbot = \"density\"\n[[player]]\nname = \"h\"\nbot = \"hunt\"\n";
+  }
+  auto spec = read_spec_file(dir + "/league.toml");
+  ASSERT_TRUE(spec.has_value()) << spec.error().message;
+  EXPECT_EQ(spec->name, "league");
+  EXPECT_EQ(spec->game, "battleship");
+  EXPECT_EQ(spec->rounds, 3);
+  EXPECT_EQ(spec->seed, 9u);
+  EXPECT_EQ(spec->per_call_ms, 500);
+  EXPECT_EQ(spec->config, (Json{{"salvo", true}}));
+  ASSERT_EQ(spec->players.size(), 2u);
+  EXPECT_EQ(spec->players[1].bot, "hunt");
+  {
+    std::ofstream f(dir + "/typo.toml");
+    f << "game = \"q\"\nroudns = 3\n";
+  }
+  auto typo = read_spec_file(dir + "/typo.toml");
+  ASSERT_FALSE(typo.has_value());
+  EXPECT_NE(typo.error().message.find(":2: unknown key \"roudns\""), std::string::npos)
+      << typo.error().message;
+  {
+    std::ofstream f(dir + "/broken.toml");
+    f << "game = \"q\nrounds = 3\n";
+  }
+  auto broken = read_spec_file(dir + "/broken.toml");
+  ASSERT_FALSE(broken.has_value());
+  EXPECT_NE(broken.error().message.find("broken.toml:1:"), std::string::npos) << broken.error().message;
+  EXPECT_FALSE(read_spec_file(dir + "/missing.toml").has_value());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Worker, PlaysATournamentToTheEndWithOneResultPerMatch) {
+  const std::string dir = temp_dir();
+  auto store = open_store("sqlite:" + dir + "/t.db");
+  ASSERT_TRUE(store.has_value()) << store.error().message;
+  auto spec = spec_of(3, 2, 2, Schedule::round_robin, "battleship");
+  spec.players = {{"d", "density"}, {"h", "hunt"}, {"r", "random"}};
+  auto id = create_tournament(**store, spec);
+  ASSERT_TRUE(id.has_value()) << id.error().message;
+  std::atomic<int> seen{0};
+  WorkerOptions options;
+  options.threads = 2;
+  options.only = *id;
+  options.on_result = [&](const Job&, const JobResult& r, bool first) {
+    EXPECT_TRUE(first);
+    EXPECT_FALSE(r.result.contains("error")) << r.result.dump();
+    EXPECT_NE(r.log.find("\"type\":\"result\""), std::string::npos);
+    ++seen;
+  };
+  auto report = run_worker(**store, options);
+  ASSERT_TRUE(report.has_value()) << report.error().message;
+  EXPECT_EQ(report->played, 12);
+  EXPECT_EQ(report->stored, 12);
+  EXPECT_EQ(seen.load(), 12);
+  auto results = (*store)->results(*id);
+  ASSERT_TRUE(results.has_value());
+  ASSERT_EQ(results->size(), 12u);
+  const auto table = compute_standings(spec, *results);
+  EXPECT_EQ(table.errors, 0);
+  EXPECT_EQ(table.rows.back().name, "r");  // random shooting loses to both hunters
+  // The same match played again from its job gives the same log: matches replay from seeds.
+  Job again{0, *id, (*results)[3].index, (*results)[3].round, (*results)[3].spec, 1};
+  const auto replayed = play_job(spec, again);
+  auto stored_log = (*store)->log((*results)[3].job);
+  ASSERT_TRUE(stored_log.has_value() && stored_log->has_value());
+  auto strip = [](const std::string& log) {  // timing fields differ between runs
+    std::istringstream in(log);
+    auto lines = read_game_log(in);
+    std::vector<Json> out;
+    for (const auto& l : lines.value()) out.push_back(without_timing(l));
+    return out;
+  };
+  EXPECT_EQ(strip(replayed.log), strip(**stored_log));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Worker, AMatchThatCannotBePlayedIsStoredAsAnError) {
+  auto spec = spec_of(2, 2, 1, Schedule::round_robin, "battleship");
+  spec.players = {{"a", "density"}, {"b", "no-such-bot"}};
+  const auto r = play_job(spec, Job{1, 1, 0, 0, Json{{"seats", {0, 1}}, {"seed", 1}}, 1});
+  ASSERT_TRUE(r.result.contains("error"));
+  EXPECT_FALSE(r.result["error"].get<std::string>().empty());
+  const auto damaged = play_job(spec, Job{1, 1, 0, 0, Json{{"seats", {0, 9}}, {"seed", 1}}, 1});
+  EXPECT_TRUE(damaged.result.contains("error"));
+}
+
+TEST(Worker, SwissRoundsAreAddedAsEarlierOnesFinish) {
+  const std::string dir = temp_dir();
+  auto store = open_store("sqlite:" + dir + "/t.db");
+  ASSERT_TRUE(store.has_value());
+  auto spec = spec_of(4, 2, 3, Schedule::swiss, "battleship");
+  spec.players = {{"d", "density"}, {"h", "hunt"}, {"t", "tracker"}, {"r", "random"}};
+  auto id = create_tournament(**store, spec);
+  ASSERT_TRUE(id.has_value());
+  auto before = (*store)->progress(*id);
+  ASSERT_TRUE(before.has_value());
+  EXPECT_EQ(before->enqueued, 4);
+  EXPECT_EQ(before->planned, 12);
+  WorkerOptions options;
+  options.threads = 2;
+  options.only = *id;
+  auto report = run_worker(**store, options);
+  ASSERT_TRUE(report.has_value()) << report.error().message;
+  auto after = (*store)->progress(*id);
+  ASSERT_TRUE(after.has_value());
+  EXPECT_EQ(after->done, 12);
+  EXPECT_EQ(after->enqueued, 12);
+  EXPECT_EQ(after->duplicates, 0);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace arbiter::tournament

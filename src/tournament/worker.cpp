@@ -1,0 +1,273 @@
+// The worker pool, tournament creation and Swiss advancement.
+#include "tournament/worker.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <cerrno>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/rng.h"
+#include "games/registry.h"
+#include "referee/game_log.h"
+#include "tournament/schedule.h"
+
+namespace arbiter::tournament {
+
+Expected<std::int64_t> create_tournament(Store& store, const TournamentSpec& spec) {
+  if (auto ok = validate_spec(spec); !ok) return std::unexpected(ok.error());
+  return store.create_tournament(spec.name, spec.game, encode_spec(spec), planned_matches(spec),
+                                 initial_jobs(spec));
+}
+
+Expected<TournamentSpec> load_spec(Store& store, std::int64_t tournament) {
+  auto record = store.find_tournament(tournament);
+  if (!record) return std::unexpected(record.error());
+  if (!record->has_value()) return fail(fmt::format("no tournament {} in the store", tournament));
+  auto spec = decode_spec((*record)->spec);
+  if (!spec) return fail(fmt::format("tournament {}: {}", tournament, spec.error().message));
+  return spec;
+}
+
+JobResult play_job(const TournamentSpec& spec, const Job& job) {
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  auto error = [&](std::string message) {
+    return JobResult{Json{{"error", std::move(message)}}, "", elapsed()};
+  };
+  const GameEntry* game = find_game(spec.game);
+  if (game == nullptr) return error(fmt::format("unknown game \"{}\"", spec.game));
+  PlaySpec play;
+  for (std::size_t e : seated(job.spec)) {
+    if (e >= spec.players.size()) return error("the job seats an entrant the tournament lacks");
+    play.roster.push_back({spec.players[e].name, spec.players[e].bot});
+  }
+  if (play.roster.empty()) return error("the job seats no one");
+  if (!job.spec.contains("seed") || !job.spec["seed"].is_number_unsigned())
+    return error("the job has no seed");
+  play.seed = job.spec["seed"].get<std::uint64_t>();
+  play.config = spec.config;
+  play.options.per_call = std::chrono::milliseconds(spec.per_call_ms);
+  std::ostringstream log_text;
+  GameLog log(&log_text);
+  play.options.log = &log;
+  try {
+    auto outcome = game->play(play);
+    if (!outcome) return error(outcome.error().message);
+    Json result = encode_result(outcome->result);
+    result.erase("type");
+    if (!outcome->details.is_null()) result["details"] = outcome->details;
+    return {std::move(result), log_text.str(), elapsed()};
+  } catch (const std::exception& e) {
+    return error(std::string("the match failed: ") + e.what());
+  }
+}
+
+Expected<bool> finished(Store& store, std::int64_t tournament) {
+  auto p = store.progress(tournament);
+  if (!p) return std::unexpected(p.error());
+  return p->done >= p->planned;
+}
+
+Expected<void> advance(Store& store, std::int64_t tournament, const TournamentSpec& spec) {
+  if (spec.schedule != Schedule::swiss) return {};
+  auto p = store.progress(tournament);
+  if (!p) return std::unexpected(p.error());
+  const std::int64_t per_round = swiss_round_size(spec);
+  if (p->enqueued >= p->planned || p->done < p->enqueued || per_round == 0) return {};
+  auto results = store.results(tournament);
+  if (!results) return std::unexpected(results.error());
+  const std::int64_t round = p->enqueued / per_round;
+  auto added = store.add_jobs(tournament, swiss_round(spec, round, *results));
+  if (!added) return std::unexpected(added.error());
+  return {};
+}
+
+std::string default_worker_id() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "unknown");
+  const auto now = std::chrono::system_clock::now().time_since_epoch().count();
+  const auto nonce = Rng::derive(static_cast<std::uint64_t>(now), "worker",
+                                 static_cast<std::uint64_t>(getpid()));
+  return fmt::format("{}:{}:{:06x}", host, getpid(), nonce & 0xffffff);
+}
+
+Expected<std::int64_t> release_dead_local_workers(Store& store, std::int64_t tournament) {
+  auto leases = store.leases(tournament);
+  if (!leases) return std::unexpected(leases.error());
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) return 0;
+  std::set<std::string> dead;
+  for (const Lease& l : *leases) {
+    const auto first = l.worker.find(':');
+    const auto second = l.worker.find(':', first + 1);
+    if (first == std::string::npos || second == std::string::npos) continue;
+    if (l.worker.substr(0, first) != host) continue;
+    long pid = 0;
+    try {
+      pid = std::stol(l.worker.substr(first + 1, second - first - 1));
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) dead.insert(l.worker);
+  }
+  std::int64_t released = 0;
+  for (const auto& worker : dead) {
+    auto n = store.release(worker);
+    if (!n) return std::unexpected(n.error());
+    released += *n;
+  }
+  return released;
+}
+
+namespace {
+
+// Retries a store call a few times with growing pauses: a busy SQLite file or a PostgreSQL
+// restart should not end a long tournament.
+template <class F>
+auto with_retries(F&& call) -> decltype(call()) {
+  auto result = call();
+  for (int attempt = 1; !result && attempt < 6; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 << attempt));
+    result = call();
+  }
+  return result;
+}
+
+class Pool {
+ public:
+  Pool(Store& store, const WorkerOptions& options) : store_(store), options_(options) {}
+
+  Expected<WorkerReport> run() {
+    const int threads = options_.threads > 0
+                            ? options_.threads
+                            : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    std::thread heartbeat([this] { renew_leases(); });
+    std::vector<std::thread> pool;
+    for (int i = 0; i < threads; ++i) pool.emplace_back([this] { work(); });
+    for (auto& t : pool) t.join();
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+    }
+    wake_.notify_all();
+    heartbeat.join();
+    auto released = store_.release(options_.id);
+    if (!failure_.empty()) return fail(failure_);
+    if (!released) return std::unexpected(released.error());
+    return report_;
+  }
+
+ private:
+  bool stopping() {
+    std::lock_guard lock(mu_);
+    return done_ || !failure_.empty() || (options_.stop != nullptr && options_.stop->load());
+  }
+
+  void give_up(const std::string& message) {
+    std::lock_guard lock(mu_);
+    if (failure_.empty()) failure_ = message;
+    done_ = true;
+    wake_.notify_all();
+  }
+
+  Expected<TournamentSpec> spec_of(std::int64_t tournament) {
+    {
+      std::lock_guard lock(mu_);
+      if (auto it = specs_.find(tournament); it != specs_.end()) return it->second;
+    }
+    auto spec = with_retries([&] { return load_spec(store_, tournament); });
+    if (!spec) return spec;
+    std::lock_guard lock(mu_);
+    return specs_.emplace(tournament, *spec).first->second;
+  }
+
+  // True when there is nothing left to wait for.
+  Expected<bool> all_finished() {
+    if (!options_.until_finished) return false;
+    if (options_.only != 0) return finished(store_, options_.only);
+    auto all = store_.tournaments();
+    if (!all) return std::unexpected(all.error());
+    for (const auto& t : *all) {
+      auto f = finished(store_, t.id);
+      if (!f || !*f) return f;
+    }
+    return true;
+  }
+
+  void work() {
+    while (!stopping()) {
+      auto jobs = with_retries([&] {
+        return store_.claim(options_.id, std::max(1, options_.batch), options_.lease,
+                            options_.only);
+      });
+      if (!jobs) return give_up(jobs.error().message);
+      if (jobs->empty()) {
+        auto over = all_finished();
+        if (!over) return give_up(over.error().message);
+        if (*over) return;
+        // Wait for new jobs (Swiss rounds, other creators) or for leases of dead workers to run out.
+        // Short waits: the last matches of this process's other threads end the tournament.
+        store_.wait_for_work(std::min<std::chrono::milliseconds>(options_.lease / 2,
+                                                                 std::chrono::milliseconds(100)));
+        continue;
+      }
+      for (const Job& job : *jobs) {
+        if (stopping()) return;  // the unplayed rest is released by run()
+        auto spec = spec_of(job.tournament);
+        if (!spec) return give_up(spec.error().message);
+        const JobResult result = play_job(*spec, job);
+        auto first = with_retries([&] { return store_.complete(job.id, options_.id, result); });
+        if (!first) return give_up(first.error().message);
+        {
+          std::lock_guard lock(mu_);
+          ++report_.played;
+          ++(*first ? report_.stored : report_.duplicates);
+          if (result.result.contains("error")) ++report_.errors;
+        }
+        if (options_.on_result) options_.on_result(job, result, *first);
+        if (auto advanced = with_retries([&] { return advance(store_, job.tournament, *spec); });
+            !advanced)
+          return give_up(advanced.error().message);
+      }
+    }
+  }
+
+  void renew_leases() {
+    std::unique_lock lock(mu_);
+    while (!done_) {
+      if (wake_.wait_for(lock, options_.lease / 3, [&] { return done_; })) return;
+      lock.unlock();
+      (void)store_.renew(options_.id, options_.lease);  // a miss is retried at the next beat
+      lock.lock();
+    }
+  }
+
+  Store& store_;
+  const WorkerOptions& options_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool done_ = false;
+  std::string failure_;
+  WorkerReport report_;
+  std::map<std::int64_t, TournamentSpec> specs_;
+};
+
+}  // namespace
+
+Expected<WorkerReport> run_worker(Store& store, const WorkerOptions& options) {
+  Pool pool(store, options);
+  return pool.run();
+}
+
+}  // namespace arbiter::tournament

@@ -1,0 +1,70 @@
+// The worker: claims match jobs from a store, plays them on a pool of threads through the games
+// registry, and stores each result with its game log. Many workers (threads of one process, or
+// processes on many machines sharing a PostgreSQL store) can work on one tournament; leases and
+// idempotent results make a crash of any of them lose nothing and double-count nothing.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "tournament/spec.h"
+#include "tournament/store.h"
+
+namespace arbiter::tournament {
+
+// Validates `spec` and stores it with its first jobs. Returns the tournament's id.
+Expected<std::int64_t> create_tournament(Store& store, const TournamentSpec& spec);
+
+// The tournament's spec as stored.
+Expected<TournamentSpec> load_spec(Store& store, std::int64_t tournament);
+
+// Plays one job of `spec` in this process: in-process house bots, or child processes for
+// cmd: bots. Never fails: a match that cannot be played gives a result {"error": "..."}.
+JobResult play_job(const TournamentSpec& spec, const Job& job);
+
+// Swiss: adds the next round's jobs when every enqueued round has all its results. Safe to call
+// from any worker at any time (the jobs of a round are a function of earlier results, and a job
+// already stored is ignored). Does nothing for other schedules.
+Expected<void> advance(Store& store, std::int64_t tournament, const TournamentSpec& spec);
+
+// True when the tournament has a result for each of its planned matches.
+Expected<bool> finished(Store& store, std::int64_t tournament);
+
+// "HOST:PID:NONCE": names this process in leases, so a dead worker on this host can be told
+// from a live one.
+std::string default_worker_id();
+
+// Ends the leases that workers of this host whose process is gone hold on the tournament's jobs
+// (a coordinator that was killed), so they are played at once rather than when their leases
+// expire. Returns how many jobs were released.
+Expected<std::int64_t> release_dead_local_workers(Store& store, std::int64_t tournament);
+
+struct WorkerOptions {
+  std::string id = default_worker_id();
+  int threads = 0;  // matches played at once; 0: one per core
+  int batch = 2;    // jobs each thread claims at a time
+  std::chrono::milliseconds lease{30'000};  // renewed every lease/3 while the worker lives
+  std::int64_t only = 0;                    // work on this tournament only (0: any)
+  // Return once tournament `only` (or, with only == 0, every tournament in the store) is
+  // finished; otherwise keep waiting for new work until `stop`.
+  bool until_finished = true;
+  const std::atomic<bool>* stop = nullptr;  // when set: stop claiming, release what is unplayed
+  // Called after each stored result (from the worker's threads; must be thread-safe).
+  std::function<void(const Job&, const JobResult&, bool first)> on_result;
+};
+
+struct WorkerReport {
+  std::int64_t played = 0;      // matches played to the end
+  std::int64_t stored = 0;      // results that were the first for their job
+  std::int64_t duplicates = 0;  // results that arrived second and were ignored
+  std::int64_t errors = 0;      // matches that could not be played (results with "error")
+};
+
+// Runs until the condition in `options` holds. Fails only when the store does (after retries);
+// leases of unplayed jobs are released on every way out.
+Expected<WorkerReport> run_worker(Store& store, const WorkerOptions& options);
+
+}  // namespace arbiter::tournament
