@@ -160,6 +160,7 @@ Expected<TournamentSpec> read_spec_file(const std::string& path) {
     table = toml::parse_file(path);
   } catch (const toml::parse_error& e) {
     const auto& at = e.source().begin;
+    if (at.line == 0) return fail(fmt::format("{}: {}", path, e.description()));
     return fail(fmt::format("{}:{}:{}: {}", path, at.line, at.column, e.description()));
   }
   static const std::set<std::string> known{"name",   "game", "schedule", "seats",
