@@ -1,0 +1,537 @@
+// The PostgreSQL store: many workers on many machines share one server through libpqxx. Leases
+// are measured by the server's clock, claims skip rows other claimers hold (SKIP LOCKED), and
+// idle workers wake on NOTIFY from whoever adds or releases jobs.
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <pqxx/pqxx>
+
+#include "tournament/store.h"
+
+namespace arbiter::tournament {
+namespace {
+
+constexpr const char* kChannel = "arbiter_jobs";
+
+// Any constant will do, as long as every process creating the schema takes the same one.
+constexpr std::int64_t kSchemaLock = 0x6172626974657231;  // "arbiter1"
+
+struct SchemaObject {
+  const char* name;
+  const char* create;
+};
+
+// Created in this order by the first process to open the store, under an advisory lock since
+// CREATE ... IF NOT EXISTS is not safe against a concurrent creator.
+constexpr SchemaObject kSchema[] = {
+    {"tournaments", R"sql(CREATE TABLE IF NOT EXISTS tournaments(
+      id bigserial PRIMARY KEY,
+      name text NOT NULL,
+      game text NOT NULL,
+      spec text NOT NULL,
+      planned bigint NOT NULL,
+      created timestamptz NOT NULL DEFAULT now()))sql"},
+    {"jobs", R"sql(CREATE TABLE IF NOT EXISTS jobs(
+      id bigserial PRIMARY KEY,
+      tournament bigint NOT NULL REFERENCES tournaments(id),
+      idx bigint NOT NULL,
+      round bigint NOT NULL,
+      spec text NOT NULL,
+      lease_owner text,
+      lease_until timestamptz,
+      attempts bigint NOT NULL DEFAULT 0,
+      done boolean NOT NULL DEFAULT false,
+      duplicates bigint NOT NULL DEFAULT 0,
+      UNIQUE(tournament, idx)))sql"},
+    // Logs are bytea so that any bytes a game wrote come back unchanged, whatever the
+    // database's encoding.
+    {"results", R"sql(CREATE TABLE IF NOT EXISTS results(
+      job bigint PRIMARY KEY REFERENCES jobs(id),
+      tournament bigint NOT NULL,
+      worker text NOT NULL,
+      result text NOT NULL,
+      log bytea NOT NULL,
+      seconds double precision NOT NULL,
+      finished timestamptz NOT NULL DEFAULT now()))sql"},
+    {"jobs_open", "CREATE INDEX IF NOT EXISTS jobs_open ON jobs(id) WHERE NOT done"},
+    {"jobs_open_by_tournament",
+     "CREATE INDEX IF NOT EXISTS jobs_open_by_tournament ON jobs(tournament, id) WHERE NOT done"},
+    // renew and release look jobs up by worker; without this they scan every open job.
+    {"jobs_leased",
+     "CREATE INDEX IF NOT EXISTS jobs_leased ON jobs(lease_owner) "
+     "WHERE NOT done AND lease_owner IS NOT NULL"},
+    {"results_tournament",
+     "CREATE INDEX IF NOT EXISTS results_tournament ON results(tournament)"},
+};
+
+constexpr const char* kTournamentColumns =
+    "id, name, game, spec, planned, "
+    "to_char(created AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')";
+
+// The server's clock, read afresh by every use (now() would stand still for the transaction).
+constexpr const char* kLeaseEnd = "clock_timestamp() + $2::bigint * interval '1 millisecond'";
+
+// The rows to insert travel as one JSON array of [index, round, spec text] parameter, so a
+// round of any size is one statement; ids follow the order of `jobs`.
+constexpr const char* kInsertJobs =
+    "INSERT INTO jobs(tournament, idx, round, spec) "
+    "SELECT $1, (e->>0)::bigint, (e->>1)::bigint, e->>2 "
+    "FROM json_array_elements($2::json) WITH ORDINALITY AS rows(e, n) ORDER BY n "
+    "ON CONFLICT (tournament, idx) DO NOTHING";
+
+// One statement finds the job, stores the result unless there is one, and either closes the
+// job or counts the copy: one round trip, and concurrent copies serialize on the results key.
+constexpr const char* kComplete = R"sql(
+  WITH job AS (SELECT id, tournament FROM jobs WHERE id = $1),
+  stored AS (
+    INSERT INTO results(job, tournament, worker, result, log, seconds)
+    SELECT id, tournament, $2, $3, $4, $5 FROM job
+    ON CONFLICT (job) DO NOTHING RETURNING job),
+  closed AS (
+    UPDATE jobs SET done = true, lease_owner = NULL, lease_until = NULL
+    WHERE id IN (SELECT job FROM stored) RETURNING id),
+  counted AS (
+    UPDATE jobs SET duplicates = duplicates + 1
+    WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM stored)
+    RETURNING id)
+  SELECT (SELECT count(*) FROM job), (SELECT count(*) FROM closed), (SELECT count(*) FROM counted)
+)sql";
+
+// A libpqxx message is several lines (the error, DETAIL:, HINT:, the statement's text with a
+// caret); an Error is one line, without the statement.
+std::string one_line(std::string_view text) {
+  constexpr std::size_t kMax = 500;
+  std::string out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r'))
+      line.remove_suffix(1);
+    if (line.starts_with("ERROR:")) {
+      line.remove_prefix(6);
+      while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+    }
+    const bool statement = line.starts_with("LINE ") || line.starts_with("QUERY:") ||
+                           line.find_first_not_of('^') == std::string_view::npos;
+    if (!line.empty() && !statement) {
+      if (!out.empty()) out += "; ";
+      for (const char ch : line)
+        if (ch != ' ' || out.empty() || out.back() != ' ') out += ch;
+    }
+    start = end + 1;
+  }
+  if (out.size() > kMax) out = out.substr(0, kMax) + "...";
+  return out.empty() ? std::string("unknown error") : out;
+}
+
+Error postgres_error(std::string_view what) {
+  return Error{"postgresql: " + one_line(what)};
+}
+
+Json parse_stored(const pqxx::field& f, std::string_view what) {
+  auto parsed = parse_json(std::string_view(f.c_str(), f.size()));
+  if (!parsed) throw std::runtime_error(fmt::format("a stored {} is damaged: {}", what,
+                                                    parsed.error().message));
+  return *std::move(parsed);
+}
+
+TournamentRecord tournament_record(const pqxx::row& r) {
+  return {r[0].as<std::int64_t>(), r[1].as<std::string>(), r[2].as<std::string>(),
+          parse_stored(r[3], "tournament spec"), r[4].as<std::int64_t>(),
+          r[5].as<std::string>()};
+}
+
+std::int64_t insert_jobs(pqxx::work& tx, std::int64_t tournament,
+                         const std::vector<JobSpec>& jobs) {
+  if (jobs.empty()) return 0;
+  Json rows = Json::array();
+  for (const JobSpec& j : jobs) rows.push_back(Json::array({j.index, j.round, dump(j.spec)}));
+  return static_cast<std::int64_t>(
+      tx.exec_params(kInsertJobs, tournament, dump(rows)).affected_rows());
+}
+
+void announce(pqxx::work& tx) {
+  tx.exec_params("SELECT pg_notify($1, '')", std::string(kChannel));
+}
+
+// Thrown by method bodies for errors of the caller's making (an unknown id): never retried.
+struct StoreError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Listener final : public pqxx::notification_receiver {
+ public:
+  explicit Listener(pqxx::connection_base& c) : pqxx::notification_receiver(c, kChannel) {}
+  // await_notification counts the notifications; nothing else is needed of them.
+  void operator()(const std::string&, int) override {}
+};
+
+class PostgresStore final : public Store {
+ public:
+  explicit PostgresStore(std::string url) : url_(std::move(url)) {}
+
+  ~PostgresStore() override { close_listener(); }
+
+  Expected<void> create_schema() {
+    return run([&](pqxx::connection& c) -> Expected<void> {
+      pqxx::work tx(c);
+      tx.exec_params("SELECT pg_advisory_xact_lock($1)", kSchemaLock);
+      // Only what is missing: CREATE INDEX takes a share lock on its table even when the index
+      // exists, and a store opened while workers write would then deadlock with them.
+      for (const SchemaObject& o : kSchema)
+        if (tx.exec_params1("SELECT to_regclass($1) IS NULL", std::string(o.name))[0].as<bool>())
+          tx.exec(o.create);
+      tx.commit();
+      return {};
+    });
+  }
+
+  Expected<std::int64_t> create_tournament(const std::string& name, const std::string& game,
+                                           const Json& spec, std::int64_t planned,
+                                           const std::vector<JobSpec>& jobs) override {
+    auto id = run([&](pqxx::connection& c) -> Expected<std::int64_t> {
+      pqxx::work tx(c);
+      const auto row = tx.exec_params1(
+          "INSERT INTO tournaments(name, game, spec, planned) VALUES($1, $2, $3, $4) "
+          "RETURNING id",
+          name, game, dump(spec), planned);
+      const auto id = row[0].as<std::int64_t>();
+      if (insert_jobs(tx, id, jobs) > 0) announce(tx);
+      tx.commit();
+      return id;
+    });
+    if (id && !jobs.empty()) wake_local_waiters();
+    return id;
+  }
+
+  Expected<std::int64_t> add_jobs(std::int64_t tournament,
+                                  const std::vector<JobSpec>& jobs) override {
+    auto added = run([&](pqxx::connection& c) -> Expected<std::int64_t> {
+      pqxx::work tx(c);
+      if (tx.exec_params("SELECT 1 FROM tournaments WHERE id = $1", tournament).empty())
+        throw StoreError(fmt::format("no tournament {}", tournament));
+      const auto n = insert_jobs(tx, tournament, jobs);
+      if (n > 0) announce(tx);
+      tx.commit();
+      return n;
+    });
+    if (added && *added > 0) wake_local_waiters();
+    return added;
+  }
+
+  Expected<std::optional<TournamentRecord>> find_tournament(std::int64_t id) override {
+    return run([&](pqxx::connection& c) -> Expected<std::optional<TournamentRecord>> {
+      pqxx::nontransaction tx(c);
+      const auto r = tx.exec_params(
+          fmt::format("SELECT {} FROM tournaments WHERE id = $1", kTournamentColumns), id);
+      if (r.empty()) return std::nullopt;
+      return tournament_record(r[0]);
+    });
+  }
+
+  Expected<std::vector<TournamentRecord>> tournaments() override {
+    return run([&](pqxx::connection& c) -> Expected<std::vector<TournamentRecord>> {
+      pqxx::nontransaction tx(c);
+      const auto r =
+          tx.exec(fmt::format("SELECT {} FROM tournaments ORDER BY id", kTournamentColumns));
+      std::vector<TournamentRecord> out;
+      out.reserve(r.size());
+      for (const auto& row : r) out.push_back(tournament_record(row));
+      return out;
+    });
+  }
+
+  Expected<std::vector<Job>> claim(const std::string& worker, std::int64_t max,
+                                   std::chrono::milliseconds lease, std::int64_t only) override {
+    if (max < 1 || lease.count() <= 0)
+      return fail("postgresql: claim needs max >= 1 and a positive lease");
+    return run([&](pqxx::connection& c) -> Expected<std::vector<Job>> {
+      // Two statements rather than "$4 = 0 OR tournament = $4", so that each has a plan that
+      // uses its own partial index.
+      const std::string which = only == 0 ? "" : "AND tournament = $4 ";
+      const std::string sql = fmt::format(
+          "UPDATE jobs SET lease_owner = $1, lease_until = {}, attempts = attempts + 1 "
+          "WHERE id IN (SELECT id FROM jobs WHERE NOT done "
+          "AND (lease_until IS NULL OR lease_until < clock_timestamp()) {}"
+          "ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED) "
+          "RETURNING id, tournament, idx, round, spec, attempts",
+          kLeaseEnd, which);
+      pqxx::work tx(c);
+      const auto r = only == 0
+                         ? tx.exec_params(sql, worker, std::int64_t{lease.count()}, max)
+                         : tx.exec_params(sql, worker, std::int64_t{lease.count()}, max, only);
+      std::vector<Job> jobs;
+      jobs.reserve(r.size());
+      for (const auto& row : r)
+        jobs.push_back({row[0].as<std::int64_t>(), row[1].as<std::int64_t>(),
+                        row[2].as<std::int64_t>(), row[3].as<std::int64_t>(),
+                        parse_stored(row[4], "job spec"), row[5].as<std::int64_t>()});
+      tx.commit();
+      // RETURNING gives the rows in no particular order.
+      std::sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.id < b.id; });
+      return jobs;
+    });
+  }
+
+  Expected<std::int64_t> renew(const std::string& worker,
+                               std::chrono::milliseconds lease) override {
+    return run([&](pqxx::connection& c) -> Expected<std::int64_t> {
+      pqxx::work tx(c);
+      const auto r = tx.exec_params(
+          fmt::format("UPDATE jobs SET lease_until = {} "
+                      "WHERE lease_owner = $1 AND NOT done",
+                      kLeaseEnd),
+          worker, std::int64_t{lease.count()});
+      tx.commit();
+      return static_cast<std::int64_t>(r.affected_rows());
+    });
+  }
+
+  Expected<bool> complete(std::int64_t job, const std::string& worker,
+                          const JobResult& result) override {
+    return run([&](pqxx::connection& c) -> Expected<bool> {
+      pqxx::work tx(c);
+      const auto row =
+          tx.exec_params1(kComplete, job, worker, dump(result.result),
+                          pqxx::binarystring(result.log), result.seconds);
+      if (row[0].as<std::int64_t>() == 0) throw StoreError(fmt::format("no job {}", job));
+      const bool first = row[1].as<std::int64_t>() == 1;
+      tx.commit();
+      return first;
+    });
+  }
+
+  Expected<std::int64_t> release(const std::string& worker) override {
+    auto released = run([&](pqxx::connection& c) -> Expected<std::int64_t> {
+      pqxx::work tx(c);
+      const auto r = tx.exec_params(
+          "UPDATE jobs SET lease_owner = NULL, lease_until = NULL "
+          "WHERE lease_owner = $1 AND NOT done",
+          worker);
+      const auto n = static_cast<std::int64_t>(r.affected_rows());
+      if (n > 0) announce(tx);
+      tx.commit();
+      return n;
+    });
+    if (released && *released > 0) wake_local_waiters();
+    return released;
+  }
+
+  Expected<Progress> progress(std::int64_t tournament) override {
+    return run([&](pqxx::connection& c) -> Expected<Progress> {
+      pqxx::nontransaction tx(c);
+      const auto r = tx.exec_params(
+          "SELECT t.planned, count(j.id), count(j.id) FILTER (WHERE j.done), "
+          "count(j.id) FILTER (WHERE NOT j.done AND j.lease_until >= clock_timestamp()), "
+          "coalesce(sum(j.duplicates), 0)::bigint "
+          "FROM tournaments t LEFT JOIN jobs j ON j.tournament = t.id "
+          "WHERE t.id = $1 GROUP BY t.id",
+          tournament);
+      if (r.empty()) throw StoreError(fmt::format("no tournament {}", tournament));
+      const auto& row = r[0];
+      return Progress{row[0].as<std::int64_t>(), row[1].as<std::int64_t>(),
+                      row[2].as<std::int64_t>(), row[3].as<std::int64_t>(),
+                      row[4].as<std::int64_t>()};
+    });
+  }
+
+  Expected<std::vector<Lease>> leases(std::int64_t tournament) override {
+    return run([&](pqxx::connection& c) -> Expected<std::vector<Lease>> {
+      pqxx::nontransaction tx(c);
+      const auto r = tx.exec_params(
+          "SELECT id, lease_owner, lease_until < clock_timestamp() FROM jobs "
+          "WHERE tournament = $1 AND NOT done AND lease_owner IS NOT NULL ORDER BY id",
+          tournament);
+      std::vector<Lease> out;
+      out.reserve(r.size());
+      for (const auto& row : r)
+        out.push_back({row[0].as<std::int64_t>(), row[1].as<std::string>(), row[2].as<bool>()});
+      return out;
+    });
+  }
+
+  Expected<std::vector<StoredResult>> results(std::int64_t tournament) override {
+    return run([&](pqxx::connection& c) -> Expected<std::vector<StoredResult>> {
+      pqxx::nontransaction tx(c);
+      const auto r = tx.exec_params(
+          "SELECT r.job, j.idx, j.round, j.spec, r.result, r.worker, r.seconds "
+          "FROM results r JOIN jobs j ON j.id = r.job WHERE r.tournament = $1 ORDER BY j.idx",
+          tournament);
+      std::vector<StoredResult> out;
+      out.reserve(r.size());
+      for (const auto& row : r)
+        out.push_back({row[0].as<std::int64_t>(), row[1].as<std::int64_t>(),
+                       row[2].as<std::int64_t>(), parse_stored(row[3], "job spec"),
+                       parse_stored(row[4], "result"), row[5].as<std::string>(),
+                       row[6].as<double>()});
+      return out;
+    });
+  }
+
+  Expected<std::optional<std::string>> log(std::int64_t job) override {
+    return run([&](pqxx::connection& c) -> Expected<std::optional<std::string>> {
+      pqxx::nontransaction tx(c);
+      const auto r = tx.exec_params("SELECT log FROM results WHERE job = $1", job);
+      if (r.empty()) return std::nullopt;
+      return pqxx::binarystring(r[0][0]).str();
+    });
+  }
+
+  // One waiting thread at a time listens on the dedicated connection; the others wait for it to
+  // report (or for this process's own additions), and take over if it leaves before them.
+  void wait_for_work(std::chrono::milliseconds timeout) override {
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    std::unique_lock lock(wait_mutex_);
+    const std::uint64_t wakes = wakes_;
+    while (wakes_ == wakes) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= until) return;
+      if (listening_) {
+        woken_.wait_until(lock, until);
+        continue;
+      }
+      listening_ = true;
+      lock.unlock();
+      const Heard heard = listen(until);
+      lock.lock();
+      listening_ = false;
+      if (heard == Heard::work) ++wakes_;
+      woken_.notify_all();
+      // Without a connection to the server, sleep out the timeout rather than spin on retries.
+      if (heard == Heard::failed) woken_.wait_until(lock, until, [&] { return wakes_ != wakes; });
+      return;
+    }
+  }
+
+ private:
+  enum class Heard { work, nothing, failed };
+
+  // Runs `body` on the connection under the mutex; connects first if needed. Runs it once more
+  // when the first try failed in a way that rolled everything back and may not happen again:
+  // the connection broke (the server restarted; it is replaced), or the server picked this
+  // transaction as a deadlock victim. A commit cut off midway is in doubt and only reported.
+  template <class F>
+  std::invoke_result_t<F&, pqxx::connection&> run(F&& body) {
+    std::lock_guard lock(mutex_);
+    for (int attempt = 0;; ++attempt) {
+      bool retry = false;
+      std::string message;
+      try {
+        if (!conn_) conn_ = std::make_unique<pqxx::connection>(url_);
+        return body(*conn_);
+      } catch (const StoreError& e) {
+        return std::unexpected(Error{std::string("postgresql: ") + e.what()});
+      } catch (const pqxx::in_doubt_error& e) {
+        drop_connection();
+        return std::unexpected(postgres_error(e.what()));
+      } catch (const pqxx::statement_completion_unknown& e) {
+        drop_connection();
+        return std::unexpected(postgres_error(e.what()));
+      } catch (const pqxx::transaction_rollback& e) {
+        retry = true;
+        message = e.what();
+      } catch (const std::exception& e) {
+        retry = !conn_ || !conn_->is_open() ||
+                dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr;
+        if (retry) drop_connection();
+        message = e.what();
+      }
+      if (!retry || attempt > 0) return std::unexpected(postgres_error(message));
+    }
+  }
+
+  void drop_connection() {
+    if (conn_) conn_->disconnect();
+    conn_.reset();
+  }
+
+  // Waits until `until` for a notification on the listening connection. A connection opened
+  // here (on the first wait, or because the old one broke) reports work at once: what was sent
+  // before its LISTEN is lost, so the caller must look for itself. Only the thread that set
+  // listening_ calls this.
+  Heard listen(std::chrono::steady_clock::time_point until) {
+    try {
+      for (;;) {
+        // libpqxx waits out the whole timeout on a connection it knows is dead.
+        if (listen_conn_ && !listen_conn_->is_open()) close_listener();
+        if (!listen_conn_) {
+          listen_conn_ = std::make_unique<pqxx::connection>(url_);
+          listener_ = std::make_unique<Listener>(*listen_conn_);
+          return Heard::work;
+        }
+        const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                            until - std::chrono::steady_clock::now())
+                            .count();
+        if (us <= 0) return Heard::nothing;
+        try {
+          // Returns early, with nothing, when the socket had something else to read.
+          if (listen_conn_->await_notification(us / 1'000'000, us % 1'000'000) > 0)
+            return Heard::work;
+        } catch (const std::exception&) {
+          close_listener();  // and reconnect at once: the server may be back already
+        }
+      }
+    } catch (const std::exception&) {
+      close_listener();
+      return Heard::failed;
+    }
+  }
+
+  void close_listener() {
+    // Disconnecting first keeps the receiver's destructor from sending UNLISTEN, which on a
+    // broken connection would try to reconnect.
+    if (listen_conn_) listen_conn_->disconnect();
+    listener_.reset();
+    listen_conn_.reset();
+  }
+
+  void wake_local_waiters() {
+    {
+      std::lock_guard lock(wait_mutex_);
+      ++wakes_;
+    }
+    woken_.notify_all();
+  }
+
+  const std::string url_;
+
+  std::mutex mutex_;  // guards conn_
+  std::unique_ptr<pqxx::connection> conn_;
+
+  std::mutex wait_mutex_;  // guards wakes_ and listening_
+  std::condition_variable woken_;
+  std::uint64_t wakes_ = 0;  // work seen added or released, here or by NOTIFY
+  bool listening_ = false;   // a thread is in listen(); it alone touches listen_conn_
+  std::unique_ptr<pqxx::connection> listen_conn_;
+  std::unique_ptr<Listener> listener_;
+};
+
+}  // namespace
+
+Expected<std::unique_ptr<Store>> open_postgres_store(const std::string& url) {
+  try {
+    auto store = std::make_unique<PostgresStore>(url);
+    if (auto schema = store->create_schema(); !schema) return std::unexpected(schema.error());
+    return store;
+  } catch (const std::exception& e) {
+    return std::unexpected(postgres_error(e.what()));
+  }
+}
+
+}  // namespace arbiter::tournament
