@@ -305,7 +305,13 @@ def main():
     p.add_argument("--arbiter", required=True)
     p.add_argument("--qbot", required=True)
     p.add_argument("--postgres", help="a postgresql:// URL: run the PostgreSQL checks only")
+    p.add_argument("--postgres-from-env", action="store_true",
+                   help="the URL is in ARBITER_TEST_POSTGRES_URL (set by scripts/with_postgres.sh)")
     ARGS = p.parse_args()
+    if ARGS.postgres_from_env:
+        ARGS.postgres = os.environ.get("ARBITER_TEST_POSTGRES_URL")
+        if not ARGS.postgres:
+            sys.exit("--postgres-from-env: ARBITER_TEST_POSTGRES_URL is not set")
     tmp = tempfile.mkdtemp(prefix="arbiter-tournament-")
     try:
         if ARGS.postgres:
