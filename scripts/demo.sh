@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The main job, as a demo: installs what is missing, builds the release preset, then plays Q
-# matches between the house bots (one with scripted bad actors, to show ejections), a Battleship
-# match and a Speed Scrabble race, writes their game logs and replays some. Logs go to ./demo-logs/.
+# The main job, as a demo: installs what is missing, builds the release preset, then runs small
+# tournaments between the house bots of every game (Q, Battleship, Speed Scrabble, Dominosa) into
+# one SQLite store, prints their standings and ratings, and replays a stored match from its log.
+# Everything goes to ./demo-logs/ (the store is demo-logs/demo.db; it is made afresh each run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -9,30 +10,31 @@ cmake --preset release >/dev/null
 cmake --build --preset release >/dev/null
 arbiter=build/release/src/apps/arbiter
 mkdir -p demo-logs
+rm -f demo-logs/demo.db demo-logs/demo.db-wal demo-logs/demo.db-shm
+store=sqlite:demo-logs/demo.db
 
 echo "== arbiter games"
 "$arbiter" games
 echo
-echo "== A two-player match: dag against ldasg"
-"$arbiter" play q --player alice:dag --player bob:ldasg --seed 1 --log demo-logs/q-2p.jsonl
+echo "== Q: four house bots (one cheats), every seating of two, 10 rounds"
+"$arbiter" tournament run --name q-league -g q -p dag:dag -p ldasg:ldasg -p dag2:dag \
+  -p cheat:dag+cheat=no-fit --rounds 10 --seed 1 --store "$store" --csv demo-logs/q-standings.csv
 echo
-echo "== A four-player match"
-"$arbiter" play q --player ann:ldasg --player ben:dag --player cat:ldasg --player dan:dag --seed 42 \
-  --log demo-logs/q-4p.jsonl
+echo "== Battleship: four shooters, both seat orders, 10 rounds"
+"$arbiter" tournament run --name battleship-league -g battleship -p density:density \
+  -p tracker:tracker -p hunt:hunt -p random:random --rounds 10 --seed 1 --store "$store"
 echo
-echo "== Bad actors: a cheat, an exception, a player that never answers (0.5 s limit)"
-"$arbiter" play q --player honest:ldasg --player cheat:dag+cheat=no-fit \
-  --player crash:dag+raise=take-turn --player stall:ldasg+hang=take-turn/1 --seed 7 --per-call 0.5 \
-  --log demo-logs/q-bad-actors.jsonl
+echo "== Speed Scrabble: real-time races of three, two solvers and a slow one"
+"$arbiter" tournament run --name scrabble-races -g speed_scrabble -p ann:solver -p ben:solver \
+  -p slow:slow=0.3 --seats 3 --rounds 1 --seed 1 --store "$store"
 echo
-echo "== Replaying the four-player match from its log"
-"$arbiter" replay demo-logs/q-4p.jsonl
+echo "== Dominosa: puzzle races, a solver against one that waits 50 ms"
+"$arbiter" tournament run --name dominosa-races -g dominosa -p fast:solver -p wait:slow=0.05 \
+  --rounds 5 --seed 1 --store "$store"
 echo
-echo "== Battleship: density against hunt, salvo rules"
-"$arbiter" play battleship --player ann:density --player bob:hunt+evasive --config '{"salvo": true}' \
-  --seed 3 --log demo-logs/battleship.jsonl
+echo "== The store: every tournament and its progress"
+"$arbiter" tournament status --store "$store"
 echo
-echo "== Speed Scrabble: a real-time race of four solvers and a slow one"
-"$arbiter" play speed_scrabble --player ann:solver --player ben:solver --player cat:solver \
-  --player dan:solver --player slo:slow=0.5 --seed 5 --log demo-logs/speed-scrabble.jsonl
-"$arbiter" replay demo-logs/speed-scrabble.jsonl
+echo "== A stored Q match, replayed from its game log"
+"$arbiter" tournament log 1 7 --store "$store" > demo-logs/q-match7.jsonl
+"$arbiter" replay demo-logs/q-match7.jsonl

@@ -472,8 +472,8 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
         exit_code = kFailed;
         return;
       }
-      fmt::print("{:>4}  {:<16} {:<14} {:>7}/{:<7} done  {:>4} playing  {}{}  created {}\n",
-                 rec.id, rec.name, rec.game, p->done, p->planned, p->leased,
+      fmt::print("{:>4}  {:<20} {:<14} {:>15} done  {:>4} playing  {}{}  created {}\n",
+                 rec.id, rec.name, rec.game, fmt::format("{}/{}", p->done, p->planned), p->leased,
                  p->done >= p->planned ? "finished" : "open",
                  p->duplicates > 0 ? fmt::format(" ({} duplicate results ignored)", p->duplicates)
                                    : "",

@@ -147,7 +147,7 @@ std::string standings_text(const StandingsTable& s) {
     const double half = (r.elo.high - r.elo.low) / 2;
     out += fmt::format("{:>3}  {:<{}}  {:>7} {:>6} {:>8.1f} {:>6}  {:>+7.0f} ± {:<6.0f}  {:>6.0f} ± {:<4.0f}  {:>8.1f}\n",
                        ++place, r.name, width, r.matches, r.wins, r.points, r.ejections,
-                       r.elo.elo, std::isfinite(half) ? half : 9999.0, r.glicko.rating,
+                       std::abs(r.elo.elo) < 0.5 ? 0.0 : r.elo.elo, std::isfinite(half) ? half : 9999.0, r.glicko.rating,
                        2 * r.glicko.rd, r.mean_score);
   }
   out += fmt::format("{} matches", s.matches);
