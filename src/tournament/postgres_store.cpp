@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 #include <pqxx/pqxx>
 
+#include "tournament/log_codec.h"
 #include "tournament/store.h"
 
 namespace arbiter::tournament {
@@ -309,7 +310,7 @@ class PostgresStore final : public Store {
       pqxx::work tx(c);
       const auto row =
           tx.exec_params1(kComplete, job, worker, dump(result.result),
-                          pqxx::binarystring(result.log), result.seconds);
+                          pqxx::binarystring(pack_log(result.log)), result.seconds);
       if (row[0].as<std::int64_t>() == 0) throw StoreError(fmt::format("no job {}", job));
       const bool first = row[1].as<std::int64_t>() == 1;
       tx.commit();
@@ -389,7 +390,9 @@ class PostgresStore final : public Store {
       pqxx::nontransaction tx(c);
       const auto r = tx.exec_params("SELECT log FROM results WHERE job = $1", job);
       if (r.empty()) return std::nullopt;
-      return pqxx::binarystring(r[0][0]).str();
+      auto text = unpack_log(pqxx::binarystring(r[0][0]).str());
+      if (!text) return std::unexpected(Error{"postgresql: " + text.error().message});
+      return *text;
     });
   }
 

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "tournament/log_codec.h"
 #include "tournament/store.h"
 
 namespace arbiter::tournament {
@@ -42,7 +43,7 @@ CREATE TABLE IF NOT EXISTS results(
   tournament INTEGER NOT NULL,
   worker TEXT NOT NULL,
   result TEXT NOT NULL,
-  log TEXT NOT NULL,
+  log BLOB NOT NULL,  -- log_codec.h
   seconds REAL NOT NULL,
   finished TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')));
 CREATE INDEX IF NOT EXISTS results_tournament ON results(tournament);
@@ -77,6 +78,10 @@ class Statement {
     check(sqlite3_bind_double(stmt_, i, v));
     return *this;
   }
+  Statement& bind_blob(int i, const std::string& v) {
+    check(sqlite3_bind_blob(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+    return *this;
+  }
   Statement& bind(int i, const std::string& v) {
     check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
     return *this;
@@ -97,6 +102,10 @@ class Statement {
   std::int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
   double real(int col) const { return sqlite3_column_double(stmt_, col); }
   bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  std::string blob(int col) const {
+    const auto* p = static_cast<const char*>(sqlite3_column_blob(stmt_, col));
+    return p == nullptr ? std::string() : std::string(p, sqlite3_column_bytes(stmt_, col));
+  }
   std::string text(int col) const {
     const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
     return p == nullptr ? std::string() : std::string(p, sqlite3_column_bytes(stmt_, col));
@@ -233,7 +242,7 @@ class SqliteStore final : public Store {
                     "INSERT INTO results(job, tournament, worker, result, log, seconds) "
                     "VALUES(?,?,?,?,?,?) ON CONFLICT(job) DO NOTHING");
         r.bind(1, job).bind(2, tournament).bind(3, worker).bind(4, dump(result.result));
-        r.bind(5, result.log).bind(6, result.seconds).run();
+        r.bind_blob(5, pack_log(result.log)).bind(6, result.seconds).run();
         first = sqlite3_changes(db_) == 1;
         Statement u(db_, first ? "UPDATE jobs SET done = 1, lease_owner = NULL, "
                                  "lease_until = NULL WHERE id = ?"
@@ -310,7 +319,9 @@ class SqliteStore final : public Store {
     return guarded<std::optional<std::string>>([&]() -> std::optional<std::string> {
       Statement s(db_, "SELECT log FROM results WHERE job = ?");
       if (!s.bind(1, job).step()) return std::nullopt;
-      return s.text(0);
+      auto text = unpack_log(s.blob(0));
+      if (!text) throw SqlError(text.error().message);
+      return *text;
     });
   }
 

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "referee/game_log.h"
+#include "tournament/log_codec.h"
 #include "tournament/schedule.h"
 #include "tournament/standings.h"
 #include "tournament/worker.h"
@@ -380,6 +381,21 @@ TEST(Worker, SwissRoundsAreAddedAsEarlierOnesFinish) {
   EXPECT_EQ(after->enqueued, 12);
   EXPECT_EQ(after->duplicates, 0);
   std::filesystem::remove_all(dir);
+}
+
+TEST(LogCodec, PacksLogsSmallAndGivesThemBackExactly) {
+  std::string log;
+  for (int i = 0; i < 2000; ++i)
+    log += "{\"type\":\"call\",\"seat\":" + std::to_string(i % 4) + ",\"verdict\":\"ok\"}\n";
+  const std::string packed = pack_log(log);
+  EXPECT_LT(packed.size() * 10, log.size());
+  EXPECT_EQ(unpack_log(packed).value(), log);
+  EXPECT_EQ(unpack_log(pack_log("")).value(), "");
+  EXPECT_EQ(unpack_log("{\"type\":\"match\"}\n").value(), "{\"type\":\"match\"}\n");  // unpacked
+  std::string damaged = packed;
+  damaged[damaged.size() / 2] ^= 0x55;
+  EXPECT_FALSE(unpack_log(damaged).has_value());
+  EXPECT_FALSE(unpack_log(packed.substr(0, packed.size() - 10)).has_value());
 }
 
 }  // namespace

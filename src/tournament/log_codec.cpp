@@ -1,0 +1,45 @@
+// zlib at level 1: most of the size gain of higher levels at a fraction of the time.
+#include "tournament/log_codec.h"
+
+#include <zlib.h>
+
+#include <cstring>
+
+namespace arbiter::tournament {
+namespace {
+
+constexpr char kTag[] = "ZLB1";
+constexpr std::size_t kTagSize = 4;
+
+}  // namespace
+
+std::string pack_log(const std::string& log) {
+  uLongf size = compressBound(static_cast<uLong>(log.size()));
+  std::string out(kTagSize + 8 + size, '\0');
+  std::memcpy(out.data(), kTag, kTagSize);
+  const std::uint64_t length = log.size();
+  std::memcpy(out.data() + kTagSize, &length, 8);
+  const int rc = compress2(reinterpret_cast<Bytef*>(out.data() + kTagSize + 8), &size,
+                           reinterpret_cast<const Bytef*>(log.data()),
+                           static_cast<uLong>(log.size()), 1);
+  if (rc != Z_OK) return log;  // only out of memory; the log is then kept as it is
+  out.resize(kTagSize + 8 + size);
+  return out;
+}
+
+Expected<std::string> unpack_log(const std::string& stored) {
+  if (stored.size() < kTagSize + 8 || std::memcmp(stored.data(), kTag, kTagSize) != 0)
+    return stored;
+  std::uint64_t length = 0;
+  std::memcpy(&length, stored.data() + kTagSize, 8);
+  if (length > (std::uint64_t{1} << 34)) return fail("a stored game log is damaged (its length)");
+  std::string out(length, '\0');
+  uLongf size = static_cast<uLongf>(length);
+  const int rc = uncompress(reinterpret_cast<Bytef*>(out.data()), &size,
+                            reinterpret_cast<const Bytef*>(stored.data() + kTagSize + 8),
+                            static_cast<uLong>(stored.size() - kTagSize - 8));
+  if (rc != Z_OK || size != length) return fail("a stored game log is damaged (it does not inflate)");
+  return out;
+}
+
+}  // namespace arbiter::tournament

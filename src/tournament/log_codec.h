@@ -1,0 +1,18 @@
+// How stores keep game logs: deflated (zlib), behind a 4-byte tag, since logs are JSON lines that
+// shrink about tenfold and a tournament stores thousands. A stored value without the tag is
+// returned as it is (logs written before compression).
+#pragma once
+
+#include <string>
+
+#include "core/json.h"
+
+namespace arbiter::tournament {
+
+// The log as stored: "ZLB1" followed by the zlib stream of `log`.
+std::string pack_log(const std::string& log);
+
+// The log from a stored value; an Error if it carries the tag but does not inflate.
+Expected<std::string> unpack_log(const std::string& stored);
+
+}  // namespace arbiter::tournament
