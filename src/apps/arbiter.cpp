@@ -12,6 +12,7 @@
 #include "apps/commands.h"
 #include "core/interrupt.h"
 #include "games/registry.h"
+#include "tournament/standings.h"
 
 namespace arbiter::cli {
 
@@ -69,13 +70,10 @@ struct PlayArgs {
 };
 
 std::string reproduce_command(const PlayArgs& a) {
-  std::string cmd = "arbiter play " + a.game;
-  for (const auto& p : a.players)
-    cmd += p.find(' ') == std::string::npos ? " --player " + p : " --player '" + p + "'";
-  cmd += fmt::format(" --seed {}", a.seed);
-  if (a.config_given) cmd += " --config '" + a.config + "'";
-  if (a.per_call != 6.0) cmd += fmt::format(" --per-call {}", a.per_call);
-  return cmd;
+  Json config;  // null: not given
+  if (a.config_given)
+    if (auto parsed = parse_json(a.config)) config = *parsed;
+  return tournament::play_command(a.game, a.players, a.seed, config, a.per_call);
 }
 
 int play(const PlayArgs& a) {

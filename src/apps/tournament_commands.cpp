@@ -33,10 +33,12 @@ std::atomic<bool> g_stop{false};
 
 void on_signal(int) { g_stop.store(true); }
 
-// SIGINT/SIGTERM stop claiming new matches; matches under way finish and are stored.
+// SIGINT/SIGTERM stop claiming new matches; matches under way finish and are stored. A second
+// one ends the process at once (the default action).
 void catch_stop_signals() {
   struct sigaction sa {};
   sa.sa_handler = on_signal;
+  sa.sa_flags = SA_RESETHAND;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
@@ -273,7 +275,7 @@ int report_results(Store& store, std::int64_t id, const RunArgs& a) {
                schedule_name(spec->schedule), progress->done, progress->planned, spec->seed);
     std::cout << standings_text(standings);
     if (!results->empty())
-      fmt::print("reproduce a match, e.g. #0: {}\n",
+      fmt::print("reproduce a match, e.g. #{}: {}\n", results->front().index,
                  reproduce_command(*spec, results->front().spec));
     fmt::print("every match: arbiter tournament results {} --matches{}\n", id,
                store_flag(a.store));
@@ -350,9 +352,9 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
     cmd->add_option("--batch", run_args->batch, "Matches each worker claims at a time (default 2)")
         ->check(CLI::Range(1, 1000));
     cmd->add_option("--lease", run_args->lease,
-                    "Seconds a claim lasts without renewal; a dead worker's matches are played "
-                    "again after it (default 30)")
-        ->check(seconds_validator());
+                    "Seconds a claim lasts without renewal, 1 to 3600; a dead worker's matches "
+                    "are played again after it (default 30)")
+        ->check(CLI::Range(1.0, 3600.0));
   };
   auto add_exports = [&](CLI::App* cmd) {
     cmd->add_option("--csv", run_args->csv, "Write the standings as CSV to this file");
@@ -525,7 +527,12 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
     for (const auto& r : *results) {
       if (r.index != *log_index) continue;
       auto text = (*store)->log(r.job);
-      if (!text || !text->has_value()) break;
+      if (!text) {
+        report_error(text.error().message);
+        exit_code = kFailed;
+        return;
+      }
+      if (!text->has_value()) break;
       std::cout << **text;
       return;
     }

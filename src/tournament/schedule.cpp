@@ -106,7 +106,7 @@ std::vector<JobSpec> swiss_round(const TournamentSpec& spec, std::int64_t round,
   std::vector<std::vector<bool>> played_in(static_cast<std::size_t>(round), std::vector<bool>(n));
   std::set<std::pair<std::size_t, std::size_t>> met;
   for (const StoredResult& r : earlier) {
-    if (r.round >= round) continue;
+    if (r.round < 0 || r.round >= round) continue;
     const auto seats = seated(r.spec);
     for (std::size_t e : seats)
       if (e < n) played_in[static_cast<std::size_t>(r.round)][e] = true;

@@ -216,6 +216,26 @@ Expected<void> validate_spec(const TournamentSpec& spec) {
                             schedule_name(spec.schedule), spec.seats, std::max<std::size_t>(seats, 2),
                             spec.players.size()));
   if (spec.rounds < 1) return fail("rounds must be at least 1");
+  if (spec.config.is_object() && spec.config.contains("players") &&
+      spec.config["players"] != Json(spec.seats))
+    return fail(fmt::format("the config seats {} players per match but --seats is {}",
+                            dump(spec.config["players"]), spec.seats));
+  if (spec.schedule != Schedule::swiss) {
+    // Every seating of every subset: C(n, k) k! = n! / (n - k)!, with the hero fixed for a
+    // gauntlet. Counted before anything is generated, so a typo cannot exhaust memory.
+    const std::size_t pool = spec.players.size() - (spec.schedule == Schedule::gauntlet ? 1 : 0);
+    const std::size_t picks = seats - (spec.schedule == Schedule::gauntlet ? 1 : 0);
+    double matches = spec.schedule == Schedule::gauntlet ? static_cast<double>(seats) : 1.0;
+    for (std::size_t i = 0; i < picks; ++i) matches *= static_cast<double>(pool - i);
+    matches *= static_cast<double>(spec.rounds);
+    if (matches > kMaxMatches)
+      return fail(fmt::format("this schedule has {:.3g} matches; the limit is {} (fewer players, "
+                              "seats or rounds)",
+                              matches, kMaxMatches));
+  } else if (static_cast<double>(spec.players.size()) * static_cast<double>(spec.rounds) >
+             kMaxMatches) {
+    return fail(fmt::format("this Swiss tournament has more than {} matches", kMaxMatches));
+  }
   if (spec.schedule == Schedule::swiss && spec.seats != 2)
     return fail("swiss pairs two players per match; use --seats 2");
   if (!spec.hero.empty() && spec.schedule != Schedule::gauntlet)

@@ -49,8 +49,12 @@ Expected<TournamentSpec> decode_spec(const Json& j);
 // Unknown keys are errors, with the key's name and line.
 Expected<TournamentSpec> read_spec_file(const std::string& path);
 
+// The most matches one tournament may have.
+inline constexpr std::int64_t kMaxMatches = 5'000'000;
+
 // Checks a spec against the games registry: the game exists, seats suit it, names are valid and
-// unique, enough entrants, rounds >= 1, the hero exists, Swiss has 2 seats. One-line errors.
+// unique, enough entrants, rounds >= 1, the hero exists, Swiss has 2 seats, the config agrees
+// with the seats, at most kMaxMatches matches. One-line errors.
 Expected<void> validate_spec(const TournamentSpec& spec);
 
 // The seed of match number `index`.

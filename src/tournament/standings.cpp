@@ -15,14 +15,15 @@ namespace arbiter::tournament {
 namespace {
 
 std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string out = "\"";
   for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
 
 std::string shell_word(const std::string& text) {
-  if (!text.empty() && text.find_first_of(" '\"\\$`!*?;&|<>(){}") == std::string::npos) return text;
+  if (!text.empty() && text.find_first_of(" \t\n'\"\\$`!*?;&|<>(){}[]#~") == std::string::npos)
+    return text;
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
@@ -189,15 +190,36 @@ Json standings_json(const StandingsTable& s) {
   return {{"standings", rows}, {"matches", s.matches}, {"errors", s.errors}};
 }
 
-std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec) {
-  std::string cmd = "arbiter play " + spec.game;
-  for (std::size_t e : seated(job_spec))
-    if (e < spec.players.size())
-      cmd += " --player " + shell_word(spec.players[e].name + ":" + spec.players[e].bot);
-  cmd += " --seed " + std::to_string(job_spec.value("seed", std::uint64_t{0}));
-  if (!spec.config.is_null()) cmd += " --config " + shell_word(dump(spec.config));
-  if (spec.per_call_ms != 6000) cmd += fmt::format(" --per-call {}", spec.per_call_ms / 1000.0);
+std::string play_command(std::string_view game, const std::vector<std::string>& players,
+                         std::uint64_t seed, const Json& config, double per_call_seconds) {
+  std::string cmd = "arbiter play " + std::string(game);
+  for (const auto& p : players) cmd += " --player " + shell_word(p);
+  cmd += " --seed " + std::to_string(seed);
+  if (!config.is_null()) cmd += " --config " + shell_word(dump(config));
+  if (per_call_seconds != 6.0) cmd += fmt::format(" --per-call {}", per_call_seconds);
   return cmd;
+}
+
+namespace {
+
+// The job's seed; 0 for a damaged spec (never thrown on: these read back stored data).
+std::uint64_t seed_of(const Json& job_spec) {
+  return to_natural(field_or_null(job_spec, "seed"), "the seed").value_or(0);
+}
+
+Json array_or_empty(const Json& object, std::string_view key) {
+  Json j = field_or_null(object, key);
+  return j.is_array() ? j : Json::array();
+}
+
+}  // namespace
+
+std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec) {
+  std::vector<std::string> players;
+  for (std::size_t e : seated(job_spec))
+    if (e < spec.players.size()) players.push_back(spec.players[e].name + ":" + spec.players[e].bot);
+  return play_command(spec.game, players, seed_of(job_spec), spec.config,
+                      spec.per_call_ms / 1000.0);
 }
 
 std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResult>& results) {
@@ -211,16 +233,15 @@ std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResu
       return s < names.size() ? names[s] : std::string("?");
     };
     std::vector<std::string> winners, scores, ejections;
-    for (const Json& w : r.result.value("winners", Json::array())) winners.push_back(name_of(w));
-    for (const Json& s : r.result.value("scores", Json::array())) scores.push_back(dump(s));
-    for (const Json& e : r.result.value("ejections", Json::array()))
-      ejections.push_back(name_of(e.value("seat", Json())) + ":" + e.value("why", std::string()));
-    out += fmt::format("{},{},{},{},{},{},{},{:.3f},{},{},{}\n", r.index, r.round,
-                       r.spec.value("seed", std::uint64_t{0}), csv_field(fmt::format("{}", fmt::join(names, " "))),
-                       csv_field(fmt::format("{}", fmt::join(winners, " "))),
-                       csv_field(fmt::format("{}", fmt::join(scores, " "))),
-                       csv_field(fmt::format("{}", fmt::join(ejections, " "))), r.seconds,
-                       csv_field(r.worker), csv_field(r.result.value("error", std::string())),
+    for (const Json& w : array_or_empty(r.result, "winners")) winners.push_back(name_of(w));
+    for (const Json& s : array_or_empty(r.result, "scores")) scores.push_back(dump(s));
+    for (const Json& e : array_or_empty(r.result, "ejections"))
+      ejections.push_back(name_of(field_or_null(e, "seat")) + ":" + string_or(e, "why"));
+    auto joined = [](const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, " ")); };
+    out += fmt::format("{},{},{},{},{},{},{},{:.3f},{},{},{}\n", r.index, r.round, seed_of(r.spec),
+                       csv_field(joined(names)), csv_field(joined(winners)),
+                       csv_field(joined(scores)), csv_field(joined(ejections)), r.seconds,
+                       csv_field(r.worker), csv_field(string_or(r.result, "error")),
                        csv_field(reproduce_command(spec, r.spec)));
   }
   return out;

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tournament/ratings.h"
@@ -50,6 +51,11 @@ Json standings_json(const StandingsTable& s);
 // One line per match: index, round, seed, seating, winners, scores, ejections and the
 // `arbiter play` command that replays it.
 std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResult>& results);
+
+// `arbiter play GAME --player P... --seed SEED [--config JSON] [--per-call S]`, each word quoted
+// for a POSIX shell where needed (players are NAME:BOT; config null: left out; 6 s: left out).
+std::string play_command(std::string_view game, const std::vector<std::string>& players,
+                         std::uint64_t seed, const Json& config, double per_call_seconds);
 
 // The `arbiter play` command that plays the match `job_spec` of `spec` again.
 std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec);

@@ -26,7 +26,7 @@
 namespace arbiter::tournament {
 
 // A match job before it is stored: its number within the tournament (unique), its round, and the
-// match spec (see match_spec.h) as JSON.
+// match spec (see schedule.h) as JSON.
 struct JobSpec {
   std::int64_t index = 0;
   std::int64_t round = 0;
@@ -37,7 +37,7 @@ struct TournamentRecord {
   std::int64_t id = 0;
   std::string name;
   std::string game;
-  Json spec;                // the tournament spec as created (see tournament_spec.h)
+  Json spec;                // the tournament spec as created (see spec.h: encode_spec)
   std::int64_t planned = 0; // how many jobs the whole tournament will have
   std::string created;      // when, as the store writes time (ISO 8601, UTC)
 };
@@ -54,7 +54,7 @@ struct Job {
 
 // What a worker reports for a job.
 struct JobResult {
-  Json result;      // the match result (see match_spec.h: encode_outcome)
+  Json result;      // the match result (referee/match.h encode_result, or {"error": ...})
   std::string log;  // the game log, JSON lines
   double seconds = 0;
 };

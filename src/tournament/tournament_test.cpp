@@ -264,6 +264,13 @@ TEST(Spec, RoundTripsThroughJsonAndRejectsNonsense) {
   EXPECT_NE(bad([](auto& s) { s.schedule = Schedule::swiss; s.seats = 3; }).find("swiss"), std::string::npos);
   EXPECT_NE(bad([](auto& s) { s.hero = "p1"; }).find("gauntlet"), std::string::npos);
   EXPECT_NE(bad([](auto& s) { s.schedule = Schedule::gauntlet; s.hero = "zed"; }).find("zed"), std::string::npos);
+  EXPECT_NE(bad([](auto& s) { s.config = Json{{"players", 3}}; }).find("--seats is 2"), std::string::npos);
+  EXPECT_NE(bad([](auto& s) {
+              s.game = "speed_scrabble";
+              s.seats = 8;
+              for (int i = 3; i < 16; ++i) s.players.push_back({"x" + std::to_string(i), "solver"});
+            }).find("the limit is"),
+            std::string::npos);
 }
 
 TEST(Spec, ReadsATomlFileAndNamesTheLineOfAnUnknownKey) {
@@ -380,6 +387,31 @@ TEST(Worker, SwissRoundsAreAddedAsEarlierOnesFinish) {
   EXPECT_EQ(after->done, 12);
   EXPECT_EQ(after->enqueued, 12);
   EXPECT_EQ(after->duplicates, 0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Worker, ASwissRoundThatNoOneAddedIsAddedByTheNextWorker) {
+  // A worker that died between storing a round's last result and adding the next round.
+  const std::string dir = temp_dir();
+  auto store = open_store("sqlite:" + dir + "/t.db");
+  ASSERT_TRUE(store.has_value());
+  auto spec = spec_of(4, 2, 2, Schedule::swiss, "battleship");
+  spec.players = {{"d", "density"}, {"h", "hunt"}, {"t", "tracker"}, {"r", "random"}};
+  auto id = create_tournament(**store, spec);
+  ASSERT_TRUE(id.has_value());
+  auto round0 = (*store)->claim("dead", 10, std::chrono::seconds(60), *id);
+  ASSERT_TRUE(round0.has_value());
+  ASSERT_EQ(round0->size(), 4u);
+  for (const Job& j : *round0) ASSERT_TRUE((*store)->complete(j.id, "dead", play_job(spec, j)));
+  WorkerOptions options;
+  options.threads = 1;
+  options.only = *id;
+  auto report = run_worker(**store, options);
+  ASSERT_TRUE(report.has_value()) << report.error().message;
+  EXPECT_EQ(report->played, 4);
+  auto p = (*store)->progress(*id);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->done, 8);
   std::filesystem::remove_all(dir);
 }
 

@@ -192,17 +192,28 @@ class Pool {
     return specs_.emplace(tournament, *spec).first->second;
   }
 
-  // True when there is nothing left to wait for.
+  // True when there is nothing left to wait for. Also adds any Swiss round that is due: the
+  // worker that completed the previous round may have died before adding it.
   Expected<bool> all_finished() {
-    if (!options_.until_finished) return false;
-    if (options_.only != 0) return finished(store_, options_.only);
-    auto all = store_.tournaments();
-    if (!all) return std::unexpected(all.error());
-    for (const auto& t : *all) {
-      auto f = finished(store_, t.id);
-      if (!f || !*f) return f;
+    std::vector<std::int64_t> ids{options_.only};
+    if (options_.only == 0) {
+      auto all = store_.tournaments();
+      if (!all) return std::unexpected(all.error());
+      ids.clear();
+      for (const auto& t : *all) ids.push_back(t.id);
     }
-    return true;
+    bool all_done = true;
+    for (std::int64_t id : ids) {
+      auto f = finished(store_, id);
+      if (!f) return f;
+      if (*f) continue;
+      all_done = false;
+      auto spec = spec_of(id);
+      if (!spec) return std::unexpected(spec.error());
+      if (auto advanced = advance(store_, id, *spec); !advanced)
+        return std::unexpected(advanced.error());
+    }
+    return options_.until_finished && all_done;
   }
 
   void work() {
