@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <condition_variable>
+#include <fstream>
 #include <cerrno>
 #include <map>
 #include <mutex>
@@ -102,6 +103,21 @@ std::string default_worker_id() {
   return fmt::format("{}:{}:{:06x}", host, getpid(), nonce & 0xffffff);
 }
 
+namespace {
+
+// A zombie is dead too: a killed coordinator whose parent has not reaped it (no init in a
+// container, a shell that went away) still answers kill(pid, 0).
+bool process_alive(pid_t pid) {
+  if (kill(pid, 0) != 0 && errno == ESRCH) return false;
+  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
+  std::string line;
+  if (!std::getline(stat, line)) return true;  // no /proc: trust kill()
+  const auto close = line.rfind(')');
+  return close == std::string::npos || close + 2 >= line.size() || line[close + 2] != 'Z';
+}
+
+}  // namespace
+
 Expected<std::int64_t> release_dead_local_workers(Store& store, std::int64_t tournament) {
   auto leases = store.leases(tournament);
   if (!leases) return std::unexpected(leases.error());
@@ -119,7 +135,7 @@ Expected<std::int64_t> release_dead_local_workers(Store& store, std::int64_t tou
     } catch (const std::exception&) {
       continue;
     }
-    if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) dead.insert(l.worker);
+    if (pid > 0 && !process_alive(static_cast<pid_t>(pid))) dead.insert(l.worker);
   }
   std::int64_t released = 0;
   for (const auto& worker : dead) {
