@@ -8,7 +8,8 @@ packages=(
   nlohmann-json3-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 scowl
-  libsqlite3-dev libpqxx-dev libpq-dev postgresql libtomlplusplus-dev
+  libsqlite3-dev libpqxx-dev libpq-dev postgresql libtomlplusplus-dev zlib1g-dev
+  liblua5.4-dev
 )
 
 missing=()
