@@ -89,12 +89,12 @@ int play(const PlayArgs& a) {
     return kBadInput;
   }
   for (const auto& p : a.players) {
-    const auto colon = p.find(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 == p.size()) {
-      report_error(fmt::format("--player \"{}\": expected NAME:BOT, e.g. alice:dag", p));
+    auto entrant = tournament::parse_entrant(p);
+    if (!entrant) {
+      report_error(entrant.error().message);
       return kBadInput;
     }
-    spec.roster.push_back({p.substr(0, colon), p.substr(colon + 1)});
+    spec.roster.push_back({entrant->name, entrant->bot});
   }
   if (a.config_given) {
     auto config = parse_json(a.config);

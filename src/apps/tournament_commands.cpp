@@ -105,22 +105,15 @@ Expected<TournamentSpec> build_spec(const SpecArgs& a) {
   if (!a.players.empty()) {
     spec.players.clear();
     for (const auto& p : a.players) {
-      const auto colon = p.find(':');
-      if (colon == std::string::npos || colon == 0 || colon + 1 == p.size())
-        return fail(fmt::format("--player \"{}\": expected NAME:BOT, e.g. alice:dag", p));
-      spec.players.push_back({p.substr(0, colon), p.substr(colon + 1)});
+      auto entrant = parse_entrant(p);
+      if (!entrant) return std::unexpected(entrant.error());
+      spec.players.push_back(*entrant);
     }
   }
   if (!a.schedule.empty()) {
-    bool known = false;
-    for (Schedule s : {Schedule::round_robin, Schedule::gauntlet, Schedule::swiss})
-      if (schedule_name(s) == a.schedule) {
-        spec.schedule = s;
-        known = true;
-      }
-    if (!known)
-      return fail(fmt::format("--schedule \"{}\": expected round-robin, gauntlet or swiss",
-                              a.schedule));
+    auto schedule = parse_schedule(a.schedule);
+    if (!schedule) return fail("--" + schedule.error().message);
+    spec.schedule = *schedule;
   }
   if (a.seats > 0) spec.seats = a.seats;
   if (a.rounds > 0) spec.rounds = a.rounds;
@@ -140,8 +133,8 @@ Expected<TournamentSpec> build_spec(const SpecArgs& a) {
   return spec;
 }
 
-Expected<std::unique_ptr<Store>> open(const std::string& url) {
-  auto store = open_store(url);
+Expected<std::unique_ptr<Store>> open(const std::string& url, OpenMode mode) {
+  auto store = open_store(url, mode);
   if (!store) return fail(store.error().message);
   return store;
 }
@@ -376,7 +369,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
       exit_code = kBadInput;
       return;
     }
-    auto store = open(run_args->store);
+    auto store = open(run_args->store, OpenMode::create);
     if (!store) {
       report_error(store.error().message);
       exit_code = kBadInput;
@@ -407,7 +400,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
       exit_code = kBadInput;
       return;
     }
-    auto store = open(run_args->store);
+    auto store = open(run_args->store, OpenMode::create);
     if (!store) {
       report_error(store.error().message);
       exit_code = kBadInput;
@@ -434,7 +427,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
   add_exports(resume);
   resume->add_flag("--quiet,-q", run_args->quiet, "No progress display");
   resume->callback([&exit_code, run_args] {
-    auto store = open(run_args->store);
+    auto store = open(run_args->store, OpenMode::existing);
     if (!store) {
       report_error(store.error().message);
       exit_code = kBadInput;
@@ -452,7 +445,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
   status->add_option("id", run_args->tournament, "The tournament's id (default: all)");
   add_store(status);
   status->callback([&exit_code, run_args] {
-    auto store = open(run_args->store);
+    auto store = open(run_args->store, OpenMode::existing);
     if (!store) {
       report_error(store.error().message);
       exit_code = kBadInput;
@@ -497,7 +490,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
                     "Print one CSV line per match instead (with its reproduce command)");
   results->add_flag("--print-json", run_args->print_json, "Print the standings as JSON");
   results->callback([&exit_code, run_args] {
-    auto store = open(run_args->store);
+    auto store = open(run_args->store, OpenMode::existing);
     if (!store) {
       report_error(store.error().message);
       exit_code = kBadInput;
@@ -512,7 +505,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
   log->add_option("match", *log_index, "The match's index (see results --matches)")->required();
   add_store(log);
   log->callback([&exit_code, run_args, log_index] {
-    auto store = open(run_args->store);
+    auto store = open(run_args->store, OpenMode::existing);
     if (!store) {
       report_error(store.error().message);
       exit_code = kBadInput;
@@ -550,7 +543,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
                    "Exit once every tournament in the store (or --tournament) is finished");
   worker->callback([&exit_code, run_args] {
     catch_stop_signals();
-    auto store = open(run_args->store);
+    auto store = open(run_args->store, OpenMode::create);
     if (!store) {
       report_error(store.error().message);
       exit_code = kBadInput;

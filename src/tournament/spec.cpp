@@ -26,13 +26,20 @@ std::string_view schedule_name(Schedule s) {
   return "?";
 }
 
-namespace {
-
 Expected<Schedule> parse_schedule(std::string_view text) {
   for (Schedule s : {Schedule::round_robin, Schedule::gauntlet, Schedule::swiss})
     if (schedule_name(s) == text) return s;
   return fail(fmt::format("schedule \"{}\": expected round-robin, gauntlet or swiss", text));
 }
+
+Expected<Entrant> parse_entrant(std::string_view text) {
+  const auto colon = text.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size())
+    return fail(fmt::format("--player \"{}\": expected NAME:BOT, e.g. alice:dag", text));
+  return Entrant{std::string(text.substr(0, colon)), std::string(text.substr(colon + 1))};
+}
+
+namespace {
 
 bool valid_name(std::string_view name) {
   return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {

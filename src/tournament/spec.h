@@ -19,11 +19,15 @@ enum class Schedule {
 };
 
 std::string_view schedule_name(Schedule s);  // "round-robin", "gauntlet", "swiss"
+Expected<Schedule> parse_schedule(std::string_view text);
 
 struct Entrant {
   std::string name;  // unique in the tournament: letters, digits, '_' and '-'
   std::string bot;   // as for `arbiter play`: a house bot, cmd:PROGRAM [ARGS] (tcp is refused)
 };
+
+// "NAME:BOT" as given to --player (by arbiter play too): split at the first colon.
+Expected<Entrant> parse_entrant(std::string_view text);
 
 struct TournamentSpec {
   std::string name = "tournament";

@@ -410,22 +410,33 @@ class SqliteStore final : public Store {
 
 }  // namespace
 
-Expected<std::unique_ptr<Store>> open_sqlite_store(const std::string& path) {
+Expected<std::unique_ptr<Store>> open_sqlite_store(const std::string& path, OpenMode mode) {
   sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                                 nullptr);
+  const int flags = SQLITE_OPEN_READWRITE | (mode == OpenMode::create ? SQLITE_OPEN_CREATE : 0);
+  const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  if (rc == SQLITE_CANTOPEN && mode == OpenMode::existing) {
+    sqlite3_close(db);
+    return fail(fmt::format("sqlite: there is no store {} (tournament run or create makes one)",
+                            path));
+  }
   if (rc != SQLITE_OK) {
     std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close(db);
     return fail(fmt::format("sqlite: cannot open {}: {}", path, message));
   }
   auto store = std::make_unique<SqliteStore>(db);
-  try {
-    store->init();
-  } catch (const std::exception& e) {
-    return fail(fmt::format("sqlite: {}: {}", path, e.what()));
+  // Two processes opening a new file at once can meet a lock the busy timeout does not cover
+  // (the switch to WAL mode); the loser tries again.
+  for (int attempt = 0;; ++attempt) {
+    try {
+      store->init();
+      return store;
+    } catch (const std::exception& e) {
+      if (sqlite3_errcode(db) != SQLITE_BUSY || attempt == 50)
+        return fail(fmt::format("sqlite: {}: {}", path, e.what()));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  return store;
 }
 
 }  // namespace arbiter::tournament

@@ -143,12 +143,19 @@ class Store {
   virtual void wait_for_work(std::chrono::milliseconds timeout) = 0;
 };
 
-// Opens (creating the schema if needed) the store named by `url`:
-//   sqlite:FILE or a plain FILE path        SQLite in WAL mode (created if missing)
-//   postgresql://... or postgres://...       PostgreSQL through libpqxx (a libpq URI)
-Expected<std::unique_ptr<Store>> open_store(std::string_view url);
+// Whether opening a SQLite store may create its file (commands that only read or continue a
+// tournament must not leave an empty file behind a mistyped name). PostgreSQL databases are
+// never created; their schema always is, when missing.
+enum class OpenMode { create, existing };
 
-Expected<std::unique_ptr<Store>> open_sqlite_store(const std::string& path);
+// Opens (creating the schema if needed) the store named by `url`:
+//   sqlite:FILE or a plain FILE path        SQLite in WAL mode
+//   postgresql://... or postgres://...       PostgreSQL through libpqxx (a libpq URI)
+Expected<std::unique_ptr<Store>> open_store(std::string_view url,
+                                            OpenMode mode = OpenMode::create);
+
+Expected<std::unique_ptr<Store>> open_sqlite_store(const std::string& path,
+                                                   OpenMode mode = OpenMode::create);
 Expected<std::unique_ptr<Store>> open_postgres_store(const std::string& url);
 
 }  // namespace arbiter::tournament

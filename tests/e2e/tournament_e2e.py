@@ -137,10 +137,16 @@ def test_errors(tmp):
         (["tournament", "run", "-g", "q", *QBOTS[:4], "--schedule", "ladder", "--store", store], 2,
          "round-robin, gauntlet or swiss"),
         (["tournament", "run", "-g", "q", *QBOTS[:4], "--store", "mysql://x/y"], 2, "unknown scheme"),
-        (["tournament", "resume", "42", "--store", store], 2, "no tournament 42"),
+        (["tournament", "resume", "42", "--store", store], 2, "there is no store"),
+        (["tournament", "status", "--store", store], 2, "there is no store"),
         (["tournament", "run", "-f", f"{tmp}/missing.toml", "--store", store], 2, "missing.toml"),
         (["tournament", "log", "1", "0", "--store", store], 1, ""),
     ]
+    made = arbiter("tournament", "create", "-g", "q", *QBOTS[:4], "--store", f"sqlite:{tmp}/made.db")
+    cases.append((["tournament", "resume", "42", "--store", f"sqlite:{tmp}/made.db"], 2,
+                  "no tournament 42"))
+    if made.returncode != 0:
+        TALLY.report("error: create for the resume check", [made.stderr.strip()], "")
     for args, code, text in cases:
         r = arbiter(*args)
         problems = []
@@ -151,6 +157,8 @@ def test_errors(tmp):
         if "Traceback" in r.stderr or "terminate" in r.stderr:
             problems.append("crashed")
         TALLY.report(f"error: {' '.join(args[:3])} ... {text}", problems, r.stderr.strip()[:90])
+    if os.path.exists(f"{tmp}/errors.db"):
+        TALLY.report("reading commands create no store", ["errors.db was created"], "")
 
 
 def test_acceptance_kill_and_resume(tmp):
@@ -160,6 +168,10 @@ def test_acceptance_kill_and_resume(tmp):
                              "--store", store, "--workers", "2", "--lease", "5"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     reached = wait_for(store, 1, 400, proc)
+    if proc.poll() is not None:
+        TALLY.report("1,000 matches, kill -9 at 40%+, resume",
+                     [f"the run ended by itself (exit {proc.returncode}): {proc.stderr.read().strip()[-400:]}"], "")
+        return
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     before = status(store, 1)[0]
