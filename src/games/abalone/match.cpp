@@ -1,0 +1,327 @@
+// The lockstep scheduler and the bot API bindings.
+#include "games/abalone/match.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "core/rng.h"
+#include "games/abalone/gui.h"
+#include "lua/sandbox.h"
+
+namespace arbiter::abalone {
+namespace {
+
+// What a blocked bot waits for (§3 Waiting).
+struct Wait {
+  enum Kind { none, any_resolution, enemy_resolution } kind = none;
+  std::int64_t after = 0;  // the resolution count (of any team, or of the enemy) it waits past
+};
+
+class Match;
+
+// One team: its sandbox, its bots by PID, and what each bot waits for.
+struct TeamRuntime {
+  Team team;
+  std::unique_ptr<lua::Sandbox> sandbox;
+  std::map<Pid, std::unique_ptr<lua::Bot>> bots;
+  std::map<Pid, Wait> waits;
+  std::string failure;
+};
+
+class Match {
+ public:
+  Match(const Config& config, const Runtime& runtime, std::uint64_t seed,
+        const MatchEvents& events)
+      : config_(config),
+        runtime_(runtime),
+        events_(events),
+        world_(World::start(config)),
+        spawn_rng_(Rng::derive(seed, "abalone-spawn")) {
+    for (Team t : kTeams) {
+      lua::SandboxOptions options;
+      options.memory_limit = runtime.memory_limit;
+      options.seed = Rng::derive(seed, "abalone-lua", team_index(t));
+      options.watchdog = runtime.watchdog;
+      options.clock = runtime.clock;
+      auto& team = teams_[team_index(t)];
+      team.team = t;
+      team.sandbox = std::make_unique<lua::Sandbox>(options);
+      bind_api(team);
+    }
+  }
+
+  ~Match() {
+    for (auto& team : teams_) team.bots.clear();  // bots before their sandboxes
+  }
+
+  MatchSummary play(const TeamProgram& black, const TeamProgram& white) {
+    log({{"type", "start"}, {"config", encode_config(config_)}, {"black", black.name},
+         {"white", white.name}});
+    const std::array<const TeamProgram*, 2> programs{&black, &white};
+    for (Team t : kTeams) {
+      auto& team = teams_[team_index(t)];
+      auto loaded = team.sandbox->load_team(programs[team_index(t)]->source,
+                                            programs[team_index(t)]->name);
+      if (!loaded) {
+        forfeit(team, "the team does not load: " + loaded.error());
+        continue;
+      }
+      const Pid first = t == Team::black ? 1 : 2;  // World::start's PIDs
+      team.bots.emplace(first, team.sandbox->spawn_main(first));
+    }
+    if (gui_enabled()) {
+      for (const auto& line : gui_full(world_)) gui(line);
+      before_ = world_;
+    }
+    std::int64_t cycle = 0;
+    while (!world_.over() && cycle < config_.game_length) {
+      for (Team t : kTeams) {
+        step_team(teams_[team_index(t)]);
+        if (world_.over()) break;
+      }
+      ++cycle;
+      cycle_ = cycle;
+      if (!world_.over() && cycle % config_.cycles_per_turn == 0) resolve();
+      flush_gui();
+    }
+    if (!world_.over()) world_.at_game_end();
+    MatchSummary summary;
+    summary.result = world_.result();
+    summary.cycles = cycle;
+    for (Team t : kTeams) {
+      summary.scores[team_index(t)] = world_.score(t);
+      summary.pieces[team_index(t)] = world_.piece_count(t);
+      summary.failure[team_index(t)] = teams_[team_index(t)].failure;
+    }
+    log({{"type", "end"},
+         {"cycle", cycle},
+         {"reason", end_reason_name(summary.result.reason)},
+         {"winner", summary.result.winner ? Json(team_name(*summary.result.winner)) : Json()},
+         {"scores", summary.scores},
+         {"pieces", summary.pieces}});
+    return summary;
+  }
+
+ private:
+  void log(const Json& event) {
+    if (events_.log) events_.log(event);
+  }
+  bool gui_enabled() const { return static_cast<bool>(events_.gui); }
+  void gui(const std::string& line) {
+    if (events_.gui) events_.gui(line);
+  }
+  void flush_gui() {
+    if (!gui_enabled()) return;
+    for (const auto& line : gui_changes(before_, world_)) gui(line);
+    before_ = world_;
+  }
+
+  void forfeit(TeamRuntime& team, std::string why) {
+    team.failure = why;
+    log({{"type", "forfeit"}, {"team", team_name(team.team)}, {"why", why}, {"cycle", cycle_}});
+    world_.forfeit(team.team);
+  }
+
+  // The bot's piece leaves the board (§3: the enemy scores) and the bot is dropped.
+  void end_bot(TeamRuntime& team, Pid pid, std::string_view why, const std::string& detail) {
+    Json event{{"type", "end_bot"}, {"pid", pid}, {"team", team_name(team.team)},
+               {"why", why}, {"cycle", cycle_}};
+    if (!detail.empty()) event["detail"] = detail;
+    log(event);
+    world_.kill(pid);
+    team.bots.erase(pid);
+    team.waits.erase(pid);
+  }
+
+  bool waiting(TeamRuntime& team, Pid pid) const {
+    auto it = team.waits.find(pid);
+    if (it == team.waits.end() || it->second.kind == Wait::none) return false;
+    const std::int64_t count = it->second.kind == Wait::any_resolution
+                                   ? resolutions_
+                                   : enemy_resolutions_[team_index(team.team)];
+    return count <= it->second.after;
+  }
+
+  void step_team(TeamRuntime& team) {
+    // Bots spawned during this pass start next cycle; PID order is the map's order.
+    std::vector<Pid> order;
+    for (const auto& [pid, bot] : team.bots) order.push_back(pid);
+    for (Pid pid : order) {
+      auto it = team.bots.find(pid);
+      if (it == team.bots.end() || waiting(team, pid)) continue;
+      team.waits.erase(pid);
+      const lua::StepResult r = it->second->step(runtime_.step_budget);
+      switch (r.status) {
+        case lua::StepStatus::ran_out:
+        case lua::StepStatus::yielded:
+          break;
+        case lua::StepStatus::blocked:
+          break;  // the action recorded the wait
+        case lua::StepStatus::finished:
+          end_bot(team, pid, "returned", "");
+          break;
+        case lua::StepStatus::error:
+          end_bot(team, pid, "error", r.detail);
+          break;
+        case lua::StepStatus::overrun:
+          end_bot(team, pid, "overrun", r.detail);
+          break;
+        case lua::StepStatus::out_of_memory:
+          forfeit(team, "the team ran out of memory");
+          return;
+        case lua::StepStatus::watchdog:
+          forfeit(team, fmt::format("bot {} outlasted the step watchdog", pid));
+          return;
+      }
+      if (world_.over()) return;
+    }
+  }
+
+  void resolve() {
+    const Team t = resolving_team(resolutions_);
+    const Resolution r = world_.resolve(t);
+    ++resolutions_;
+    ++enemy_resolutions_[team_index(enemy_of(t))];
+    Json event = encode_resolution(r);
+    event["type"] = "resolution";
+    event["cycle"] = cycle_;
+    log(event);
+    for (Pid dead : r.killed()) {
+      auto& victims = teams_[team_index(enemy_of(t))];
+      log({{"type", "end_bot"}, {"pid", dead}, {"team", team_name(victims.team)},
+           {"why", "pushed off"}, {"cycle", cycle_}});
+      victims.bots.erase(dead);
+      victims.waits.erase(dead);
+    }
+  }
+
+  // ---- The bot API of §4 ----
+
+  void bind_api(TeamRuntime& team) {
+    lua::Sandbox& box = *team.sandbox;
+    const Team own = team.team;
+    // Every action: charge its cost and find the calling piece (none during the chunk's load).
+    auto caller = [this](lua_State* L) -> Pid {
+      lua::Bot* bot = lua::Sandbox::current_bot(L);
+      if (bot == nullptr) luaL_error(L, "bot actions are for bots, not the team chunk");
+      lua::Sandbox::charge(L, runtime_.action_cost);
+      return bot->pid();
+    };
+    box.define("mystat", [this, caller](lua_State* L) {
+      const MyStat s = world_.mystat(caller(L));
+      lua_pushinteger(L, s.r);
+      lua_pushinteger(L, s.d);
+      lua_pushinteger(L, s.dir);
+      return 3;
+    });
+    box.define("teamstat", [this, caller, own](lua_State* L) {
+      caller(L);
+      for (Team t : {own, enemy_of(own)}) {
+        const TeamStat s = world_.teamstat(t);
+        lua_pushinteger(L, s.pieces);
+        lua_pushinteger(L, s.score);
+        lua_pushinteger(L, s.spawns_left);
+      }
+      return 6;
+    });
+    box.define("gamestat", [this, caller, own](lua_State* L) {
+      caller(L);
+      // Cycles until this team's next resolution.
+      const std::int64_t per = config_.cycles_per_turn;
+      std::int64_t next = resolutions_;
+      while (resolving_team(next) != own) ++next;
+      const std::int64_t at_cycle = (next + 1) * per;
+      lua_pushinteger(L, resolutions_);
+      lua_pushinteger(L, at_cycle - cycle_);
+      return 2;
+    });
+    box.define("inspect", [this, caller, own](lua_State* L) {
+      const lua_Integer r = luaL_checkinteger(L, 1);
+      const lua_Integer d = luaL_checkinteger(L, 2);
+      caller(L);
+      lua_pushinteger(L, static_cast<int>(world_.inspect(own, r, d)));
+      return 1;
+    });
+    box.define("look", [this, caller](lua_State* L) {
+      const lua_Integer dir = luaL_checkinteger(L, 1);
+      if (dir < 1 || dir > 6) luaL_error(L, "look: a direction is 1..6");
+      const Pid pid = caller(L);
+      const auto codes = world_.look(pid, dir);
+      lua_createtable(L, static_cast<int>(codes.size()), 0);
+      for (std::size_t i = 0; i < codes.size(); ++i) {
+        lua_pushinteger(L, static_cast<int>(codes[i]));
+        lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+      }
+      return 1;
+    });
+    box.define("scan", [this, caller](lua_State* L) {
+      const auto codes = world_.scan(caller(L));
+      lua_createtable(L, 6, 0);
+      for (std::size_t i = 0; i < codes.size(); ++i) {
+        lua_pushinteger(L, static_cast<int>(codes[i]));
+        lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+      }
+      return 1;
+    });
+    box.define("commit", [this, caller](lua_State* L) {
+      const lua_Integer dir = luaL_checkinteger(L, 1);
+      if (dir < 0 || dir > 6) luaL_error(L, "commit: a direction is 0..6");
+      world_.commit(caller(L), dir);
+      return 0;
+    });
+    box.define("wait_turn", [this, caller, &team](lua_State* L) {
+      team.waits[caller(L)] = Wait{Wait::any_resolution, resolutions_};
+      return lua::Sandbox::block(L, "wait_turn");
+    });
+    box.define("wait_my_turn", [this, caller, &team, own](lua_State* L) {
+      team.waits[caller(L)] = Wait{Wait::enemy_resolution, enemy_resolutions_[team_index(own)]};
+      return lua::Sandbox::block(L, "wait_my_turn");
+    });
+    box.define("talk", [this, caller, own](lua_State* L) {
+      std::size_t size = 0;
+      const char* text = luaL_checklstring(L, 1, &size);
+      const Pid pid = caller(L);
+      const std::string said = sanitize_say(std::string_view(text, size));
+      log({{"type", "talk"}, {"pid", pid}, {"text", said}, {"cycle", cycle_}});
+      gui(gui_say(own, said));
+      return 0;
+    });
+    box.define("spawn", [this, caller, &team](lua_State* L) {
+      luaL_checktype(L, 1, LUA_TFUNCTION);
+      const Pid parent = caller(L);
+      const std::optional<Pid> child = world_.spawn(parent, spawn_rng_);
+      if (child) {
+        team.bots.emplace(*child, team.sandbox->spawn_function(L, 1, *child));
+        log({{"type", "spawn"}, {"pid", *child}, {"parent", parent},
+             {"hex", hex_name(world_.find(*child)->hex)}, {"cycle", cycle_}});
+      }
+      lua_pushboolean(L, child.has_value());
+      return 1;
+    });
+  }
+
+  Config config_;
+  Runtime runtime_;
+  const MatchEvents& events_;
+  World world_;
+  World before_ = world_;  // the world the GUI last saw
+  Rng spawn_rng_;
+  std::array<TeamRuntime, 2> teams_;
+  std::int64_t cycle_ = 0;
+  std::int64_t resolutions_ = 0;
+  std::array<std::int64_t, 2> enemy_resolutions_{0, 0};  // per team: its enemy's resolutions
+};
+
+}  // namespace
+
+MatchSummary play_match(const Config& config, const Runtime& runtime, std::uint64_t seed,
+                        const TeamProgram& black, const TeamProgram& white,
+                        const MatchEvents& events) {
+  Match match(config, runtime, seed, events);
+  return match.play(black, white);
+}
+
+}  // namespace arbiter::abalone

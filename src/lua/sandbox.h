@@ -1,0 +1,192 @@
+// Sandbox and Bot: the game-agnostic runtime for untrusted Lua 5.4 team programs. A Sandbox is
+// one lua_State per team (memory cap, whitelisted libraries, seeded math.random, guarded string
+// patterns, `shared`, `cas`, `yield`, `barrier`); a Bot is one Lua thread per piece, stepped for
+// an exact number of VM instructions at a time. Games add their actions with define().
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <expected>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <lua.hpp>
+
+#include "core/clock.h"
+#include "core/rng.h"
+
+namespace arbiter::lua {
+
+struct SandboxOptions {
+  std::size_t memory_limit = std::size_t{64} << 20;  // bytes of Lua heap, garbage included
+  std::uint64_t seed = 0;                            // seeds math.random
+  Duration watchdog = std::chrono::milliseconds(50);  // wall-clock limit of one step
+  const Clock* clock = nullptr;                      // for the watchdog; null = SteadyClock
+  // Instructions a bot may run past its budget inside a callback that cannot yield (table.sort
+  // comparator, gsub callback, ...) before it is killed with StepStatus::overrun.
+  int overrun_limit = 100'000;
+  int load_budget = 1'000'000;                 // instructions the team chunk may run at load
+  std::size_t max_rep_bytes = std::size_t{1} << 20;  // largest string.rep result
+  // string.find/match/gmatch/gsub refuse a pattern whose worst-case backtracking estimate on
+  // the given subject exceeds this many steps (see pattern_cost in sandbox.cpp).
+  double max_pattern_cost = 2e7;
+  std::size_t max_pattern_bytes = 256;
+  // table.insert, table.remove and table.move refuse to shift or copy more elements than this
+  // in one call (they loop in C, where no instruction is counted).
+  long long max_table_span = 1 << 20;
+};
+
+enum class StepStatus {
+  ran_out,        // the budget ran out; the bot continues next step
+  yielded,        // the bot called yield(); it continues next step
+  blocked,        // a host action blocked (Sandbox::block); `detail` is the reason
+  finished,       // the bot's function returned: the bot is dead
+  error,          // runtime error: the bot is dead; `detail` is a one-line message
+  overrun,        // ran overrun_limit past the budget where it could not yield: dead
+  out_of_memory,  // the team's state hit its memory cap (the whole team is done)
+  watchdog,       // the step took longer than the watchdog (the whole team is done)
+};
+
+// The name of a status, e.g. "ran_out".
+std::string_view name(StepStatus status);
+
+struct StepResult {
+  StepStatus status = StepStatus::ran_out;
+  // Instructions run plus action charges in this step. It can exceed the budget (a charge at
+  // the end of the budget, or a stretch that could not yield); the excess is owed and taken
+  // from the bot's following steps, so no bot gets more than its share over time.
+  int budget_used = 0;
+  std::string detail;  // blocked: the reason; error: the message; otherwise empty
+};
+
+class Bot;
+
+// One team's Lua state. Globals: the base library without dofile, loadfile, collectgarbage and
+// print; `load` for text chunks only; `setmetatable` refusing metatables with `__gc`; `math`
+// without randomseed and with `random` drawn from the seeded Rng; `string` without dump, with
+// guarded patterns and a capped rep; `table`; `shared`; `cas`; `yield`; `barrier`; and whatever
+// the game define()s. Nothing else (no io, os, debug, package, require, coroutine, utf8).
+// Thread-safety: a Sandbox and its Bots are used by one thread at a time; distinct Sandboxes
+// are independent.
+class Sandbox {
+ public:
+  // A host function: a lua_CFunction that may also be a capturing lambda. It runs inside a bot's
+  // step (Sandbox::current_bot tells which) and may charge() and block(). It must not throw
+  // (an exception becomes a Lua error, but never let one cross a Lua API call), and it should
+  // hold no object with a destructor when it calls a Lua API function that can raise an error.
+  using HostFunction = std::function<int(lua_State*)>;
+
+  explicit Sandbox(SandboxOptions options = {});
+  ~Sandbox();  // REQUIRES: every Bot of this sandbox is destroyed first
+  Sandbox(const Sandbox&) = delete;
+  Sandbox& operator=(const Sandbox&) = delete;
+
+  // Makes `fn` the global `name`. The Sandbox owns `fn`.
+  void define(const std::string& name, HostFunction fn);
+
+  // Compiles `source` (text only) and runs it as the team chunk, for at most load_budget
+  // instructions; it must return a function, the team's main. The error is one line.
+  // During the load current_bot() is null, so host functions should refuse to act.
+  std::expected<void, std::string> load_team(std::string_view source, std::string_view chunk_name);
+
+  // A bot running the team's main. REQUIRES: load_team succeeded. The Bot must not outlive
+  // this Sandbox.
+  std::unique_ptr<Bot> spawn_main(int pid);
+
+  // From inside a host function: a bot running the function at stack index `index` of `L`
+  // (e.g. the argument of spawn(fn)). REQUIRES: that value is a function.
+  std::unique_ptr<Bot> spawn_function(lua_State* L, int index, int pid);
+
+  // True once an allocation was refused because of the cap; sticky. From then on every step of
+  // every bot of this sandbox reports out_of_memory.
+  bool out_of_memory() const { return out_of_memory_; }
+  std::size_t memory_used() const { return memory_used_; }
+
+  // The main state, for the game's own setup and for tests. Do not run Lua code on it.
+  lua_State* state() const { return L_; }
+
+  // --- For host functions (static: they only have the lua_State*) ---
+
+  // The sandbox that `L` (a bot's thread) belongs to.
+  static Sandbox& of(lua_State* L);
+  // The bot whose step is running, or null (during load_team).
+  static Bot* current_bot(lua_State* L);
+  // Charges `n` instructions (e.g. ACTION_COST) to the running bot's budget. REQUIRES: n >= 0.
+  static void charge(lua_State* L, int n);
+  // Ends the running bot's step with StepStatus::blocked and `reason`; use as
+  // `return Sandbox::block(L, "wait_turn");`. The action returns no values when the bot is next
+  // stepped. Raises a Lua error where the bot cannot yield (inside a callback).
+  static int block(lua_State* L, std::string_view reason);
+
+ private:
+  friend class Bot;
+  struct HostScope;  // lifts the memory cap while trusted host code allocates
+  struct Library;    // the library functions (sandbox.cpp)
+
+  static void* allocate(void* ud, void* ptr, std::size_t old_size, std::size_t new_size);
+  void open_libraries();
+  std::unique_ptr<Bot> make_bot(lua_State* L, int index, int pid);
+
+  SandboxOptions options_;
+  const Clock* clock_;
+  Rng rng_;
+  lua_State* L_ = nullptr;
+  std::size_t memory_used_ = 0;
+  bool out_of_memory_ = false;
+  int host_scopes_ = 0;       // > 0: trusted host code is allocating; the cap does not apply
+  Bot* running_ = nullptr;    // the bot whose step is in progress
+  bool loading_ = false;      // the running bot is the team chunk
+  int main_ref_ = LUA_NOREF;  // registry reference of the team's main function
+  std::deque<HostFunction> host_functions_;  // stable addresses for the closures' upvalues
+};
+
+// One piece's Lua thread. Not copyable or movable (host functions hold its address).
+// Thread-safety: as its Sandbox.
+class Bot {
+ public:
+  ~Bot();  // REQUIRES: not inside this bot's own step
+  Bot(const Bot&) = delete;
+  Bot& operator=(const Bot&) = delete;
+
+  int pid() const { return pid_; }
+  bool alive() const { return alive_; }
+
+  // Runs the bot for up to `budget` instructions (minus any debt from earlier steps). Exact:
+  // every VM instruction counts once, the first instruction of a vararg function excepted.
+  // When the debt covers the whole budget the bot does not run (ran_out, budget_used 0).
+  // Dead after finished, error, overrun, out_of_memory and watchdog.
+  // REQUIRES: alive(), budget > 0, no other bot of the sandbox is in a step.
+  StepResult step(int budget);
+
+ private:
+  friend class Sandbox;
+  enum class Condemned { no, overrun, watchdog, out_of_memory };
+
+  Bot(Sandbox& sandbox, lua_State* thread, int ref, int pid);
+  static void hook(lua_State* L, lua_Debug* ar);
+  [[noreturn]] static void raise_condemned(lua_State* L);
+  StepResult finish(StepStatus status, std::string detail = {});
+
+  Sandbox& sandbox_;
+  lua_State* thread_;
+  int ref_;  // registry reference that keeps the thread alive
+  int pid_;
+  bool alive_ = true;
+  bool after_hook_yield_ = false;  // the hook yielded last step (see step())
+  long long debt_ = 0;             // instructions owed from earlier steps
+  // Per step:
+  long long used_ = 0;
+  long long allowance_ = 0;
+  unsigned ticks_ = 0;
+  Instant started_{};
+  StepStatus yield_kind_ = StepStatus::ran_out;
+  std::string block_reason_;
+  Condemned condemned_ = Condemned::no;
+  int results_ = 0;  // values the finished function returned (left on the thread's stack)
+};
+
+}  // namespace arbiter::lua
