@@ -133,10 +133,15 @@ Expected<TournamentSpec> build_spec(const SpecArgs& a) {
   return spec;
 }
 
-Expected<std::unique_ptr<Store>> open(const std::string& url, OpenMode mode) {
+// The store, or null after reporting why it cannot be opened (exit code 2).
+std::unique_ptr<Store> open_or_report(const std::string& url, OpenMode mode, int& exit_code) {
   auto store = open_store(url, mode);
-  if (!store) return fail(store.error().message);
-  return store;
+  if (!store) {
+    report_error(store.error().message);
+    exit_code = kBadInput;
+    return nullptr;
+  }
+  return std::move(*store);
 }
 
 std::string duration_text(double seconds) {
@@ -369,13 +374,9 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
       exit_code = kBadInput;
       return;
     }
-    auto store = open(run_args->store, OpenMode::create);
-    if (!store) {
-      report_error(store.error().message);
-      exit_code = kBadInput;
-      return;
-    }
-    auto id = create_tournament(**store, *spec);
+    auto store = open_or_report(run_args->store, OpenMode::create, exit_code);
+    if (!store) return;
+    auto id = create_tournament(*store, *spec);
     if (!id) {
       report_error(id.error().message);
       exit_code = kFailed;
@@ -386,7 +387,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
                                *id, run_args->store, planned_matches(*spec), spec->game,
                                schedule_name(spec->schedule), spec->seed)
                 << std::endl;
-    exit_code = play_tournament(**store, *id, *run_args);
+    exit_code = play_tournament(*store, *id, *run_args);
   });
 
   auto* create = t->add_subcommand(
@@ -400,13 +401,9 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
       exit_code = kBadInput;
       return;
     }
-    auto store = open(run_args->store, OpenMode::create);
-    if (!store) {
-      report_error(store.error().message);
-      exit_code = kBadInput;
-      return;
-    }
-    auto id = create_tournament(**store, *spec);
+    auto store = open_or_report(run_args->store, OpenMode::create, exit_code);
+    if (!store) return;
+    auto id = create_tournament(*store, *spec);
     if (!id) {
       report_error(id.error().message);
       exit_code = kFailed;
@@ -427,31 +424,23 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
   add_exports(resume);
   resume->add_flag("--quiet,-q", run_args->quiet, "No progress display");
   resume->callback([&exit_code, run_args] {
-    auto store = open(run_args->store, OpenMode::existing);
-    if (!store) {
-      report_error(store.error().message);
-      exit_code = kBadInput;
-      return;
-    }
-    if (auto spec = load_spec(**store, run_args->tournament); !spec) {
+    auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
+    if (!store) return;
+    if (auto spec = load_spec(*store, run_args->tournament); !spec) {
       report_error(spec.error().message);
       exit_code = kBadInput;
       return;
     }
-    exit_code = play_tournament(**store, run_args->tournament, *run_args);
+    exit_code = play_tournament(*store, run_args->tournament, *run_args);
   });
 
   auto* status = t->add_subcommand("status", "Progress of one tournament, or of all in the store");
   status->add_option("id", run_args->tournament, "The tournament's id (default: all)");
   add_store(status);
   status->callback([&exit_code, run_args] {
-    auto store = open(run_args->store, OpenMode::existing);
-    if (!store) {
-      report_error(store.error().message);
-      exit_code = kBadInput;
-      return;
-    }
-    auto all = (*store)->tournaments();
+    auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
+    if (!store) return;
+    auto all = store->tournaments();
     if (!all) {
       report_error(all.error().message);
       exit_code = kFailed;
@@ -461,7 +450,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
     for (const auto& rec : *all) {
       if (run_args->tournament != 0 && rec.id != run_args->tournament) continue;
       any = true;
-      auto p = (*store)->progress(rec.id);
+      auto p = store->progress(rec.id);
       if (!p) {
         report_error(p.error().message);
         exit_code = kFailed;
@@ -490,13 +479,9 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
                     "Print one CSV line per match instead (with its reproduce command)");
   results->add_flag("--print-json", run_args->print_json, "Print the standings as JSON");
   results->callback([&exit_code, run_args] {
-    auto store = open(run_args->store, OpenMode::existing);
-    if (!store) {
-      report_error(store.error().message);
-      exit_code = kBadInput;
-      return;
-    }
-    exit_code = report_results(**store, run_args->tournament, *run_args);
+    auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
+    if (!store) return;
+    exit_code = report_results(*store, run_args->tournament, *run_args);
   });
 
   auto log_index = std::make_shared<std::int64_t>(0);
@@ -505,13 +490,9 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
   log->add_option("match", *log_index, "The match's index (see results --matches)")->required();
   add_store(log);
   log->callback([&exit_code, run_args, log_index] {
-    auto store = open(run_args->store, OpenMode::existing);
-    if (!store) {
-      report_error(store.error().message);
-      exit_code = kBadInput;
-      return;
-    }
-    auto results = (*store)->results(run_args->tournament);
+    auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
+    if (!store) return;
+    auto results = store->results(run_args->tournament);
     if (!results) {
       report_error(results.error().message);
       exit_code = kFailed;
@@ -519,7 +500,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
     }
     for (const auto& r : *results) {
       if (r.index != *log_index) continue;
-      auto text = (*store)->log(r.job);
+      auto text = store->log(r.job);
       if (!text) {
         report_error(text.error().message);
         exit_code = kFailed;
@@ -543,12 +524,8 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
                    "Exit once every tournament in the store (or --tournament) is finished");
   worker->callback([&exit_code, run_args] {
     catch_stop_signals();
-    auto store = open(run_args->store, OpenMode::create);
-    if (!store) {
-      report_error(store.error().message);
-      exit_code = kBadInput;
-      return;
-    }
+    auto store = open_or_report(run_args->store, OpenMode::create, exit_code);
+    if (!store) return;
     WorkerOptions options;
     options.threads = run_args->workers;
     options.batch = run_args->batch;
@@ -557,7 +534,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
     options.until_finished = run_args->until_finished;
     options.stop = &g_stop;
     std::cerr << fmt::format("arbiter: worker {} on {}", options.id, run_args->store) << std::endl;
-    auto report = run_worker(**store, options);
+    auto report = run_worker(*store, options);
     if (!report) {
       report_error(report.error().message);
       exit_code = kFailed;
