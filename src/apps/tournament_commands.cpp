@@ -144,6 +144,33 @@ std::unique_ptr<Store> open_or_report(const std::string& url, OpenMode mode, int
   return std::move(*store);
 }
 
+// A tournament built from the flags and stored, or nothing after reporting why not (exit code
+// 2 for bad flags or an unusable store, 1 when storing fails).
+struct Created {
+  std::unique_ptr<Store> store;
+  TournamentSpec spec;
+  std::int64_t id = 0;
+};
+
+std::optional<Created> create_from_args(const SpecArgs& args, const std::string& url,
+                                        int& exit_code) {
+  auto spec = build_spec(args);
+  if (!spec) {
+    report_error(spec.error().message);
+    exit_code = kBadInput;
+    return std::nullopt;
+  }
+  auto store = open_or_report(url, OpenMode::create, exit_code);
+  if (!store) return std::nullopt;
+  auto id = create_tournament(*store, *spec);
+  if (!id) {
+    report_error(id.error().message);
+    exit_code = kFailed;
+    return std::nullopt;
+  }
+  return Created{std::move(store), std::move(*spec), *id};
+}
+
 std::string duration_text(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "?";
   const auto s = static_cast<long>(std::llround(seconds));
@@ -368,26 +395,16 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
   add_exports(run);
   run->add_flag("--quiet,-q", run_args->quiet, "No progress display");
   run->callback([&exit_code, spec_args, run_args] {
-    auto spec = build_spec(*spec_args);
-    if (!spec) {
-      report_error(spec.error().message);
-      exit_code = kBadInput;
-      return;
-    }
-    auto store = open_or_report(run_args->store, OpenMode::create, exit_code);
-    if (!store) return;
-    auto id = create_tournament(*store, *spec);
-    if (!id) {
-      report_error(id.error().message);
-      exit_code = kFailed;
-      return;
-    }
+    auto made = create_from_args(*spec_args, run_args->store, exit_code);
+    if (!made) return;
+    const TournamentSpec& spec = made->spec;
+    const std::int64_t id = made->id;
     if (!run_args->quiet)
       std::cerr << fmt::format("arbiter: tournament {} in {}: {} matches of {} ({}), seed {}",
-                               *id, run_args->store, planned_matches(*spec), spec->game,
-                               schedule_name(spec->schedule), spec->seed)
+                               id, run_args->store, planned_matches(spec), spec.game,
+                               schedule_name(spec.schedule), spec.seed)
                 << std::endl;
-    exit_code = play_tournament(*store, *id, *run_args);
+    exit_code = play_tournament(*made->store, id, *run_args);
   });
 
   auto* create = t->add_subcommand(
@@ -395,24 +412,14 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
   add_spec_options(create, *spec_args);
   add_store(create);
   create->callback([&exit_code, spec_args, run_args] {
-    auto spec = build_spec(*spec_args);
-    if (!spec) {
-      report_error(spec.error().message);
-      exit_code = kBadInput;
-      return;
-    }
-    auto store = open_or_report(run_args->store, OpenMode::create, exit_code);
-    if (!store) return;
-    auto id = create_tournament(*store, *spec);
-    if (!id) {
-      report_error(id.error().message);
-      exit_code = kFailed;
-      return;
-    }
-    std::cout << *id << std::endl;
+    auto made = create_from_args(*spec_args, run_args->store, exit_code);
+    if (!made) return;
+    const TournamentSpec& spec = made->spec;
+    const std::int64_t id = made->id;
+    std::cout << id << std::endl;
     std::cerr << fmt::format("arbiter: tournament {}: {} matches; start workers with: arbiter "
                              "worker --store {}",
-                             *id, planned_matches(*spec), run_args->store)
+                             id, planned_matches(spec), run_args->store)
               << std::endl;
   });
 
