@@ -53,6 +53,9 @@ namespace {
 struct PlayArgs {
   std::string game;
   std::vector<std::string> players;
+  std::string black;  // abalone's --black/--white: seats "black" and "white"
+  std::string white;
+  std::string gui;
   std::uint64_t seed = 1;
   std::string seed_text = "1";
   std::string log_path;
@@ -84,6 +87,10 @@ int play(const PlayArgs& a) {
   }
   PlaySpec spec;
   spec.seed = a.seed;
+  if (a.players.empty()) {
+    report_error("give --player NAME:BOT once per seat (abalone: --black BOT --white BOT)");
+    return kBadInput;
+  }
   if (a.config_given && a.config.empty()) {
     report_error("--config: empty; give a JSON object such as '{\"players\": 3}'");
     return kBadInput;
@@ -129,6 +136,7 @@ int play(const PlayArgs& a) {
               << std::endl;
   };
   spec.hosting.stderr_dir = a.stderr_dir;
+  spec.hosting.gui = a.gui;
   if (a.memory_mb > 0) spec.hosting.limits.memory_bytes = a.memory_mb << 20;
   if (a.cpu_seconds > 0) spec.hosting.limits.cpu_seconds = a.cpu_seconds;
   if (a.open_files > 0) spec.hosting.limits.open_files = a.open_files;
@@ -233,8 +241,18 @@ int main(int argc, char** argv) {
   auto* play_cmd =
       app.add_subcommand("play", "Play one match between house bots and print the result");
   play_cmd->add_option("game", play_args.game, "The game (see arbiter games)")->required();
-  play_cmd->add_option("--player,-p", play_args.players, "NAME:BOT, once per seat in turn order")
-      ->required();
+  play_cmd->add_option("--player,-p", play_args.players, "NAME:BOT, once per seat in turn order");
+  auto* black_opt = play_cmd->add_option(
+      "--black", play_args.black, "abalone: the black team (the same as --player black:BOT)");
+  auto* white_opt = play_cmd->add_option(
+      "--white", play_args.white, "abalone: the white team (the same as --player white:BOT)");
+  black_opt->needs(white_opt);
+  white_opt->needs(black_opt);
+  black_opt->excludes("--player");
+  white_opt->excludes("--player");
+  play_cmd->add_option("--gui", play_args.gui,
+                       "abalone: stream the viewer's text commands to HOST:PORT (a listening "
+                       "viewer, e.g. 127.0.0.1:3126)");
   play_cmd->add_option("--seed", play_args.seed_text, "The match seed, 0 to 2^64-1 (default 1)")
       ->check(natural_validator());
   play_cmd->add_option("--log", play_args.log_path, "Write the game log (JSON lines) to this file");
@@ -270,8 +288,13 @@ int main(int argc, char** argv) {
       "  arbiter play q --player alice:dag --player bob:ldasg --seed 1 --log g.jsonl\n"
       "  arbiter play q --player alice:dag --player 'py:cmd:python3 bots/python/q_bot.py'\n"
       "  arbiter play battleship --player a:density --player b:hunt+evasive --config "
-      "'{\"salvo\": true}'");
+      "'{\"salvo\": true}'\n"
+      "  arbiter play abalone --black bots/abalone/simple.lua --white team --gui 127.0.0.1:3126");
   play_cmd->callback([&] {
+    if (!play_args.black.empty()) {
+      play_args.players.insert(play_args.players.begin(),
+                               {"black:" + play_args.black, "white:" + play_args.white});
+    }
     play_args.seed = std::stoull(play_args.seed_text);  // validated by natural_validator
     exit_code = play(play_args);
   });

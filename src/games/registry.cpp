@@ -8,6 +8,8 @@
 #include "games/battleship/game.h"
 #include "games/dominosa/race.h"
 #include "games/q/actors.h"
+#include "games/registry_abalone.h"
+#include "games/registry_seating.h"
 #include "games/speed_scrabble/bots.h"
 #include "games/speed_scrabble/game.h"
 #include "referee/realtime.h"
@@ -54,108 +56,6 @@ Expected<q::ActorSpec> q_bot(const std::string& name, const std::string& bot) {
   auto decoded = q::decode_actor_spec(spec, q::Dialect::m9);
   if (!decoded) return fail(fmt::format("bot \"{}\": {}", bot, decoded.error().message));
   return decoded;
-}
-
-// How long a tcp connection has to send its name before it is dropped.
-constexpr Duration kSignUpWait = std::chrono::seconds(2);
-
-std::vector<std::string> split_words(const std::string& text) {
-  std::vector<std::string> words;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && text[i] == ' ') ++i;
-    std::size_t j = i;
-    while (j < text.size() && text[j] != ' ') ++j;
-    if (j > i) words.push_back(text.substr(i, j - i));
-    i = j;
-  }
-  return words;
-}
-
-// The roster's names, by seat: 1-20 letters or digits (they name stderr files), all distinct.
-Expected<std::vector<std::string>> seat_names(const PlaySpec& spec) {
-  std::vector<std::string> names;
-  for (const auto& seat : spec.roster) {
-    if (!q::valid_name(seat.name))
-      return fail(fmt::format("player name \"{}\": use 1-20 letters or digits", seat.name));
-    for (const auto& other : names)
-      if (other == seat.name)
-        return fail(fmt::format("player name \"{}\" is used twice", seat.name));
-    names.push_back(seat.name);
-  }
-  return names;
-}
-
-// A "cmd:" or "tcp" seat once opened: its channel (and process), or why it could not start.
-struct OpenedSeat {
-  std::unique_ptr<Channel> channel;
-  std::unique_ptr<ChildProcess> process;
-  std::string failure;  // empty when it started
-};
-
-bool is_remote(const Seating& seat) {
-  return seat.bot == "tcp" || seat.bot.starts_with("cmd:");
-}
-
-// Opens the remote seats of a roster the same way for every game and referee style: "cmd:"
-// seats spawn their program, "tcp" seats are accepted in seat order (a client signs up by
-// sending its name as a JSON string; other connections are dropped). House seats stay empty.
-Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpec& spec,
-                                                                   ChannelLimits limits = {}) {
-  std::vector<std::optional<OpenedSeat>> seats(spec.roster.size());
-  std::vector<std::size_t> tcp_seats;
-  for (std::size_t i = 0; i < spec.roster.size(); ++i) {
-    const Seating& seat = spec.roster[i];
-    if (seat.bot == "tcp") {
-      tcp_seats.push_back(i);
-    } else if (seat.bot.starts_with("cmd:")) {
-      ChildSpec child;
-      child.argv = split_words(seat.bot.substr(4));
-      if (child.argv.empty())
-        return fail(fmt::format("player {}: cmd: needs a program", seat.name));
-      child.limits = spec.hosting.limits;
-      if (!spec.hosting.stderr_dir.empty())
-        child.stderr_log = spec.hosting.stderr_dir / (seat.name + ".stderr");
-      OpenedSeat opened;
-      auto process = ChildProcess::spawn(child);
-      if (!process) {
-        opened.failure = process.error().message;
-      } else {
-        opened.channel = (*process)->take_channel(Framing::lines, limits);
-        opened.process = std::move(*process);
-      }
-      seats[i] = std::move(opened);
-    }
-  }
-  if (tcp_seats.empty()) return seats;
-  auto listener = TcpListener::listen(spec.hosting.listen_host, spec.hosting.listen_port);
-  if (!listener) return fail(listener.error().message);
-  if (spec.hosting.on_listen) spec.hosting.on_listen((*listener)->port(), tcp_seats.size());
-  for (std::size_t i : tcp_seats) {
-    const Deadline deadline = Deadline::after(SteadyClock::instance(), spec.hosting.accept_timeout);
-    std::unique_ptr<Channel> signed_up;
-    while (!signed_up && !deadline.passed()) {
-      auto accepted = (*listener)->accept(deadline, Framing::lines);
-      if (!accepted) return fail(accepted.error().message);
-      if (!*accepted) break;
-      std::unique_ptr<Channel> channel = std::move(**accepted);
-      const Deadline name_deadline = Deadline::after(
-          SteadyClock::instance(), std::min<Duration>(kSignUpWait, deadline.remaining()));
-      auto hello = channel->receive(name_deadline);
-      if (hello && hello->is_string())
-        signed_up = std::move(channel);
-      else
-        channel->close();
-    }
-    OpenedSeat opened;
-    if (signed_up)
-      opened.channel = std::move(signed_up);
-    else
-      opened.failure =
-          fmt::format("no tcp client signed up within {} ms", spec.hosting.accept_timeout.count());
-    seats[i] = std::move(opened);
-  }
-  return seats;
 }
 
 // The players of a roster for a turn-based game G: remote seats as RemotePlayers (or, when they
@@ -481,6 +381,14 @@ const std::vector<GameEntry>& registered_games() {
        .max_seats = 8,
        .play = play_dominosa,
        .replay = replay_dominosa},
+      {.name = "abalone",
+       .summary = "Concurrent Abalone: every piece a sandboxed Lua thread, stepped in lockstep "
+                  "(2 teams: black, white)",
+       .bots = kAbaloneBots,
+       .min_seats = 2,
+       .max_seats = 2,
+       .play = play_abalone,
+       .replay = replay_abalone},
   };
   return games;
 }

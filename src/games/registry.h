@@ -36,6 +36,9 @@ struct Hosting {
   std::function<void(std::uint16_t port, std::size_t seats)> on_listen;  // before accepting
   ChildLimits limits;                                                    // for "cmd" seats
   std::filesystem::path stderr_dir;  // "cmd" seats' stderr logs (NAME.stderr); empty: dropped
+  // HOST:PORT of a viewer listening for the game's text stream (Abalone's §7 GUI protocol);
+  // empty: none. Games without such a stream ignore it.
+  std::string gui;
 };
 
 struct PlaySpec {

@@ -1,6 +1,7 @@
 // The lockstep scheduler and the bot API bindings.
 #include "games/abalone/match.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -28,7 +29,9 @@ struct TeamRuntime {
   std::unique_ptr<lua::Sandbox> sandbox;
   std::map<Pid, std::unique_ptr<lua::Bot>> bots;
   std::map<Pid, Wait> waits;
+  ExternalTeam* external = nullptr;  // set for a team played from outside (§8)
   std::string failure;
+  std::optional<Ejection> ejection;
 };
 
 class Match {
@@ -63,14 +66,20 @@ class Match {
     const std::array<const TeamProgram*, 2> programs{&black, &white};
     for (Team t : kTeams) {
       auto& team = teams_[team_index(t)];
+      team.external = programs[team_index(t)]->external;
+      if (team.external != nullptr) continue;
       auto loaded = team.sandbox->load_team(programs[team_index(t)]->source,
                                             programs[team_index(t)]->name);
       if (!loaded) {
-        forfeit(team, "the team does not load: " + loaded.error());
+        forfeit(team, Why::exception, "setup", "the team does not load: " + loaded.error());
         continue;
       }
       const Pid first = t == Team::black ? 1 : 2;  // World::start's PIDs
       team.bots.emplace(first, team.sandbox->spawn_main(first));
+    }
+    for (Team t : kTeams) {
+      auto& team = teams_[team_index(t)];
+      if (team.external != nullptr && !world_.over()) set_up_external(team);
     }
     if (gui_enabled()) {
       for (const auto& line : gui_full(world_)) gui(line);
@@ -84,8 +93,10 @@ class Match {
       }
       ++cycle;
       cycle_ = cycle;
-      if (!world_.over() && cycle % config_.cycles_per_turn == 0) resolve();
+      const bool resolving = !world_.over() && cycle % config_.cycles_per_turn == 0;
+      if (resolving) resolve();
       flush_gui();
+      if (resolving) gui(gui_turns(resolutions_));
     }
     if (!world_.over()) world_.at_game_end();
     MatchSummary summary;
@@ -95,13 +106,15 @@ class Match {
       summary.scores[team_index(t)] = world_.score(t);
       summary.pieces[team_index(t)] = world_.piece_count(t);
       summary.failure[team_index(t)] = teams_[team_index(t)].failure;
+      summary.ejections[team_index(t)] = teams_[team_index(t)].ejection;
     }
     log({{"type", "end"},
          {"cycle", cycle},
          {"reason", end_reason_name(summary.result.reason)},
          {"winner", summary.result.winner ? Json(team_name(*summary.result.winner)) : Json()},
          {"scores", summary.scores},
-         {"pieces", summary.pieces}});
+         {"pieces", summary.pieces},
+         {"world", encode_world(world_)}});
     return summary;
   }
 
@@ -119,10 +132,63 @@ class Match {
     before_ = world_;
   }
 
-  void forfeit(TeamRuntime& team, std::string why) {
-    team.failure = why;
-    log({{"type", "forfeit"}, {"team", team_name(team.team)}, {"why", why}, {"cycle", cycle_}});
+  // The team's runtime failed as a whole (§5); the world ignores a forfeit once it is over.
+  void forfeit(TeamRuntime& team, Why why, std::string call, std::string detail) {
+    team.failure = detail;
+    team.ejection = Ejection{static_cast<Seat>(team_index(team.team)), why, call, detail};
+    log({{"type", "forfeit"},
+         {"team", team_name(team.team)},
+         {"why", detail},
+         {"verdict", to_string(why)},
+         {"call", call},
+         {"cycle", cycle_}});
     world_.forfeit(team.team);
+  }
+
+  // §8 setup: the external team says how many pieces to spawn; each appears next to the
+  // lowest-PID piece of the team with an empty neighbour.
+  void set_up_external(TeamRuntime& team) {
+    auto count = team.external->setup(encode_view(world_, team.team, resolutions_, cycle_));
+    if (!count) {
+      forfeit(team, count.error().why, "setup", count.error().detail);
+      return;
+    }
+    const std::int64_t limit = config_.max_pieces - 1;
+    if (*count < 0 || *count > limit) {
+      forfeit(team, Why::foul, "setup",
+              fmt::format("spawn-count: {} pieces to spawn, allowed 0..{}", *count, limit));
+      return;
+    }
+    for (std::int64_t i = 0; i < *count; ++i) {
+      std::optional<Pid> child;
+      for (const Piece& p : world_.pieces()) {
+        if (p.team != team.team) continue;
+        const Pid parent = p.pid;
+        child = world_.spawn(parent, spawn_rng_);
+        if (child) {
+          log({{"type", "spawn"}, {"pid", *child}, {"parent", parent},
+               {"hex", hex_name(world_.find(*child)->hex)}, {"cycle", cycle_}});
+          break;
+        }
+      }
+      if (!child) break;  // no room next to any piece
+    }
+  }
+
+  // §8 take-turn: the external team's commitments, judged and recorded before its resolution.
+  // False when the team forfeited instead.
+  bool commit_external(TeamRuntime& team) {
+    auto answer = team.external->take_turn(encode_view(world_, team.team, resolutions_, cycle_));
+    if (!answer) {
+      forfeit(team, answer.error().why, "take_turn", answer.error().detail);
+      return false;
+    }
+    if (auto foul = check_commitments(world_, team.team, *answer)) {
+      forfeit(team, Why::foul, "take_turn", foul->code + ": " + foul->detail);
+      return false;
+    }
+    for (const Commitment& c : *answer) world_.commit(c.pid, c.dir);
+    return true;
   }
 
   // The bot's piece leaves the board (§3: the enemy scores) and the bot is dropped.
@@ -170,10 +236,11 @@ class Match {
           end_bot(team, pid, "overrun", r.detail);
           break;
         case lua::StepStatus::out_of_memory:
-          forfeit(team, "the team ran out of memory");
+          forfeit(team, Why::exception, "step", "the team ran out of memory");
           return;
         case lua::StepStatus::watchdog:
-          forfeit(team, fmt::format("bot {} outlasted the step watchdog", pid));
+          forfeit(team, Why::timeout, "step",
+                  fmt::format("bot {} outlasted the step watchdog", pid));
           return;
       }
       if (world_.over()) return;
@@ -182,6 +249,8 @@ class Match {
 
   void resolve() {
     const Team t = resolving_team(resolutions_);
+    auto& resolving = teams_[team_index(t)];
+    if (resolving.external != nullptr && !commit_external(resolving)) return;
     const Resolution r = world_.resolve(t);
     ++resolutions_;
     ++enemy_resolutions_[team_index(enemy_of(t))];
@@ -316,6 +385,57 @@ class Match {
 };
 
 }  // namespace
+
+Json encode_commitments(const std::vector<Commitment>& commitments) {
+  Json out = Json::array();
+  for (const Commitment& c : commitments) out.push_back({{"pid", c.pid}, {"dir", c.dir}});
+  return out;
+}
+
+Expected<std::vector<Commitment>> decode_commitments(const Json& j) {
+  if (!j.is_array()) return fail("commitments: expected an array, got " + excerpt(j));
+  std::vector<Commitment> out;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const Json& item = j[i];
+    const std::string where = fmt::format("commitment {}", i);
+    if (!item.is_object() || item.size() != 2 || !item.contains("pid") || !item.contains("dir"))
+      return fail(fmt::format("{}: expected {{\"pid\": P, \"dir\": D}}, got {}", where,
+                              excerpt(item)));
+    auto pid = to_int(item["pid"], where + " pid");
+    if (!pid) return std::unexpected(pid.error());
+    auto dir = to_int(item["dir"], where + " dir");
+    if (!dir) return std::unexpected(dir.error());
+    if (*pid < 1 || *pid > 1'000'000'000)
+      return fail(fmt::format("{}: pid {} is not a PID", where, *pid));
+    if (*dir < 0 || *dir > kDirCount)
+      return fail(fmt::format("{}: dir {} is not 0..6", where, *dir));
+    out.push_back({static_cast<Pid>(*pid), static_cast<Dir>(*dir)});
+  }
+  return out;
+}
+
+std::optional<Foul> check_commitments(const World& w, Team team,
+                                      const std::vector<Commitment>& commitments) {
+  std::vector<Pid> seen;
+  for (const Commitment& c : commitments) {
+    const Piece* p = w.find(c.pid);
+    if (p == nullptr || p->team != team)
+      return Foul{"not-own-piece", fmt::format("PID {} is not a live {} piece", c.pid,
+                                               team_name(team))};
+    if (std::find(seen.begin(), seen.end(), c.pid) != seen.end())
+      return Foul{"repeated-piece", fmt::format("PID {} is committed twice", c.pid)};
+    seen.push_back(c.pid);
+  }
+  return std::nullopt;
+}
+
+Json encode_view(const World& w, Team team, std::int64_t turn, std::int64_t cycle) {
+  Json view = encode_world(w);
+  view["team"] = team_name(team);
+  view["turn"] = turn;
+  view["cycle"] = cycle;
+  return view;
+}
 
 MatchSummary play_match(const Config& config, const Runtime& runtime, std::uint64_t seed,
                         const TeamProgram& black, const TeamProgram& white,

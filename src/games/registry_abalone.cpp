@@ -1,0 +1,463 @@
+#include "games/registry_abalone.h"
+
+#include <deque>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "games/abalone/house_teams.h"
+#include "games/abalone/match.h"
+#include "games/registry_seating.h"
+#include "referee/call_runner.h"
+#include "referee/guarded_call.h"
+#include "remote/child_process.h"
+#include "remote/fd_channel.h"
+#include "remote/tcp.h"
+#include "remote/wire.h"
+
+namespace arbiter {
+namespace {
+
+using abalone::Commitment;
+using abalone::Team;
+
+constexpr std::size_t kMaxTeamFile = std::size_t{1} << 20;
+constexpr Duration kGuiWrite = std::chrono::seconds(2);  // a viewer that reads slower is dropped
+
+// The world's config and the runtime's constants, from one JSON object.
+struct AbaloneConfig {
+  abalone::Config world;
+  abalone::Runtime runtime;
+};
+
+Json encode_abalone_config(const AbaloneConfig& c) {
+  Json j = abalone::encode_config(c.world);
+  j["step_budget"] = c.runtime.step_budget;
+  j["action_cost"] = c.runtime.action_cost;
+  j["memory_mb"] = c.runtime.memory_limit >> 20;
+  j["watchdog_ms"] =
+      std::chrono::duration_cast<std::chrono::milliseconds>(c.runtime.watchdog).count();
+  return j;
+}
+
+Expected<AbaloneConfig> decode_abalone_config(const Json& given) {
+  Json j = given.is_null() ? Json::object() : given;
+  if (!j.is_object()) return fail("the Abalone config must be a JSON object, got " + excerpt(j));
+  AbaloneConfig c;
+  // Takes `key` out of j (the rest goes to the world's decoder) as an integer in lo..hi.
+  auto take = [&j](const char* key, std::int64_t lo, std::int64_t hi,
+                   std::int64_t fallback) -> Expected<std::int64_t> {
+    if (!j.contains(key)) return fallback;
+    auto v = to_int(j[key], key);
+    j.erase(key);
+    if (!v) return std::unexpected(v.error());
+    if (*v < lo || *v > hi) return fail(fmt::format("{}: {} is outside {}..{}", key, *v, lo, hi));
+    return *v;
+  };
+  auto budget = take("step_budget", 1, 1'000'000, c.runtime.step_budget);
+  if (!budget) return std::unexpected(budget.error());
+  auto cost = take("action_cost", 0, 1'000'000, c.runtime.action_cost);
+  if (!cost) return std::unexpected(cost.error());
+  auto memory = take("memory_mb", 1, 4096, static_cast<std::int64_t>(c.runtime.memory_limit >> 20));
+  if (!memory) return std::unexpected(memory.error());
+  auto watchdog = take(
+      "watchdog_ms", 1, 60'000,
+      std::chrono::duration_cast<std::chrono::milliseconds>(c.runtime.watchdog).count());
+  if (!watchdog) return std::unexpected(watchdog.error());
+  auto world = abalone::decode_config(j);
+  if (!world) return fail("Abalone config: " + world.error().message);
+  c.world = *world;
+  c.runtime.step_budget = static_cast<int>(*budget);
+  c.runtime.action_cost = static_cast<int>(*cost);
+  c.runtime.memory_limit = static_cast<std::size_t>(*memory) << 20;
+  c.runtime.watchdog = std::chrono::milliseconds(*watchdog);
+  return c;
+}
+
+// The Lua source a house or file seat names; nothing for a seat that is played from outside.
+Expected<std::optional<std::string>> lua_source(const Seating& seat) {
+  if (seat.bot == "tcp" || seat.bot.starts_with("cmd:")) return std::optional<std::string>();
+  if (const auto* house = abalone::find_house_team(seat.bot)) return house->source;
+  std::string path;
+  if (seat.bot.starts_with("lua:"))
+    path = seat.bot.substr(4);
+  else if (seat.bot.ends_with(".lua"))
+    path = seat.bot;
+  else
+    return fail(fmt::format("player {}: bot \"{}\": expected {}, cmd:PROGRAM or tcp", seat.name,
+                            seat.bot, kAbaloneBots));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail(fmt::format("player {}: cannot read the team file {}", seat.name, path));
+  std::string text(kMaxTeamFile + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxTeamFile)
+    return fail(fmt::format("player {}: the team file {} is larger than {} bytes", seat.name,
+                            path, kMaxTeamFile));
+  return std::optional<std::string>(std::move(text));
+}
+
+// A team played through the §8 protocol. Decoding, judging the shape of answers and logging the
+// calls are shared by the live team (a channel) and its replay (the recorded calls).
+class ExternalSeat : public abalone::ExternalTeam {
+ public:
+  ExternalSeat(Seat seat, GameLog* log) : seat_(seat), log_(log) {}
+
+  std::expected<std::int64_t, Ejection> setup(const Json& view) override {
+    auto reply = call("setup", wire::kSetup, Json::array({view}));
+    if (!reply) return std::unexpected(reply.error());
+    if (!reply->is_number_integer())
+      return malformed("setup", fmt::format("setup reply: expected the number of pieces to "
+                                            "spawn, got {}",
+                                            excerpt(*reply)));
+    return reply->get<std::int64_t>();
+  }
+
+  std::expected<std::vector<Commitment>, Ejection> take_turn(const Json& view) override {
+    auto reply = call("take_turn", wire::kTakeTurn, Json::array({view}));
+    if (!reply) return std::unexpected(reply.error());
+    auto commitments = abalone::decode_commitments(*reply);
+    if (!commitments) return malformed("take_turn", "take-turn reply: " + commitments.error().message);
+    return *commitments;
+  }
+
+  // The end of the match, for a team that is still in it.
+  void win(bool won) {
+    auto reply = call("win", wire::kWin, Json::array({won}));
+    if (reply && *reply != wire::kVoid)
+      malformed("win", fmt::format("win reply must be \"void\", got {}", excerpt(*reply)));
+  }
+
+  bool failed() const { return failed_; }
+
+ protected:
+  // One exchange with the team: its reply, or why it failed (already logged by the caller).
+  virtual std::expected<Json, Ejection> exchange(const char* call, std::string_view method,
+                                                 const Json& args, Duration& elapsed) = 0;
+  Seat seat_;
+
+ private:
+  std::expected<Json, Ejection> call(const char* call, std::string_view method, Json args) {
+    Json record = {{"type", "call"}, {"seat", seat_}, {"call", call}, {"args", args}};
+    Duration elapsed{};
+    auto reply = exchange(call, method, args, elapsed);
+    if (reply) record["reply"] = *reply;
+    record["verdict"] = reply ? std::string("ok") : std::string(to_string(reply.error().why));
+    if (!reply) {
+      record["detail"] = reply.error().detail;
+      failed_ = true;
+    }
+    record["elapsed_us"] = std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count();
+    if (log_ != nullptr) log_->write(record);
+    return reply;
+  }
+
+  std::unexpected<Ejection> malformed(const char* call, std::string detail) {
+    failed_ = true;
+    return std::unexpected(Ejection{seat_, Why::malformed, call, std::move(detail)});
+  }
+
+  GameLog* log_;
+  bool failed_ = false;
+};
+
+// An external team over a channel (a child process or a tcp client); every call goes through
+// guarded_call under the per-call limit.
+class WireSeat final : public ExternalSeat {
+ public:
+  WireSeat(Seat seat, GameLog* log, std::unique_ptr<Channel> channel,
+           std::unique_ptr<ChildProcess> process, std::string failure, const Clock& clock,
+           Duration per_call)
+      : ExternalSeat(seat, log),
+        channel_(std::move(channel)),
+        process_(std::move(process)),
+        failure_(std::move(failure)),
+        clock_(clock),
+        per_call_(per_call) {}
+  ~WireSeat() override {
+    if (channel_) channel_->close();
+    if (process_) process_->kill();
+  }
+
+ private:
+  std::expected<Json, Ejection> exchange(const char* call, std::string_view method,
+                                         const Json& args, Duration& elapsed) override {
+    if (!failure_.empty()) return std::unexpected(Ejection{seat_, Why::hang_up, call, failure_});
+    const Deadline deadline = Deadline::after(clock_, per_call_);
+    auto outcome = guarded_call(seat_, call, runner_, deadline,
+                                [channel = channel_, request = wire::call(method, args)] {
+                                  auto reply = channel->exchange(request, *call_deadline());
+                                  if (!reply) throw PlayerFault(reply.error().why, reply.error().detail);
+                                  return std::move(*reply);
+                                });
+    elapsed = outcome.elapsed;
+    if (!outcome.value) {
+      // A team that failed once is done: close the channel so that it cannot answer late.
+      channel_->close();
+      if (process_) process_->stop();
+      failure_ = outcome.value.error().detail;
+      return std::unexpected(outcome.value.error());
+    }
+    return std::move(*outcome.value);
+  }
+
+  std::shared_ptr<Channel> channel_;
+  std::unique_ptr<ChildProcess> process_;
+  std::string failure_;  // set once the seat cannot be called any more
+  const Clock& clock_;
+  Duration per_call_;
+  CallRunner runner_{Isolation::inline_call};
+};
+
+// An external team in a replay: answers each call from the recorded one after checking that the
+// referee asked the same thing.
+class ReplaySeat final : public ExternalSeat {
+ public:
+  ReplaySeat(Seat seat, GameLog* log, std::deque<Json> calls, std::string* divergence)
+      : ExternalSeat(seat, log), calls_(std::move(calls)), divergence_(divergence) {}
+
+ private:
+  std::expected<Json, Ejection> exchange(const char* call, std::string_view, const Json& args,
+                                         Duration&) override {
+    auto diverge = [&](std::string what) -> std::expected<Json, Ejection> {
+      if (divergence_->empty()) *divergence_ = fmt::format("seat {}: {}", seat_, what);
+      return std::unexpected(Ejection{seat_, Why::exception, call, "replay diverged: " + what});
+    };
+    if (calls_.empty()) return diverge(fmt::format("{} is not in the log", call));
+    Json record = std::move(calls_.front());
+    calls_.pop_front();
+    if (string_or(record, "call") != call)
+      return diverge(fmt::format("the referee calls {} where the log has {}", call,
+                                 string_or(record, "call")));
+    if (field_or_null(record, "args") != args)
+      return diverge(fmt::format("{} gets other arguments than recorded", call));
+    const std::string verdict = string_or(record, "verdict");
+    if (verdict == "ok") return field_or_null(record, "reply");
+    auto why = why_from_string(verdict);
+    if (!why) return diverge(fmt::format("unknown verdict \"{}\"", verdict));
+    return std::unexpected(Ejection{seat_, *why, call, string_or(record, "detail")});
+  }
+
+  std::deque<Json> calls_;
+  std::string* divergence_;
+};
+
+// The §7 stream to a viewer: one connection, each command a line; a viewer that is gone or does
+// not keep up is dropped and the match goes on.
+class GuiStream {
+ public:
+  static Expected<std::unique_ptr<GuiStream>> connect(const std::string& address) {
+    const auto colon = address.rfind(':');
+    if (colon == std::string::npos || colon == 0)
+      return fail(fmt::format("--gui \"{}\": expected HOST:PORT", address));
+    unsigned long port = 0;
+    try {
+      std::size_t used = 0;
+      port = std::stoul(address.substr(colon + 1), &used);
+      if (used != address.size() - colon - 1 || port == 0 || port > 65535)
+        throw std::out_of_range("port");
+    } catch (const std::exception&) {
+      return fail(fmt::format("--gui \"{}\": the port must be 1 to 65535", address));
+    }
+    auto channel = tcp_connect(address.substr(0, colon), static_cast<std::uint16_t>(port),
+                               Deadline::after(SteadyClock::instance(), std::chrono::seconds(5)),
+                               Framing::lines);
+    if (!channel) return fail(fmt::format("--gui {}: {}", address, channel.error().message));
+    auto stream = std::unique_ptr<GuiStream>(new GuiStream);
+    stream->channel_ = std::move(*channel);
+    return stream;
+  }
+
+  void write(const std::string& command) {
+    if (!problem_.empty()) return;
+    // tcp_connect makes an FdChannel; the viewer's protocol is plain text, not JSON.
+    auto* fd = static_cast<FdChannel*>(channel_.get());
+    auto sent =
+        fd->send_text(command + "\n", Deadline::after(SteadyClock::instance(), kGuiWrite));
+    if (!sent) {
+      problem_ = sent.error().detail;
+      channel_->close();
+    }
+  }
+  const std::string& problem() const { return problem_; }
+
+ private:
+  GuiStream() = default;
+  std::unique_ptr<Channel> channel_;
+  std::string problem_;
+};
+
+// What both play and replay run: the match with its log lines, from the prepared teams.
+struct Hosted {
+  abalone::MatchSummary summary;
+  MatchResult result;
+};
+
+Hosted host(const AbaloneConfig& config, std::uint64_t seed,
+            const std::array<abalone::TeamProgram, 2>& teams,
+            const std::array<ExternalSeat*, 2>& external, GameLog* log, GuiStream* gui) {
+  abalone::MatchEvents events;
+  if (log != nullptr) events.log = [log](const Json& e) { log->write(e); };
+  if (gui != nullptr) events.gui = [gui](const std::string& line) { gui->write(line); };
+  Hosted out;
+  out.summary = abalone::play_match(config.world, config.runtime, seed, teams[0], teams[1], events);
+  const auto& s = out.summary;
+  out.result.scores = {s.scores[0], s.scores[1]};
+  for (const auto& e : s.ejections)
+    if (e) out.result.ejections.push_back(*e);
+  // External teams still in the game hear how it ended; only a winner that heard it wins.
+  for (std::size_t i = 0; i < 2; ++i) {
+    const bool won = s.result.winner && abalone::team_index(*s.result.winner) == i;
+    if (external[i] != nullptr && !external[i]->failed()) external[i]->win(won);
+    if (won && (external[i] == nullptr || !external[i]->failed()))
+      out.result.winners.push_back(static_cast<Seat>(i));
+  }
+  if (log != nullptr) log->write(encode_result(out.result));
+  return out;
+}
+
+Json match_header(std::uint64_t seed, const AbaloneConfig& config,
+                  const std::vector<std::string>& names, const Json& teams) {
+  return {{"type", "match"},          {"format", kGameLogFormat},
+          {"game", "abalone"},        {"seed", seed},
+          {"config", encode_abalone_config(config)},
+          {"seats", names},           {"style", "lockstep"},
+          {"teams", teams}};
+}
+
+}  // namespace
+
+Expected<PlayOutcome> play_abalone(const PlaySpec& spec) {
+  if (spec.roster.size() != 2)
+    return fail(fmt::format("abalone is for 2 teams (black, white), {} were given",
+                            spec.roster.size()));
+  auto config = decode_abalone_config(spec.config);
+  if (!config) return std::unexpected(config.error());
+  config->runtime.clock = spec.options.clock;
+  PlayOutcome outcome;
+  auto names = seat_names(spec);
+  if (!names) return std::unexpected(names.error());
+  outcome.names = std::move(*names);
+
+  std::array<abalone::TeamProgram, 2> teams;
+  std::array<std::unique_ptr<WireSeat>, 2> wire_seats;
+  std::array<ExternalSeat*, 2> external{nullptr, nullptr};
+  Json team_records = Json::array();
+  for (std::size_t i = 0; i < 2; ++i) {
+    auto source = lua_source(spec.roster[i]);
+    if (!source) return std::unexpected(source.error());
+    teams[i].name = spec.roster[i].name;
+    if (*source) {
+      teams[i].source = std::move(**source);
+      team_records.push_back({{"bot", spec.roster[i].bot}, {"source", teams[i].source}});
+    } else {
+      team_records.push_back({{"bot", spec.roster[i].bot}, {"external", true}});
+    }
+  }
+  auto opened = open_remote_seats(spec);
+  if (!opened) return std::unexpected(opened.error());
+  for (std::size_t i = 0; i < 2; ++i) {
+    auto& seat = (*opened)[i];
+    if (!seat) continue;
+    wire_seats[i] = std::make_unique<WireSeat>(
+        static_cast<Seat>(i), spec.options.log, std::move(seat->channel), std::move(seat->process),
+        seat->failure, *spec.options.clock, spec.options.per_call);
+    external[i] = wire_seats[i].get();
+    teams[i].external = external[i];
+  }
+  std::unique_ptr<GuiStream> gui;
+  if (!spec.hosting.gui.empty()) {
+    auto connected = GuiStream::connect(spec.hosting.gui);
+    if (!connected) return std::unexpected(connected.error());
+    gui = std::move(*connected);
+  }
+  if (spec.options.log != nullptr)
+    spec.options.log->write(match_header(spec.seed, *config, outcome.names, team_records));
+  Hosted hosted = host(*config, spec.seed, teams, external, spec.options.log, gui.get());
+  outcome.result = std::move(hosted.result);
+
+  const auto& s = hosted.summary;
+  const auto& r = s.result;
+  outcome.report.push_back(
+      fmt::format("ended after {} cycles: {}{}", s.cycles, abalone::end_reason_name(r.reason),
+                  r.winner ? fmt::format(", {} wins", abalone::team_name(*r.winner)) : ""));
+  for (Team t : abalone::kTeams) {
+    const std::size_t i = abalone::team_index(t);
+    outcome.report.push_back(fmt::format("  {:<5} {:<20} score {}, {} pieces left{}",
+                                         abalone::team_name(t), outcome.names[i], s.scores[i],
+                                         s.pieces[i],
+                                         s.failure[i].empty() ? "" : " (forfeit: " + s.failure[i] + ")"));
+  }
+  if (gui && !gui->problem().empty())
+    outcome.report.push_back("gui: the viewer was dropped: " + gui->problem());
+  outcome.details = {{"reason", abalone::end_reason_name(r.reason)},
+                     {"winner", r.winner ? Json(abalone::team_name(*r.winner)) : Json()},
+                     {"cycles", s.cycles},
+                     {"pieces", s.pieces}};
+  return outcome;
+}
+
+Expected<ReplayReport> replay_abalone(const std::vector<Json>& log) {
+  if (log.empty() || string_or(log[0], "type") != "match")
+    return fail("the log does not start with a match header");
+  const Json& header = log[0];
+  if (string_or(header, "game") != "abalone")
+    return fail(fmt::format("the log is of game \"{}\", not abalone", string_or(header, "game")));
+  auto seed = to_natural(field_or_null(header, "seed"), "the log's seed");
+  if (!seed) return std::unexpected(seed.error());
+  auto config = decode_abalone_config(field_or_null(header, "config"));
+  if (!config) return fail("the log's config: " + config.error().message);
+  const Json& seats = field_or_null(header, "seats");
+  const Json& team_records = field_or_null(header, "teams");
+  if (!seats.is_array() || seats.size() != 2 || !team_records.is_array() ||
+      team_records.size() != 2)
+    return fail("the log's header needs two seats and two teams");
+  std::vector<std::string> names;
+  for (const Json& n : seats) {
+    if (!n.is_string()) return fail("the log's seat names must be strings");
+    names.push_back(n.get<std::string>());
+  }
+  std::array<std::deque<Json>, 2> calls;
+  for (const Json& line : log)
+    if (string_or(line, "type") == "call") {
+      auto seat = to_int(field_or_null(line, "seat"), "a call's seat");
+      if (!seat || *seat < 0 || *seat > 1) return fail("a call line names no seat 0 or 1");
+      calls[static_cast<std::size_t>(*seat)].push_back(line);
+    }
+
+  GameLog replayed(nullptr, true);
+  std::string divergence;
+  std::array<abalone::TeamProgram, 2> teams;
+  std::array<std::unique_ptr<ReplaySeat>, 2> replay_seats;
+  std::array<ExternalSeat*, 2> external{nullptr, nullptr};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const Json& record = team_records[i];
+    teams[i].name = names[i];
+    if (record.is_object() && record.contains("source") && record["source"].is_string()) {
+      teams[i].source = record["source"].get<std::string>();
+    } else if (record.is_object() && field_or_null(record, "external") == Json(true)) {
+      replay_seats[i] = std::make_unique<ReplaySeat>(static_cast<Seat>(i), &replayed,
+                                                     std::move(calls[i]), &divergence);
+      external[i] = replay_seats[i].get();
+      teams[i].external = external[i];
+    } else {
+      return fail(fmt::format("the log's team {} has neither a source nor \"external\"", i));
+    }
+  }
+  replayed.write(match_header(*seed, *config, names, team_records));
+  Hosted hosted = host(*config, *seed, teams, external, &replayed, nullptr);
+  ReplayReport report;
+  report.result = hosted.result;
+  for (const Json& line : log) report.calls += string_or(line, "type") == "call";
+  if (auto difference = first_difference(log, replayed.lines())) {
+    report.difference = divergence.empty() ? *difference : divergence + "; " + *difference;
+  } else {
+    report.identical = true;
+  }
+  return report;
+}
+
+}  // namespace arbiter

@@ -1,0 +1,31 @@
+// The Concurrent Abalone entry of the registry (shared/specs/abalone.md): a lockstep game, so
+// it has its own host instead of one of the referee's loops. Seat 0 is black, seat 1 white.
+// A seat's team is a house team compiled in from bots/abalone (`simple`, `team`), a Lua file
+// (`PATH.lua` or `lua:PATH`), or a program playing the §8 protocol (`cmd:PROGRAM`, `tcp`).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "games/registry.h"
+
+namespace arbiter {
+
+// The bot syntax, for `arbiter games`.
+inline constexpr const char* kAbaloneBots =
+    "simple | team (house Lua teams) | PATH.lua | lua:PATH (a Lua team file)";
+
+// Plays a match. Config keys: the world's (winning_score, max_pieces, cycles_per_turn,
+// game_length, black_start, white_start) and the runtime's: step_budget (1..1e6 instructions),
+// action_cost (0..1e6), memory_mb (1..4096, per team), watchdog_ms (1..60000). The game log
+// records the match header (with every Lua team's source, so that replay needs nothing else),
+// the match's events, every call to an external team, and the result.
+// spec.hosting.gui (HOST:PORT), when set, receives the §7 text commands as the match goes.
+Expected<PlayOutcome> play_abalone(const PlaySpec& spec);
+
+// Plays the logged match again from its header (Lua teams from their recorded sources, external
+// teams answering from their recorded calls) and compares the logs apart from timing. A match
+// that a wall-clock watchdog decided may not replay.
+Expected<ReplayReport> replay_abalone(const std::vector<Json>& log);
+
+}  // namespace arbiter

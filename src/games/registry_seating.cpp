@@ -1,0 +1,104 @@
+#include "games/registry_seating.h"
+
+#include <fmt/format.h>
+
+#include "games/q/actors.h"
+#include "remote/tcp.h"
+
+namespace arbiter {
+namespace {
+
+// How long a tcp connection has to send its name before it is dropped.
+constexpr Duration kSignUpWait = std::chrono::seconds(2);
+
+std::vector<std::string> split_words(const std::string& text) {
+  std::vector<std::string> words;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && text[i] == ' ') ++i;
+    std::size_t j = i;
+    while (j < text.size() && text[j] != ' ') ++j;
+    if (j > i) words.push_back(text.substr(i, j - i));
+    i = j;
+  }
+  return words;
+}
+
+}  // namespace
+
+Expected<std::vector<std::string>> seat_names(const PlaySpec& spec) {
+  std::vector<std::string> names;
+  for (const auto& seat : spec.roster) {
+    if (!q::valid_name(seat.name))
+      return fail(fmt::format("player name \"{}\": use 1-20 letters or digits", seat.name));
+    for (const auto& other : names)
+      if (other == seat.name)
+        return fail(fmt::format("player name \"{}\" is used twice", seat.name));
+    names.push_back(seat.name);
+  }
+  return names;
+}
+
+bool is_remote(const Seating& seat) {
+  return seat.bot == "tcp" || seat.bot.starts_with("cmd:");
+}
+
+Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpec& spec,
+                                                                   ChannelLimits limits) {
+  std::vector<std::optional<OpenedSeat>> seats(spec.roster.size());
+  std::vector<std::size_t> tcp_seats;
+  for (std::size_t i = 0; i < spec.roster.size(); ++i) {
+    const Seating& seat = spec.roster[i];
+    if (seat.bot == "tcp") {
+      tcp_seats.push_back(i);
+    } else if (seat.bot.starts_with("cmd:")) {
+      ChildSpec child;
+      child.argv = split_words(seat.bot.substr(4));
+      if (child.argv.empty())
+        return fail(fmt::format("player {}: cmd: needs a program", seat.name));
+      child.limits = spec.hosting.limits;
+      if (!spec.hosting.stderr_dir.empty())
+        child.stderr_log = spec.hosting.stderr_dir / (seat.name + ".stderr");
+      OpenedSeat opened;
+      auto process = ChildProcess::spawn(child);
+      if (!process) {
+        opened.failure = process.error().message;
+      } else {
+        opened.channel = (*process)->take_channel(Framing::lines, limits);
+        opened.process = std::move(*process);
+      }
+      seats[i] = std::move(opened);
+    }
+  }
+  if (tcp_seats.empty()) return seats;
+  auto listener = TcpListener::listen(spec.hosting.listen_host, spec.hosting.listen_port);
+  if (!listener) return fail(listener.error().message);
+  if (spec.hosting.on_listen) spec.hosting.on_listen((*listener)->port(), tcp_seats.size());
+  for (std::size_t i : tcp_seats) {
+    const Deadline deadline = Deadline::after(SteadyClock::instance(), spec.hosting.accept_timeout);
+    std::unique_ptr<Channel> signed_up;
+    while (!signed_up && !deadline.passed()) {
+      auto accepted = (*listener)->accept(deadline, Framing::lines);
+      if (!accepted) return fail(accepted.error().message);
+      if (!*accepted) break;
+      std::unique_ptr<Channel> channel = std::move(**accepted);
+      const Deadline name_deadline = Deadline::after(
+          SteadyClock::instance(), std::min<Duration>(kSignUpWait, deadline.remaining()));
+      auto hello = channel->receive(name_deadline);
+      if (hello && hello->is_string())
+        signed_up = std::move(channel);
+      else
+        channel->close();
+    }
+    OpenedSeat opened;
+    if (signed_up)
+      opened.channel = std::move(signed_up);
+    else
+      opened.failure =
+          fmt::format("no tcp client signed up within {} ms", spec.hosting.accept_timeout.count());
+    seats[i] = std::move(opened);
+  }
+  return seats;
+}
+
+}  // namespace arbiter
