@@ -9,12 +9,14 @@
 #include <gtest/gtest.h>
 
 #include "core/rules.h"
+#include "games/abalone/match.h"
 #include "games/battleship/game.h"
 #include "games/dominosa/race.h"
 #include "games/dominosa/solver.h"
 #include "games/q/game.h"
 #include "games/registry.h"
 #include "games/speed_scrabble/game.h"
+#include "referee/game_log.h"
 
 namespace arbiter {
 namespace {
@@ -121,14 +123,16 @@ Playout<G> playout(std::uint64_t seed, bool check_hidden) {
   return out;
 }
 
-// Real-time games have their own suite below.
+// Real-time games have their own suite below, and so have lockstep games.
 const std::set<std::string> kRealtimeNames = {std::string(speed_scrabble::SpeedScrabble::kName),
                                               std::string(dominosa::DominosaRace::kName)};
+const std::set<std::string> kLockstepNames = {"abalone"};
 
 TYPED_TEST(Conformance, EveryRegisteredGameIsCovered) {
   std::set<std::string> registered, covered = kConformingNames;
   for (const auto& g : registered_games()) registered.insert(g.name);
   covered.insert(kRealtimeNames.begin(), kRealtimeNames.end());
+  covered.insert(kLockstepNames.begin(), kLockstepNames.end());
   EXPECT_EQ(registered, covered);
 }
 
@@ -291,6 +295,154 @@ TEST(RealtimeConformance, ASeatIsToldOnlyItsOwnTilesAndTheSameSeedDealsTheSameGa
     EXPECT_EQ(G::encode_setup(one.view(p)), G::encode_setup(two.view(p)));
     EXPECT_EQ(one.view(p).tiles, one.dealt()[p].substr(0, one.config().start));
   }
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Lockstep games (Concurrent Abalone): random worlds keep the rules whatever the teams do, the
+// §8 codec round-trips and rejects junk, and the registry entry plays the same seed the same
+// way, replays it, notices a tampered log and turns bad input into errors.
+
+TEST(LockstepConformance, RandomWorldPlayoutsKeepTheRules) {
+  using namespace abalone;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    Rng rng(seed);
+    Config config;
+    config.winning_score = 1 + static_cast<int>(rng.below(6));
+    config.max_pieces = 1 + static_cast<int>(rng.below(14));
+    World w = World::start(config);
+    for (int step = 0; step < 4000 && !w.over(); ++step) {
+      const auto& pieces = w.pieces();
+      if (pieces.empty()) break;
+      const Pid pid = pieces[rng.below(pieces.size())].pid;
+      switch (rng.below(20)) {
+        case 0:
+          w.spawn(pid, rng);
+          break;
+        case 1:
+          if (rng.below(20) == 0) w.kill(pid);  // a bot that ended
+          break;
+        case 2:
+          w.resolve(step % 2 == 0 ? Team::black : Team::white);
+          break;
+        default: {
+          const std::int64_t dir = static_cast<std::int64_t>(rng.below(9)) - 1;  // junk too
+          EXPECT_EQ(w.commit(pid, dir), dir >= 0 && dir <= 6);
+          break;
+        }
+      }
+      std::set<std::pair<int, int>> hexes;
+      for (Team t : kTeams) {
+        EXPECT_LE(w.piece_count(t), config.max_pieces) << "seed " << seed;
+        EXPECT_LE(w.score(t), config.winning_score);
+      }
+      for (const Piece& p : w.pieces()) {
+        EXPECT_TRUE(on_board(p.hex)) << "seed " << seed;
+        EXPECT_TRUE(hexes.insert({p.hex.r, p.hex.d}).second) << "two pieces share a hex";
+        EXPECT_EQ(w.at(p.hex), p.pid);
+      }
+    }
+    if (!w.over()) w.at_game_end();
+    ASSERT_TRUE(w.over());
+    const Standings st = w.standings();
+    EXPECT_EQ(st.winners.size() + st.losers.size(), 2u);
+    EXPECT_EQ(dump(encode_world(w)), dump(encode_world(w)));
+  }
+}
+
+TEST(LockstepConformance, CommitmentsRoundTripAndJunkIsRejected) {
+  using namespace abalone;
+  Rng rng(5);
+  for (int i = 0; i < 200; ++i) {
+    std::vector<Commitment> cs(rng.below(20));
+    for (auto& c : cs)
+      c = {1 + static_cast<Pid>(rng.below(1000)), static_cast<Dir>(rng.below(7))};
+    auto back = decode_commitments(encode_commitments(cs));
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(*back, cs);
+  }
+  for (const char* junk :
+       {"null", "{}", "[1]", "[{\"pid\": 1}]", "[{\"pid\": 1, \"dir\": 7}]",
+        "[{\"pid\": 0, \"dir\": 1}]", "[{\"pid\": 1, \"dir\": 1, \"x\": 2}]",
+        "[{\"pid\": \"1\", \"dir\": 1}]", "[{\"pid\": 1.5, \"dir\": 1}]"}) {
+    auto parsed = parse_json(junk);
+    ASSERT_TRUE(parsed) << junk;
+    auto decoded = decode_commitments(*parsed);
+    EXPECT_FALSE(decoded) << junk;
+    if (!decoded) {
+      EXPECT_FALSE(decoded.error().message.empty());
+    }
+  }
+  const World w = World::start(Config{});
+  EXPECT_FALSE(check_commitments(w, Team::black, {{1, 3}}));
+  EXPECT_EQ(check_commitments(w, Team::black, {{2, 3}})->code, "not-own-piece");
+  EXPECT_EQ(check_commitments(w, Team::black, {{99, 3}})->code, "not-own-piece");
+  EXPECT_EQ(check_commitments(w, Team::black, {{1, 3}, {1, 4}})->code, "repeated-piece");
+}
+
+std::vector<Json> played_log(const PlaySpec& base, std::uint64_t seed) {
+  PlaySpec spec = base;
+  spec.seed = seed;
+  GameLog log(nullptr, true);
+  spec.options.log = &log;
+  auto outcome = find_game("abalone")->play(spec);
+  EXPECT_TRUE(outcome) << (outcome ? "" : outcome.error().message);
+  return log.lines();
+}
+
+TEST(LockstepConformance, TheSameSeedPlaysTheSameGameAndReplaysIt) {
+  const GameEntry* game = find_game("abalone");
+  ASSERT_NE(game, nullptr);
+  PlaySpec spec;
+  spec.roster = {{"b", "simple"}, {"w", "simple"}};
+  spec.config = {{"game_length", 600}};
+  for (std::uint64_t seed : {1u, 2u, 77u}) {
+    const auto one = played_log(spec, seed);
+    const auto two = played_log(spec, seed);
+    ASSERT_GT(one.size(), 10u);
+    EXPECT_EQ(first_difference(one, two), std::nullopt) << "seed " << seed;
+    auto replayed = game->replay(one);
+    ASSERT_TRUE(replayed) << replayed.error().message;
+    EXPECT_TRUE(replayed->identical) << replayed->difference;
+    EXPECT_NE(first_difference(one, played_log(spec, seed + 1000)), std::nullopt);
+
+    // A log whose recorded events were tampered with no longer replays identically.
+    auto tampered = one;
+    for (auto& line : tampered)
+      if (string_or(line, "type") == "spawn") {
+        line["hex"] = "E0";
+        break;
+      }
+    auto check = game->replay(tampered);
+    ASSERT_TRUE(check);
+    EXPECT_FALSE(check->identical);
+    EXPECT_FALSE(check->difference.empty());
+  }
+}
+
+TEST(LockstepConformance, BadInputIsAClearErrorNotAMatch) {
+  const GameEntry* game = find_game("abalone");
+  ASSERT_NE(game, nullptr);
+  auto error_of = [&](std::vector<Seating> roster, Json config) {
+    PlaySpec spec;
+    spec.roster = std::move(roster);
+    spec.config = std::move(config);
+    auto outcome = game->play(spec);
+    return outcome ? std::string() : outcome.error().message;
+  };
+  const std::vector<Seating> two = {{"b", "simple"}, {"w", "simple"}};
+  EXPECT_NE(error_of({{"b", "simple"}}, nullptr).find("2 teams"), std::string::npos);
+  EXPECT_NE(error_of({{"b", "simple"}, {"w", "nonesuch"}}, nullptr).find("nonesuch"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"b", "simple"}, {"w", "/no/such/team.lua"}}, nullptr).find("cannot read"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"b", "simple"}, {"b", "simple"}}, nullptr).find("twice"), std::string::npos);
+  EXPECT_NE(error_of(two, {{"step_budget", 0}}).find("step_budget"), std::string::npos);
+  EXPECT_NE(error_of(two, {{"winning_score", "six"}}).find("winning_score"), std::string::npos);
+  EXPECT_NE(error_of(two, {{"colour", "red"}}).find("colour"), std::string::npos);
+  EXPECT_NE(error_of(two, Json::array()).find("object"), std::string::npos);
+  const std::vector<Json> not_a_log = {{{"type", "match"}, {"game", "abalone"}}};
+  EXPECT_FALSE(game->replay(not_a_log));
 }
 
 }  // namespace
