@@ -1,0 +1,179 @@
+// The acceptance test of bots/abalone/team.lua: it beats the baseline simple.lua in at least 95
+// of 100 seeded games in each colour order (default Config and Runtime but for a generous
+// wall-clock watchdog, see acceptance_runtime), plays the same game byte for byte from the same
+// seed, spawns its 14 pieces, and keeps to the rules of the sandbox while coordinating through
+// `shared`, `cas` and a barrier.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "games/abalone/match.h"
+
+namespace arbiter::abalone {
+namespace {
+
+std::string read_bot(const std::string& name) {
+  std::ifstream in(std::string(ARBITER_ABALONE_BOTS) + "/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Default Config and Runtime, but for the wall-clock watchdog: it exists to stop hostile teams
+// (a step that never ends), and on a loaded two-core machine (ctest -j2, two match threads here)
+// a descheduled thread can outlast its 50 ms mid-step and make a well-behaved team forfeit.
+// What decides the game (instructions per step, action cost) is the default.
+Runtime acceptance_runtime() {
+  Runtime runtime;
+  runtime.watchdog = std::chrono::seconds(10);
+  return runtime;
+}
+
+// Plays seeds first..last on `threads` threads (each match is single-threaded and independent)
+// and returns the summaries in seed order.
+std::vector<MatchSummary> play_seeds(const TeamProgram& black, const TeamProgram& white,
+                                     std::uint64_t first, std::uint64_t last, int threads = 2) {
+  std::vector<MatchSummary> out(last - first + 1);
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < out.size(); i = next++) {
+      out[i] = play_match(Config{}, acceptance_runtime(), first + i, black, white);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  return out;
+}
+
+// Checks that `team` won at least 95 of the games of seeds 1..100, with a useful message if not.
+void expect_wins(const std::vector<MatchSummary>& games, Team team) {
+  int wins = 0;
+  std::string not_won;
+  for (std::size_t i = 0; i < games.size(); ++i) {
+    const MatchSummary& s = games[i];
+    EXPECT_TRUE(s.failure[0].empty() && s.failure[1].empty())
+        << "seed " << i + 1 << ": " << s.failure[0] << s.failure[1];
+    if (s.result.winner == team) {
+      ++wins;
+    } else {
+      not_won += ' ';
+      not_won += std::to_string(i + 1);
+    }
+  }
+  EXPECT_GE(wins, 95) << "seeds not won:" << not_won;
+}
+
+TEST(AbaloneTeam, BeatsSimpleAsBlack) {
+  const TeamProgram team{"team", read_bot("team.lua")};
+  const TeamProgram simple{"simple", read_bot("simple.lua")};
+  ASSERT_FALSE(team.source.empty());
+  ASSERT_FALSE(simple.source.empty());
+  expect_wins(play_seeds(team, simple, 1, 100), Team::black);
+}
+
+TEST(AbaloneTeam, BeatsSimpleAsWhite) {
+  const TeamProgram team{"team", read_bot("team.lua")};
+  const TeamProgram simple{"simple", read_bot("simple.lua")};
+  ASSERT_FALSE(team.source.empty());
+  expect_wins(play_seeds(simple, team, 1, 100), Team::white);
+}
+
+struct Logged {
+  MatchSummary summary;
+  std::string log;
+  std::vector<Json> events;
+};
+
+Logged play_logged(const std::string& black, const std::string& white, std::uint64_t seed) {
+  Logged out;
+  MatchEvents events;
+  events.log = [&](const Json& e) {
+    out.log += dump(e) + "\n";
+    out.events.push_back(e);
+  };
+  out.summary =
+      play_match(Config{}, acceptance_runtime(), seed, {"black", black}, {"white", white}, events);
+  return out;
+}
+
+// Whether `word` occurs in `text` as a whole identifier (not inside a longer name).
+bool has_word(const std::string& text, const std::string& word) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+    const bool start = at == 0 || !ident(text[at - 1]);
+    const bool end = at + word.size() >= text.size() || !ident(text[at + word.size()]);
+    if (start && end) return true;
+  }
+  return false;
+}
+
+// The Lua source without its `--` comments (team.lua has no "--" inside strings).
+std::string strip_comments(const std::string& source) {
+  std::string out;
+  std::istringstream lines(source);
+  for (std::string line; std::getline(lines, line);) out += line.substr(0, line.find("--")) + "\n";
+  return out;
+}
+
+TEST(AbaloneTeam, ReplaysByteForByteSpawnsFourteenAndKeepsToTheRules) {
+  const std::string team = read_bot("team.lua");
+  const std::string simple = read_bot("simple.lua");
+  // The coordination the team is about, and nothing the sandbox forbids or that would make it
+  // nondeterministic (`pairs` over string keys).
+  for (const char* used : {"shared", "cas", "barrier", "wait_my_turn", "spawn"}) {
+    EXPECT_TRUE(has_word(team, used)) << used;
+  }
+  EXPECT_NE(team.find("barrier.new("), std::string::npos);
+  EXPECT_NE(team.find("barrier.wait("), std::string::npos);
+  const std::string code = strip_comments(team);
+  for (const char* forbidden : {"pairs", "next", "math.random", "io", "os", "debug", "package",
+                                "require", "load", "loadfile", "dofile", "collectgarbage",
+                                "coroutine"}) {
+    EXPECT_FALSE(has_word(code, forbidden)) << forbidden;
+  }
+
+  for (const bool team_black : {true, false}) {
+    SCOPED_TRACE(team_black ? "team plays black" : "team plays white");
+    const Team side = team_black ? Team::black : Team::white;
+    const std::string& black = team_black ? team : simple;
+    const std::string& white = team_black ? simple : team;
+    const Logged a = play_logged(black, white, 42);
+    const Logged b = play_logged(black, white, 42);
+    EXPECT_EQ(a.log, b.log);
+    EXPECT_EQ(a.summary.result.winner, side);
+    EXPECT_EQ(a.summary.result.reason, EndReason::winning_score);
+    EXPECT_TRUE(a.summary.failure[0].empty() && a.summary.failure[1].empty());
+
+    // The team's pieces: its main (PID 1 for black, 2 for white) and everything it spawned.
+    std::set<int> own{team_black ? 1 : 2};
+    int spawned = 0;
+    for (const Json& e : a.events) {
+      if (e.at("type") == "spawn" && own.contains(e.at("parent").get<int>())) {
+        own.insert(e.at("pid").get<int>());
+        ++spawned;
+      }
+    }
+    EXPECT_EQ(spawned, 13);
+    EXPECT_EQ(own.size(), 14u);
+    // No piece of the team ever ended but by being pushed off (no error, return or overrun),
+    // and the team never forfeited.
+    for (const Json& e : a.events) {
+      if (e.at("type") == "end_bot" && own.contains(e.at("pid").get<int>())) {
+        EXPECT_EQ(e.at("why"), "pushed off") << dump(e);
+      }
+      EXPECT_NE(e.at("type"), "forfeit") << dump(e);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace arbiter::abalone
