@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job, as a demo: installs what is missing, builds the release preset, then runs small
-# tournaments between the house bots of every game (Q, Battleship, Speed Scrabble, Dominosa) into
+# tournaments between the house bots of every game (Q, Battleship, Speed Scrabble, Dominosa,
+# Concurrent Abalone) into
 # one SQLite store, prints their standings and ratings, and replays a stored match from its log.
 # Everything goes to ./demo-logs/ (the store is demo-logs/demo.db; it is made afresh each run).
 set -euo pipefail
@@ -32,9 +33,18 @@ echo "== Dominosa: puzzle races, a solver against one that waits 50 ms"
 "$arbiter" tournament run --name dominosa-races -g dominosa -p fast:solver -p wait:slow=0.05 \
   --rounds 5 --seed 1 --store "$store"
 echo
+echo "== Concurrent Abalone: the coordinated Lua team against the random one, both colours"
+"$arbiter" tournament run --name abalone-league -g abalone -p team:team -p simple:simple \
+  --rounds 5 --seed 1 --store "$store"
+echo
 echo "== The store: every tournament and its progress"
 "$arbiter" tournament status --store "$store"
 echo
 echo "== A stored Q match, replayed from its game log"
 "$arbiter" tournament log 1 7 --store "$store" > demo-logs/q-match7.jsonl
 "$arbiter" replay demo-logs/q-match7.jsonl
+echo
+echo "== One Abalone match with its game log, replayed from it"
+"$arbiter" play abalone --black bots/abalone/team.lua --white bots/abalone/simple.lua --seed 1 \
+  --log demo-logs/abalone.jsonl
+"$arbiter" replay demo-logs/abalone.jsonl

@@ -68,7 +68,7 @@ Expected<AbaloneConfig> decode_abalone_config(const Json& given) {
       std::chrono::duration_cast<std::chrono::milliseconds>(c.runtime.watchdog).count());
   if (!watchdog) return std::unexpected(watchdog.error());
   auto world = abalone::decode_config(j);
-  if (!world) return fail("Abalone config: " + world.error().message);
+  if (!world) return std::unexpected(world.error());
   c.world = *world;
   c.runtime.step_budget = static_cast<int>(*budget);
   c.runtime.action_cost = static_cast<int>(*cost);
@@ -107,28 +107,35 @@ class ExternalSeat : public abalone::ExternalTeam {
   ExternalSeat(Seat seat, GameLog* log) : seat_(seat), log_(log) {}
 
   std::expected<std::int64_t, Ejection> setup(const Json& view) override {
-    auto reply = call("setup", wire::kSetup, Json::array({view}));
-    if (!reply) return std::unexpected(reply.error());
-    if (!reply->is_number_integer())
-      return malformed("setup", fmt::format("setup reply: expected the number of pieces to "
-                                            "spawn, got {}",
-                                            excerpt(*reply)));
-    return reply->get<std::int64_t>();
+    return call<std::int64_t>("setup", wire::kSetup, Json::array({view}),
+                              [](const Json& reply) -> Expected<std::int64_t> {
+                                if (!reply.is_number_integer())
+                                  return fail("setup reply: expected the number of pieces to "
+                                              "spawn, got " + excerpt(reply));
+                                return reply.get<std::int64_t>();
+                              });
   }
 
   std::expected<std::vector<Commitment>, Ejection> take_turn(const Json& view) override {
-    auto reply = call("take_turn", wire::kTakeTurn, Json::array({view}));
-    if (!reply) return std::unexpected(reply.error());
-    auto commitments = abalone::decode_commitments(*reply);
-    if (!commitments) return malformed("take_turn", "take-turn reply: " + commitments.error().message);
-    return *commitments;
+    return call<std::vector<Commitment>>(
+        "take_turn", wire::kTakeTurn, Json::array({view}),
+        [](const Json& reply) -> Expected<std::vector<Commitment>> {
+          auto commitments = abalone::decode_commitments(reply);
+          if (!commitments) return fail("take-turn reply: " + commitments.error().message);
+          return commitments;
+        });
   }
 
-  // The end of the match, for a team that is still in it.
-  void win(bool won) {
-    auto reply = call("win", wire::kWin, Json::array({won}));
-    if (reply && *reply != wire::kVoid)
-      malformed("win", fmt::format("win reply must be \"void\", got {}", excerpt(*reply)));
+  // The end of the match, for a team that is still in it: its ejection if it fails the call.
+  std::optional<Ejection> win(bool won) {
+    auto heard = call<Unit>("win", wire::kWin, Json::array({won}),
+                            [](const Json& reply) -> Expected<Unit> {
+                              if (reply != wire::kVoid)
+                                return fail("win reply must be \"void\", got " + excerpt(reply));
+                              return Unit{};
+                            });
+    if (heard) return std::nullopt;
+    return heard.error();
   }
 
   bool failed() const { return failed_; }
@@ -140,24 +147,33 @@ class ExternalSeat : public abalone::ExternalTeam {
   Seat seat_;
 
  private:
-  std::expected<Json, Ejection> call(const char* call, std::string_view method, Json args) {
+  // One logged call: the reply decoded by `decode` (a failure there is malformed), or why the
+  // call failed. The log's verdict is the final one.
+  template <class T, class Decode>
+  std::expected<T, Ejection> call(const char* call, std::string_view method, Json args,
+                                  Decode decode) {
     Json record = {{"type", "call"}, {"seat", seat_}, {"call", call}, {"args", args}};
     Duration elapsed{};
     auto reply = exchange(call, method, args, elapsed);
-    if (reply) record["reply"] = *reply;
-    record["verdict"] = reply ? std::string("ok") : std::string(to_string(reply.error().why));
-    if (!reply) {
-      record["detail"] = reply.error().detail;
+    std::expected<T, Ejection> out = std::unexpected(Ejection{});
+    if (reply) {
+      record["reply"] = *reply;
+      auto decoded = decode(*reply);
+      if (decoded)
+        out = std::move(*decoded);
+      else
+        out = std::unexpected(Ejection{seat_, Why::malformed, call, decoded.error().message});
+    } else {
+      out = std::unexpected(reply.error());
+    }
+    record["verdict"] = out ? std::string("ok") : std::string(to_string(out.error().why));
+    if (!out) {
+      record["detail"] = out.error().detail;
       failed_ = true;
     }
     record["elapsed_us"] = std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count();
     if (log_ != nullptr) log_->write(record);
-    return reply;
-  }
-
-  std::unexpected<Ejection> malformed(const char* call, std::string detail) {
-    failed_ = true;
-    return std::unexpected(Ejection{seat_, Why::malformed, call, std::move(detail)});
+    return out;
   }
 
   GameLog* log_;
@@ -234,8 +250,9 @@ class ReplaySeat final : public ExternalSeat {
                                  string_or(record, "call")));
     if (field_or_null(record, "args") != args)
       return diverge(fmt::format("{} gets other arguments than recorded", call));
+    // A recorded reply is answered again, so that decoding judges it as it did then.
+    if (record.contains("reply")) return record["reply"];
     const std::string verdict = string_or(record, "verdict");
-    if (verdict == "ok") return field_or_null(record, "reply");
     auto why = why_from_string(verdict);
     if (!why) return diverge(fmt::format("unknown verdict \"{}\"", verdict));
     return std::unexpected(Ejection{seat_, *why, call, string_or(record, "detail")});
@@ -311,9 +328,13 @@ Hosted host(const AbaloneConfig& config, std::uint64_t seed,
   // External teams still in the game hear how it ended; only a winner that heard it wins.
   for (std::size_t i = 0; i < 2; ++i) {
     const bool won = s.result.winner && abalone::team_index(*s.result.winner) == i;
-    if (external[i] != nullptr && !external[i]->failed()) external[i]->win(won);
-    if (won && (external[i] == nullptr || !external[i]->failed()))
-      out.result.winners.push_back(static_cast<Seat>(i));
+    if (external[i] != nullptr && !external[i]->failed()) {
+      if (auto ejection = external[i]->win(won)) {
+        out.result.ejections.push_back(*ejection);
+        continue;
+      }
+    }
+    if (won) out.result.winners.push_back(static_cast<Seat>(i));
   }
   if (log != nullptr) log->write(encode_result(out.result));
   return out;
@@ -332,8 +353,7 @@ Json match_header(std::uint64_t seed, const AbaloneConfig& config,
 
 Expected<PlayOutcome> play_abalone(const PlaySpec& spec) {
   if (spec.roster.size() != 2)
-    return fail(fmt::format("abalone is for 2 teams (black, white), {} were given",
-                            spec.roster.size()));
+    return fail(fmt::format("abalone is for 2 teams (black, white), got {}", spec.roster.size()));
   auto config = decode_abalone_config(spec.config);
   if (!config) return std::unexpected(config.error());
   config->runtime.clock = spec.options.clock;

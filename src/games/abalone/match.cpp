@@ -93,10 +93,9 @@ class Match {
       }
       ++cycle;
       cycle_ = cycle;
-      const bool resolving = !world_.over() && cycle % config_.cycles_per_turn == 0;
-      if (resolving) resolve();
+      const bool resolved = !world_.over() && cycle % config_.cycles_per_turn == 0 && resolve();
       flush_gui();
-      if (resolving) gui(gui_turns(resolutions_));
+      if (resolved) gui(gui_turns(resolutions_));
     }
     if (!world_.over()) world_.at_game_end();
     MatchSummary summary;
@@ -247,10 +246,11 @@ class Match {
     }
   }
 
-  void resolve() {
+  // Resolves the next team's commitments; false when its external team forfeited instead.
+  bool resolve() {
     const Team t = resolving_team(resolutions_);
     auto& resolving = teams_[team_index(t)];
-    if (resolving.external != nullptr && !commit_external(resolving)) return;
+    if (resolving.external != nullptr && !commit_external(resolving)) return false;
     const Resolution r = world_.resolve(t);
     ++resolutions_;
     ++enemy_resolutions_[team_index(enemy_of(t))];
@@ -265,6 +265,7 @@ class Match {
       victims.bots.erase(dead);
       victims.waits.erase(dead);
     }
+    return true;
   }
 
   // ---- The bot API of §4 ----
