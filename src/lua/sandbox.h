@@ -26,6 +26,11 @@ struct SandboxOptions {
   std::uint64_t seed = 0;                            // seeds math.random
   Duration watchdog = std::chrono::milliseconds(50);  // wall-clock limit of one step
   const Clock* clock = nullptr;                      // for the watchdog; null = SteadyClock
+  // The calling thread's CPU time (e.g. thread_cpu_time). When set, a step past the watchdog
+  // on `clock` is only condemned if this thread also spent more than the watchdog's worth of
+  // CPU time since the last start_round(): a thread that merely waited for a core on a busy
+  // machine is not a runaway bot. Null: wall-clock time alone decides.
+  std::function<Duration()> cpu_time;
   // Instructions a bot may run past its budget inside a callback that cannot yield (table.sort
   // comparator, gsub callback, ...) before it is killed with StepStatus::overrun.
   int overrun_limit = 100'000;
@@ -66,10 +71,34 @@ struct StepResult {
 class Bot;
 
 // One team's Lua state. Globals: the base library without dofile, loadfile, collectgarbage and
-// print; `load` for text chunks only; `setmetatable` refusing metatables with `__gc`; `math`
-// without randomseed and with `random` drawn from the seeded Rng; `string` without dump, with
-// guarded patterns and a capped rep; `table`; `shared`; `cas`; `yield`; `barrier`; and whatever
-// the game define()s. Nothing else (no io, os, debug, package, require, coroutine, utf8).
+// print; `load` for text chunks only; `setmetatable` refusing metatables with `__gc`; `next` and
+// `pairs` in a canonical key order; `tostring` without addresses; `math` without randomseed and
+// with `random` drawn from the seeded Rng; `string` without dump, with guarded patterns, a
+// capped rep and a format without `%p`; `table` with a deterministic sort; `shared`; `cas`;
+// `yield`; `barrier`; and whatever the game define()s. Nothing else (no io, os, debug, package,
+// require, coroutine, utf8).
+//
+// Determinism: what a team can observe must not depend on addresses, the state's random
+// string-hash seed or the clock, so that the same seed and teams give the same game.
+//  - next(t, k) and pairs(t) (without __pairs) visit positive integer keys ascending, then the
+//    other numbers ascending, then strings in byte order, then false, then true. A traversal
+//    that meets a key of another type (table, function, thread, userdata) raises
+//    "next: a table with table keys has no deterministic order ...". The work is charged to the
+//    bot: about n (log2 n + 3) instructions for a full traversal of n keys that are not a
+//    sequence (a sequence 1..n: n, for the scan that finds nothing after n), n for next(t) on a
+//    table without t[1]; its wall-clock time is not held against the watchdog. __pairs is honoured, as in Lua 5.4: its function is
+//    team code, as deterministic as the rest.
+//  - tostring(v) and string.format("%s", v) show a table, function, thread or userdata without
+//    __tostring as its __name or its type name ("table"), never with an address; "%p" raises.
+//    Lua's own error messages hold no addresses, and an error object that is not a string or a
+//    number is reported as "error object is a <type> value".
+//  - table.sort is Lua's algorithm with the clock-seeded pivot choice (used on unbalanced
+//    partitions) replaced by a hash of the seed.
+// Not closed here (it would need a Lua built with a fixed luai_makeseed, and fixed addresses for
+// tables and functions used as keys): when a table with deleted keys is rehashed depends on
+// collisions, so on the hash seed and addresses, which a team can observe through the border
+// `#t` returns for a table with holes, the timing of weak-table clearing, and the instant the
+// memory cap is reached.
 // Thread-safety: a Sandbox and its Bots are used by one thread at a time; distinct Sandboxes
 // are independent.
 class Sandbox {
@@ -96,6 +125,12 @@ class Sandbox {
   // A bot running the team's main. REQUIRES: load_team succeeded. The Bot must not outlive
   // this Sandbox.
   std::unique_ptr<Bot> spawn_main(int pid);
+
+  // Marks the start of a round of steps (the host's clock cycle) for the CPU-time side of the
+  // watchdog (see SandboxOptions::cpu_time): the CPU time spent since counts against each step
+  // of the round. load_team marks one itself. Reads the CPU clock once; nothing without
+  // cpu_time.
+  void start_round();
 
   // From inside a host function: a bot running the function at stack index `index` of `L`
   // (e.g. the argument of spawn(fn)). REQUIRES: that value is a function.
@@ -141,6 +176,9 @@ class Sandbox {
   Bot* running_ = nullptr;    // the bot whose step is in progress
   bool loading_ = false;      // the running bot is the team chunk
   int main_ref_ = LUA_NOREF;  // registry reference of the team's main function
+  Duration round_cpu_{};      // cpu_time() at the last start_round()
+  // Whether a step started (on clock_) at `started` is past the watchdog (see cpu_time).
+  bool past_watchdog(Instant started) const;
   std::deque<HostFunction> host_functions_;  // stable addresses for the closures' upvalues
 };
 

@@ -1,11 +1,16 @@
 // Tests of the Lua sandbox: exact budgets, step outcomes, the memory cap, the hostile matrix of
-// spec §5, cas and the barrier library of §6.
+// spec §5, determinism (key order, no addresses, table.sort), cas and the barrier library of §6.
 #include "lua/sandbox.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <memory>
+#include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -479,6 +484,34 @@ TEST(LuaHostile, TheWatchdogFiresOnASlowStep) {
   EXPECT_EQ(once->step(500).status, StepStatus::watchdog);
 }
 
+TEST(LuaHostile, WithCpuTimeTheWatchdogOnlyFiresOnStepsThatWorked) {
+  // Wall-clock time passes in `stall`; CPU time only where the test says so.
+  ManualClock clock;
+  Duration cpu{};
+  SandboxOptions options;
+  options.clock = &clock;
+  options.cpu_time = [&cpu] { return cpu; };
+  Sandbox sandbox(options);
+  Duration cpu_per_stall{};
+  sandbox.define("stall", [&](lua_State*) {
+    clock.advance(60ms);
+    cpu += cpu_per_stall;
+    return 0;
+  });
+  auto bot = load(sandbox, "return function() while true do stall() yield() end end");
+  // Descheduled: 60 ms of wall time but 1 ms of CPU, round after round: never condemned.
+  cpu_per_stall = 1ms;
+  for (int round = 0; round < 20; ++round) {
+    sandbox.start_round();
+    ASSERT_EQ(bot->step(500).status, StepStatus::yielded) << "round " << round;
+  }
+  // Working: 60 ms of both in one round.
+  cpu_per_stall = 60ms;
+  sandbox.start_round();
+  EXPECT_EQ(bot->step(500).status, StepStatus::watchdog);
+  EXPECT_FALSE(bot->alive());
+}
+
 TEST(LuaCas, ComparesAndSetsRawly) {
   Sandbox sandbox;
   auto bot = load(sandbox,
@@ -499,6 +532,640 @@ TEST(LuaCas, ComparesAndSetsRawly) {
   lua_getglobal(sandbox.state(), "bad");
   EXPECT_FALSE(lua_toboolean(sandbox.state(), -1));
   lua_pop(sandbox.state(), 1);
+}
+
+// --- Determinism: key order, addresses, table.sort ---
+
+// Runs `main_source` (the body of the team's main) to the end, in steps of a large budget;
+// returns the result of the last step.
+StepResult run_to_end(Sandbox& sandbox, const std::string& main_source) {
+  auto bot = load(sandbox, "return function()\n" + main_source + "\nend");
+  if (bot == nullptr) return {StepStatus::error, 0, "load failed"};
+  return run(*bot, 1'000'000, 100);
+}
+
+SandboxOptions no_watchdog(ManualClock& clock, std::uint64_t seed = 0) {
+  SandboxOptions options;
+  options.clock = &clock;  // never advances
+  options.seed = seed;
+  options.overrun_limit = 100'000'000;
+  return options;
+}
+
+// The keys of a table with many string keys and keys of every orderable kind, as `show` prints
+// them, in the order pairs and a next loop visit them.
+constexpr std::string_view kMixedKeysOrder = R"lua(
+  local t = {}
+  for i = 1, 400 do t['k' .. (i * 7919 % 1000)] = i end
+  for i = 1, 20 do t[i] = -i end
+  for _, k in ipairs({100, 0, -3, 2.5, -0.5, 1e300, 1/0, -1/0, math.maxinteger, math.mininteger,
+                      2^63, -2^63 - 2^11, '', '\0', '\255', 'a\0b', 'a', 'Z', 'k'}) do
+    t[k] = true
+  end
+  t[true] = 1; t[false] = 0
+  local function show(list)
+    for i, k in ipairs(list) do
+      local kind = math.type(k)
+      list[i] = kind == 'float' and string.format('%.17g', k) or kind == 'integer' and
+                string.format('%d', k) or string.format('%q', k)
+    end
+    return table.concat(list, ' ')
+  end
+  local a = {}
+  for k in pairs(t) do a[#a + 1] = k end
+  by_pairs = show(a)
+  local b = {}
+  local k = next(t)
+  while k ~= nil do b[#b + 1] = k; k = next(t, k) end
+  by_next = show(b)
+  count = #a
+)lua";
+
+TEST(LuaDeterminism, PairsAndNextVisitKeysInTheSameCanonicalOrderInEveryState) {
+  Sandbox first;
+  ASSERT_EQ(run_to_end(first, std::string(kMixedKeysOrder)).status, StepStatus::finished);
+  // Another state, created after other allocations (so at other addresses, with another hash
+  // seed), and a third one.
+  std::vector<std::unique_ptr<char[]>> garbage;
+  for (int i = 1; i < 200; ++i) garbage.push_back(std::make_unique<char[]>(i * 97));
+  auto other_state = std::make_unique<Sandbox>();
+  garbage.clear();
+  Sandbox third;
+  for (Sandbox* s : {other_state.get(), &third}) {
+    ASSERT_EQ(run_to_end(*s, std::string(kMixedKeysOrder)).status, StepStatus::finished);
+    EXPECT_EQ(global_string(*s, "by_pairs"), global_string(first, "by_pairs"));
+  }
+  EXPECT_EQ(global_string(first, "by_next"), global_string(first, "by_pairs"));
+  EXPECT_EQ(global_int(first, "count"), 400 + 20 + 19 + 2);
+
+  // The canonical order: positive integers, other numbers, strings by bytes, false, true.
+  std::vector<std::string> k_keys;
+  for (int i = 1; i <= 400; ++i) k_keys.push_back("\"k" + std::to_string(i * 7919 % 1000) + "\"");
+  std::sort(k_keys.begin(), k_keys.end());
+  std::string expected = "1";
+  for (int i = 2; i <= 20; ++i) expected += " " + std::to_string(i);
+  expected +=
+      " 100 9223372036854775807"
+      " -inf -9.2233720368547779e+18 -9223372036854775808 -3 -0.5 0 2.5 9.2233720368547758e+18"
+      " 1.0000000000000001e+300 inf"
+      " \"\" \"\\0\" \"Z\" \"a\" \"a\\0b\" \"k\"";
+  for (const std::string& k : k_keys) expected += " " + k;
+  expected += " \"\xff\" false true";
+  EXPECT_EQ(global_string(first, "by_pairs"), expected);
+}
+
+TEST(LuaDeterminism, TheOrderOfSmallMixedTablesIsExactlyTheDocumentedOne) {
+  Sandbox sandbox;
+  const StepResult r = run_to_end(sandbox, R"lua(
+    local t = {[3] = 1, [1] = 1, [2] = 1, b = 1, a = 1, [''] = 1, [0] = 1, [-1] = 1, [2.5] = 1,
+               [true] = 1, [false] = 1, [1/0] = 1, [-1/0] = 1, ab = 1, [10] = 1, B = 1,
+               ['\200'] = 1, [-2.5] = 1, [7.0] = 1}
+    local out = {}
+    for k in pairs(t) do out[#out + 1] = tostring(k) end
+    order = table.concat(out, ',')
+  )lua");
+  ASSERT_EQ(r.status, StepStatus::finished) << r.detail;
+  EXPECT_EQ(global_string(sandbox, "order"),
+            "1,2,3,7,10,-inf,-2.5,-1,0,2.5,inf,,B,a,ab,b,\xc8,false,true");
+}
+
+TEST(LuaDeterminism, AssigningAndRemovingFieldsDuringATraversalWorks) {
+  Sandbox sandbox;
+  const StepResult r = run_to_end(sandbox, R"lua(
+    local t = {}
+    for i = 1, 50 do t['k' .. i] = i end
+    for i = 1, 10 do t[i] = i end
+    local seen = {}
+    for k, v in pairs(t) do
+      seen[#seen + 1] = tostring(k) .. '=' .. tostring(v)
+      t[k] = nil                      -- the current key
+      if k == 'k10' then
+        t.k20 = nil                   -- a key ahead
+        t.k30 = 'changed'             -- an existing field ahead
+      end
+      if k == 5 then t[6] = nil; t[7] = 'seven' end
+    end
+    trace = table.concat(seen, ' ')
+    empty = next(t) == nil
+    -- Lua's idiom: clear a table while traversing it.
+    local u = {}
+    for i = 1, 100 do u['x' .. i] = i; u[i * 3] = i end
+    for k in pairs(u) do u[k] = nil end
+    cleared = next(u) == nil
+    -- A nested traversal of the same table, broken off, does not disturb the outer one.
+    local w = {a = 1, b = 2, c = 3, d = 4, [1] = 0, [5] = 0}
+    local outer = {}
+    for k in pairs(w) do
+      outer[#outer + 1] = tostring(k)
+      for k2 in pairs(w) do if k2 == 'b' then break end end
+    end
+    nested = table.concat(outer, ',')
+    -- next from a key that is not (or no longer) in the table: the key after it.
+    after_missing = next(w, 'bb')
+    after_removed = (function() w.c = nil; return next(w, 'c') end)()
+  )lua");
+  ASSERT_EQ(r.status, StepStatus::finished) << r.detail;
+  std::string expected = "1=1 2=2 3=3 4=4 5=5 7=seven 8=8 9=9 10=10 k1=1 k10=10";
+  for (int i = 11; i <= 19; ++i) expected += " k" + std::to_string(i) + "=" + std::to_string(i);
+  expected += " k2=2";
+  for (int i = 21; i <= 29; ++i) expected += " k" + std::to_string(i) + "=" + std::to_string(i);
+  expected += " k3=3 k30=changed";
+  for (int i = 31; i <= 39; ++i) expected += " k" + std::to_string(i) + "=" + std::to_string(i);
+  expected += " k4=4";
+  for (int i = 40; i <= 49; ++i) expected += " k" + std::to_string(i) + "=" + std::to_string(i);
+  expected += " k5=5 k50=50 k6=6 k7=7 k8=8 k9=9";
+  EXPECT_EQ(global_string(sandbox, "trace"), expected);
+  EXPECT_EQ(global_string(sandbox, "empty"), "boolean");
+  lua_State* L = sandbox.state();
+  for (const char* flag : {"empty", "cleared"}) {
+    lua_getglobal(L, flag);
+    EXPECT_TRUE(lua_toboolean(L, -1)) << flag;
+    lua_pop(L, 1);
+  }
+  EXPECT_EQ(global_string(sandbox, "nested"), "1,5,a,b,c,d");
+  EXPECT_EQ(global_string(sandbox, "after_missing"), "c");
+  EXPECT_EQ(global_string(sandbox, "after_removed"), "d");
+}
+
+TEST(LuaDeterminism, KeysWithoutAnOrderRaiseADeterministicError) {
+  Sandbox sandbox;
+  const StepResult r = run_to_end(sandbox, R"lua(
+    ok1, msg1 = pcall(function() for k in pairs({[{}] = 1, a = 1}) do end end)
+    ok2, msg2 = pcall(next, {[function() end] = 1})
+    local mixed = {10, 20, 30, [{}] = 'x'}
+    local n = 0
+    for _, v in ipairs(mixed) do n = n + v end
+    sum = n                                   -- ipairs is unaffected
+    first = next(mixed)                       -- 1: t[1] is set, nothing else is looked at
+    ok3, msg3 = pcall(function() for k in pairs(mixed) do end end)
+    ok4, msg4 = pcall(next, {a = 1}, {})      -- a control key without an order
+    ok5, msg5 = pcall(next, {a = 1}, 0/0)
+  )lua");
+  ASSERT_EQ(r.status, StepStatus::finished) << r.detail;
+  lua_State* L = sandbox.state();
+  for (const char* ok : {"ok1", "ok2", "ok3", "ok4", "ok5"}) {
+    lua_getglobal(L, ok);
+    EXPECT_EQ(lua_type(L, -1), LUA_TBOOLEAN) << ok;
+    EXPECT_FALSE(lua_toboolean(L, -1)) << ok;
+    lua_pop(L, 1);
+  }
+  EXPECT_NE(global_string(sandbox, "msg1").find("a table with table keys has no deterministic order"),
+            std::string::npos)
+      << global_string(sandbox, "msg1");
+  EXPECT_NE(global_string(sandbox, "msg2").find("a table with function keys"), std::string::npos)
+      << global_string(sandbox, "msg2");
+  EXPECT_NE(global_string(sandbox, "msg3").find("table keys"), std::string::npos);
+  EXPECT_NE(global_string(sandbox, "msg4").find("table keys"), std::string::npos);
+  EXPECT_NE(global_string(sandbox, "msg5").find("invalid key to 'next'"), std::string::npos);
+  EXPECT_EQ(global_int(sandbox, "sum"), 60);
+  EXPECT_EQ(global_int(sandbox, "first"), 1);
+}
+
+TEST(LuaDeterminism, PairsHonoursPairsMetamethodAndReturnsTheSandboxNext) {
+  Sandbox sandbox;
+  const StepResult r = run_to_end(sandbox, R"lua(
+    local p = setmetatable({}, {__pairs = function(t)
+      local i = 0
+      return function() i = i + 1; if i <= 3 then return i, i * i end end, t, nil
+    end})
+    local out = {}
+    for k, v in pairs(p) do out[#out + 1] = k .. ':' .. v end
+    custom = table.concat(out, ',')
+    same_next = pairs({}) == next
+  )lua");
+  ASSERT_EQ(r.status, StepStatus::finished) << r.detail;
+  EXPECT_EQ(global_string(sandbox, "custom"), "1:1,2:4,3:9");
+  lua_getglobal(sandbox.state(), "same_next");
+  EXPECT_TRUE(lua_toboolean(sandbox.state(), -1));
+  lua_pop(sandbox.state(), 1);
+}
+
+TEST(LuaDeterminism, NoAddressesInTostringFormatOrErrorMessages) {
+  Sandbox sandbox;
+  const StepResult r = run_to_end(sandbox, R"lua(
+    local t = {}
+    local f = function() end
+    local named = setmetatable({}, {__name = 'Point'})
+    local shown = setmetatable({}, {__tostring = function() return 'P(1,2)' end})
+    local out = {tostring(t), tostring(f), tostring(named), tostring(shown), tostring(nil),
+                 tostring(1.5), tostring(7), tostring(true), tostring('s'), tostring(string.len),
+                 string.format('%s|%s|%s|%5.3s|%-6s|%s', t, f, named, t, shown, 2),
+                 ('%s'):format(t)}
+    shown_all = table.concat(out, ' ')
+    ok_p, msg_p = pcall(string.format, '%p', t)
+    ok_p2 = pcall(string.format, '%d %10p', 1, f)
+    ok_p3 = pcall(function() return ('%p'):format(1) end)
+    percent = string.format('100%% %s', t)
+    local errors = {}
+    local function catch(fn) errors[#errors + 1] = select(2, pcall(fn)) end
+    catch(function() return 'x' .. t end)
+    catch(function() local u; return u.x end)
+    catch(function() return t < t end)
+    catch(function() t() end)
+    catch(function() return t + 1 end)
+    catch(function() return #f end)
+    catch(function() error(t) end)
+    catch(function() string.rep(t) end)
+    catch(function() return setmetatable({}, {__tostring = function() return {} end}) .. '' end)
+    catch(function() return tostring(setmetatable({}, {__tostring = function() return t end})) end)
+    for i, e in ipairs(errors) do errors[i] = tostring(e) end
+    error_text = table.concat(errors, ' | ')
+  )lua");
+  ASSERT_EQ(r.status, StepStatus::finished) << r.detail;
+  EXPECT_EQ(global_string(sandbox, "shown_all"),
+            "table function Point P(1,2) nil 1.5 7 true s function "
+            "table|function|Point|  tab|P(1,2)|2 table");
+  EXPECT_EQ(global_string(sandbox, "percent"), "100% table");
+  lua_State* L = sandbox.state();
+  for (const char* ok : {"ok_p", "ok_p2", "ok_p3"}) {
+    lua_getglobal(L, ok);
+    EXPECT_FALSE(lua_toboolean(L, -1)) << ok;
+    lua_pop(L, 1);
+  }
+  EXPECT_NE(global_string(sandbox, "msg_p").find("'%p' is not available"), std::string::npos)
+      << global_string(sandbox, "msg_p");
+  const std::string errors = global_string(sandbox, "error_text");
+  EXPECT_EQ(errors.find("0x"), std::string::npos) << errors;
+  EXPECT_NE(errors.find("attempt to concatenate"), std::string::npos) << errors;
+  EXPECT_NE(errors.find("attempt to index a nil value"), std::string::npos) << errors;
+  EXPECT_NE(errors.find("'__tostring' must return a string"), std::string::npos) << errors;
+
+  // The messages the referee logs when a bot dies.
+  const std::pair<std::string_view, std::string_view> deaths[] = {
+      {"error('x' .. tostring({}))", "xtable"},
+      {"error(string.format('%s', function() end))", "function"},
+      {"error({})", "error object is a table value"},
+      {"error(setmetatable({}, {__tostring = function() return 'obj' end}))",
+       "error object is a table value"},
+      {"local t = {} t.x.y = 1", "attempt to index a nil value (field 'x')"},
+      {"string.format('%p', {})", "'%p' is not available"},
+  };
+  for (const auto& [body, expected] : deaths) {
+    Sandbox s;
+    const StepResult d = run_to_end(s, std::string(body));
+    EXPECT_EQ(d.status, StepStatus::error) << body;
+    EXPECT_NE(d.detail.find(expected), std::string::npos) << body << ": " << d.detail;
+    EXPECT_EQ(d.detail.find("0x"), std::string::npos) << body << ": " << d.detail;
+  }
+}
+
+// Instructions used by the team main `body`, after the team chunk ran `build` to fill the global
+// table t with n keys.
+long long instructions_over(int n, std::string_view build, std::string_view body) {
+  ManualClock clock;
+  Sandbox sandbox(no_watchdog(clock));
+  const std::string source = "local n = " + std::to_string(n) + "\nt = {}\n" + std::string(build) +
+                             "\nreturn function()\n" + std::string(body) + "\nend";
+  auto bot = load(sandbox, source);
+  if (bot == nullptr) return -1;
+  long long used = 0;
+  for (int i = 0; i < 1000 && bot->alive(); ++i) used += bot->step(10'000'000).budget_used;
+  EXPECT_FALSE(bot->alive());
+  return used;
+}
+
+TEST(LuaDeterminism, PairsChargesTheBotInProportionToNLogN) {
+  constexpr std::string_view kStrings = "for i = 1, n do t['key' .. i] = i end";
+  constexpr std::string_view kSequence = "for i = 1, n do t[i] = i end";
+  constexpr std::string_view kLoop = "local c = 0 for k, v in pairs(t) do c = c + 1 end";
+  for (int n : {1000, 8000}) {
+    SCOPED_TRACE(n);
+    const long long sequence = instructions_over(n, kSequence, kLoop);
+    const long long strings = instructions_over(n, kStrings, kLoop);
+    const double n_log_n = n * std::log2(static_cast<double>(n));
+    // The same loop over a sequence is charged only a scan at its end (n).
+    EXPECT_LE(sequence, 4LL * n + 50);
+    const double extra = static_cast<double>(strings - sequence);
+    EXPECT_GE(extra, n_log_n);
+    EXPECT_LE(extra, n_log_n + 5.0 * n);
+    // An emptiness test scans the table once.
+    const long long empty_test = instructions_over(n, kStrings, "local e = next(t) == nil");
+    EXPECT_GE(empty_test, n);
+    EXPECT_LE(empty_test, n + 20);
+  }
+  // The charge is taken out of the bot's steps: with 1000 instructions a step, the step that
+  // sorts 8000 keys overspends and the bot sits out the following steps.
+  ManualClock clock;
+  Sandbox sandbox(no_watchdog(clock));
+  auto bot = load(sandbox,
+                  "t = {} for i = 1, 8000 do t['key' .. i] = i end\n"
+                  "return function() for k in pairs(t) do end end");
+  int steps = 0;
+  int idle = 0;
+  long long used = 0;
+  while (bot->alive() && steps < 10'000) {
+    const StepResult r = bot->step(1000);
+    used += r.budget_used;
+    if (r.budget_used == 0) ++idle;
+    ++steps;
+  }
+  EXPECT_FALSE(bot->alive());
+  EXPECT_GT(idle, 90);  // ~ 8000 * 13 / 1000 steps of debt
+  EXPECT_GT(used, 8000LL * 13);
+}
+
+TEST(LuaDeterminism, TheWatchdogDoesNotCountTheTimeOfSortingABigTable) {
+  // Sorting 200,000 keys takes tens of milliseconds or more: over the 50 ms watchdog on a slow
+  // machine, under it on a fast one. That time is paid in instructions instead, so the
+  // traversal ends the same way everywhere.
+  SandboxOptions options;
+  options.memory_limit = std::size_t{256} << 20;
+  Sandbox sandbox(options);
+  lua_State* L = sandbox.state();
+  lua_createtable(L, 0, 200'000);
+  for (int i = 1; i <= 200'000; ++i) {
+    lua_pushfstring(L, "key%d", i * 7919);
+    lua_pushinteger(L, i);
+    lua_rawset(L, -3);
+  }
+  lua_setglobal(L, "t");
+  auto bot = load(sandbox,
+                  "return function() local c = 0 for k in pairs(t) do c = c + 1 end count = c end");
+  ASSERT_NE(bot, nullptr);
+  StepResult r;
+  for (int i = 0; i < 100'000 && bot->alive(); ++i) r = bot->step(100'000);
+  EXPECT_EQ(r.status, StepStatus::finished) << name(r.status);
+  EXPECT_EQ(global_int(sandbox, "count"), 200'000);
+}
+
+// A reference for the canonical order, written independently of sandbox.cpp: numbers as long
+// double (exact for 64-bit integers and doubles), strings as std::string.
+struct RefKey {
+  int category = 0;  // 0 positive integer, 1 other number, 2 string, 3 boolean
+  long double number = 0;
+  std::string bytes;
+};
+
+RefKey ref_key(lua_State* L, int idx) {
+  RefKey k;
+  switch (lua_type(L, idx)) {
+    case LUA_TNUMBER:
+      k.number = lua_isinteger(L, idx) ? static_cast<long double>(lua_tointeger(L, idx))
+                                       : static_cast<long double>(lua_tonumber(L, idx));
+      k.category = lua_isinteger(L, idx) && lua_tointeger(L, idx) >= 1 ? 0 : 1;
+      break;
+    case LUA_TSTRING: {
+      std::size_t len = 0;
+      const char* s = lua_tolstring(L, idx, &len);
+      k.bytes.assign(s, len);
+      k.category = 2;
+      break;
+    }
+    case LUA_TBOOLEAN:
+      k.number = lua_toboolean(L, idx);
+      k.category = 3;
+      break;
+    default:
+      ADD_FAILURE() << "unexpected key type " << luaL_typename(L, idx);
+  }
+  return k;
+}
+
+bool ref_less(const RefKey& a, const RefKey& b) {
+  if (a.category != b.category) return a.category < b.category;
+  if (a.category == 2) return a.bytes < b.bytes;
+  return a.number < b.number;
+}
+
+// Pushes a random orderable key.
+void push_random_key(lua_State* L, std::mt19937_64& gen) {
+  auto pick = [&](int n) { return static_cast<int>(gen() % static_cast<unsigned>(n)); };
+  switch (pick(6)) {
+    case 0:
+      lua_pushinteger(L, 1 + pick(64));
+      break;
+    case 1:
+      lua_pushinteger(L, static_cast<lua_Integer>(gen()));  // any 64-bit integer
+      break;
+    case 2: {
+      const double choices[] = {0.5, -0.5, 1e300, -1e300, HUGE_VAL, -HUGE_VAL, 0x1p63, -0x1p64,
+                                1e-300};
+      lua_pushnumber(L, pick(3) == 0 ? choices[pick(9)]
+                                     : std::ldexp(static_cast<double>(gen() >> 11), -pick(80)) *
+                                           (pick(2) != 0 ? 1 : -1));
+      break;
+    }
+    case 3:
+    case 4: {
+      static constexpr char kAlphabet[] = {'a', 'b', 'A', '\0', '\x7f', '\x80', '\xff', '0'};
+      std::string s(static_cast<std::size_t>(pick(12)), ' ');
+      for (char& c : s) c = kAlphabet[pick(8)];
+      lua_pushlstring(L, s.data(), s.size());
+      break;
+    }
+    default:
+      lua_pushboolean(L, pick(2));
+  }
+}
+
+TEST(LuaDeterminism, RandomTablesAreTraversedInSortedOrderCompletely) {
+  std::mt19937_64 gen(20240611);  // fixed: the test is the same every run
+  for (int round = 0; round < 60; ++round) {
+    SCOPED_TRACE(round);
+    Sandbox sandbox;
+    lua_State* L = sandbox.state();
+    const int size = static_cast<int>(gen() % 300);
+    lua_newtable(L);
+    for (int i = 0; i < size; ++i) {
+      push_random_key(L, gen);
+      lua_pushinteger(L, i);
+      lua_rawset(L, -3);
+    }
+    lua_setglobal(L, "T");
+    const StepResult r = run_to_end(sandbox, R"lua(
+      by_pairs, by_next = {}, {}
+      for k in pairs(T) do by_pairs[#by_pairs + 1] = k end
+      local k = next(T)
+      while k ~= nil do by_next[#by_next + 1] = k; k = next(T, k) end
+      -- Delete keys at random while traversing: no deleted key may be visited afterwards, and
+      -- every key never deleted must be visited, in order.
+      deleted, visited, late = {}, {}, false
+      for k in pairs(T) do
+        if deleted[k] then late = true end
+        visited[#visited + 1] = k
+        if math.random(3) == 1 then
+          local victim = by_pairs[math.random(#by_pairs)]
+          T[victim] = nil
+          deleted[victim] = true
+        end
+      end
+    )lua");
+    ASSERT_EQ(r.status, StepStatus::finished) << r.detail;
+    lua_getglobal(L, "T");
+    lua_getglobal(L, "by_pairs");
+    lua_getglobal(L, "by_next");
+    lua_getglobal(L, "deleted");
+    lua_getglobal(L, "visited");
+    const int t = lua_absindex(L, -5), by_pairs = t + 1, by_next = t + 2, deleted = t + 3,
+              visited = t + 4;
+    // Count the keys the table had (the raw count; deletions since are in `deleted`).
+    const auto n = static_cast<lua_Integer>(lua_rawlen(L, by_pairs));
+    ASSERT_EQ(static_cast<lua_Integer>(lua_rawlen(L, by_next)), n);
+    int distinct = 0;
+    std::vector<RefKey> keys;
+    for (lua_Integer i = 1; i <= n; ++i) {
+      lua_rawgeti(L, by_pairs, i);
+      lua_rawgeti(L, by_next, i);
+      EXPECT_TRUE(lua_rawequal(L, -1, -2)) << "pairs and next disagree at " << i;
+      keys.push_back(ref_key(L, -2));
+      lua_pop(L, 2);
+      ++distinct;
+    }
+    for (std::size_t i = 1; i < keys.size(); ++i) {
+      EXPECT_TRUE(ref_less(keys[i - 1], keys[i])) << "not ascending at " << i;
+    }
+    // Complete: the table's keys (still present or deleted) are exactly those visited.
+    int present = 0;
+    lua_pushnil(L);
+    while (lua_next(L, t) != 0) {
+      lua_pop(L, 1);
+      ++present;
+    }
+    int removed = 0;
+    lua_pushnil(L);
+    while (lua_next(L, deleted) != 0) {
+      lua_pop(L, 1);
+      ++removed;
+    }
+    EXPECT_EQ(present + removed, distinct);
+    lua_getglobal(L, "late");
+    EXPECT_FALSE(lua_toboolean(L, -1));
+    lua_pop(L, 1);
+    // Visited during the deleting traversal: ascending, and including every surviving key.
+    std::vector<RefKey> seen;
+    for (lua_Integer i = 1; i <= static_cast<lua_Integer>(lua_rawlen(L, visited)); ++i) {
+      lua_rawgeti(L, visited, i);
+      seen.push_back(ref_key(L, -1));
+      lua_pop(L, 1);
+    }
+    for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_TRUE(ref_less(seen[i - 1], seen[i]));
+    lua_pushnil(L);
+    while (lua_next(L, t) != 0) {
+      lua_pop(L, 1);
+      const RefKey k = ref_key(L, -1);
+      const bool found = std::any_of(seen.begin(), seen.end(), [&](const RefKey& s) {
+        return !ref_less(s, k) && !ref_less(k, s);
+      });
+      EXPECT_TRUE(found) << "a surviving key was not visited";
+    }
+    lua_settop(L, 0);
+  }
+}
+
+// table.sort against McIlroy's "killer adversary", a comparator that fixes the elements' values
+// only as it compares them, so as to make quicksort's partitions as unbalanced as it can. Lua's
+// sort then switches to "random" pivots (from clock() and time() in the library; from the seed
+// here). The values the adversary ends with make a fixed input that is a killer for the pivots of
+// that seed and, up to the first switch, for every seed.
+constexpr std::string_view kAdversary = R"lua(
+  local n = 800
+  local gas = n
+  local value, solid, candidate = {}, 0, nil
+  local a = {}
+  for i = 1, n do value[i] = gas; a[i] = i end
+  calls = 0
+  table.sort(a, function(x, y)
+    calls = calls + 1
+    if value[x] == gas and value[y] == gas then
+      if x == candidate then value[x] = solid else value[y] = solid end
+      solid = solid + 1
+    end
+    if value[x] == gas then candidate = x elseif value[y] == gas then candidate = y end
+    return value[x] < value[y]
+  end)
+  for i = 2, n do assert(value[a[i - 1]] < value[a[i]]) end
+  values = value
+)lua";
+
+constexpr std::string_view kSortValues = R"lua(
+  local value = values
+  local a = {}
+  for i = 1, #value do a[i] = i end
+  calls = 0
+  table.sort(a, function(x, y) calls = calls + 1; return value[x] < value[y] end)
+  for i = 2, #a do assert(value[a[i - 1]] < value[a[i]]) end
+)lua";
+
+TEST(LuaDeterminism, TableSortIsDeterministicEvenOnUnbalancedPartitions) {
+  ManualClock clock;
+  std::vector<std::pair<lua_Integer, std::vector<lua_Integer>>> adversary;
+  for (int run = 0; run < 2; ++run) {
+    Sandbox sandbox(no_watchdog(clock, 7));
+    const StepResult r = run_to_end(sandbox, std::string(kAdversary));
+    ASSERT_EQ(r.status, StepStatus::finished) << r.detail;
+    std::vector<lua_Integer> values;
+    lua_getglobal(sandbox.state(), "values");
+    for (lua_Integer i = 1; i <= static_cast<lua_Integer>(lua_rawlen(sandbox.state(), -1)); ++i) {
+      lua_rawgeti(sandbox.state(), -1, i);
+      values.push_back(lua_tointeger(sandbox.state(), -1));
+      lua_pop(sandbox.state(), 1);
+    }
+    lua_pop(sandbox.state(), 1);
+    adversary.emplace_back(global_int(sandbox, "calls"), std::move(values));
+    std::this_thread::sleep_for(20ms);  // Lua's own pivots would depend on clock() and time()
+  }
+  EXPECT_EQ(adversary[0], adversary[1]);
+  EXPECT_EQ(adversary[0].second.size(), 800U);
+  EXPECT_GT(adversary[0].first, 800 * 100);  // quadratic: the partitions were unbalanced
+
+  auto sort_calls = [&](std::uint64_t seed) {
+    Sandbox sandbox(no_watchdog(clock, seed));
+    lua_State* L = sandbox.state();
+    lua_createtable(L, static_cast<int>(adversary[0].second.size()), 0);
+    for (std::size_t i = 0; i < adversary[0].second.size(); ++i) {
+      lua_pushinteger(L, adversary[0].second[i]);
+      lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+    }
+    lua_setglobal(L, "values");
+    const StepResult r = run_to_end(sandbox, std::string(kSortValues));
+    EXPECT_EQ(r.status, StepStatus::finished) << r.detail;
+    return global_int(sandbox, "calls");
+  };
+  // The killer input of seed 7 is as slow again under seed 7, and not under seed 8, whose
+  // pivots differ once the first unbalanced partition switches to them.
+  EXPECT_EQ(sort_calls(7), adversary[0].first);
+  EXPECT_EQ(sort_calls(7), sort_calls(7));
+  EXPECT_LT(sort_calls(8), adversary[0].first / 2);
+}
+
+TEST(LuaDeterminism, TableSortCallsTheComparatorExactlyAsLuaDoes) {
+  // On ordinary input (no badly unbalanced partition) the sandbox's sort is Lua's, call for call:
+  // same comparisons, same order of equal elements, same errors.
+  const std::string script = R"lua(
+    local x = 12345
+    local function rnd(n) x = (x * 1103515245 + 12345) % 2147483648; return x % n end
+    local out = {}
+    for round = 1, 20 do
+      local a = {}
+      for i = 1, 150 + round * 7 do a[i] = {key = rnd(20), id = i} end
+      local calls = 0
+      table.sort(a, function(p, q) calls = calls + 1; return p.key < q.key end)
+      local ids = {}
+      for i, v in ipairs(a) do ids[i] = v.id end
+      out[#out + 1] = calls .. ':' .. table.concat(ids, ',')
+      local b = {}
+      for i = 1, 100 do b[i] = rnd(1000) end
+      table.sort(b)
+      out[#out + 1] = table.concat(b, ',')
+    end
+    local ok, msg = pcall(table.sort, {3, 2, 1, 5, 4, 7, 6}, function(p, q) return true end)
+    out[#out + 1] = tostring(ok) .. ' ' .. msg:gsub('^.-: ', '')
+    ok, msg = pcall(table.sort, 'abc')
+    out[#out + 1] = tostring(ok) .. ' ' .. msg:gsub('^.-: ', '')
+    result = table.concat(out, '\n')
+  )lua";
+  lua_State* stock = luaL_newstate();
+  luaL_openlibs(stock);
+  ASSERT_EQ(luaL_dostring(stock, script.c_str()), LUA_OK) << lua_tostring(stock, -1);
+  lua_getglobal(stock, "result");
+  const std::string expected = lua_tostring(stock, -1);
+  lua_close(stock);
+
+  Sandbox sandbox;
+  const StepResult r = run_to_end(sandbox, script);
+  ASSERT_EQ(r.status, StepStatus::finished) << r.detail;
+  EXPECT_EQ(global_string(sandbox, "result"), expected);
+  EXPECT_NE(expected.find("invalid order function"), std::string::npos);
 }
 
 // n bots pass a barrier three times, stepped round-robin with small (and uneven) budgets so
