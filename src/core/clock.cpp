@@ -1,5 +1,7 @@
 #include "core/clock.h"
 
+#include <time.h>
+
 #include <algorithm>
 
 namespace arbiter {
@@ -31,6 +33,12 @@ bool ManualClock::wait_until(std::unique_lock<std::mutex>& lock, std::condition_
 
 Duration Deadline::remaining() const {
   return std::max(Duration::zero(), std::chrono::duration_cast<Duration>(at_ - clock_->now()));
+}
+
+Duration thread_cpu_time() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
 }
 
 }  // namespace arbiter

@@ -49,6 +49,11 @@ class ManualClock final : public Clock {
   Instant now_{};
 };
 
+// CPU time the calling thread has used so far (CLOCK_THREAD_CPUTIME_ID). A few hundred
+// nanoseconds a call: for confirming that slow wall time was spent working, not waiting for a
+// core.
+Duration thread_cpu_time();
+
 // A point in time by which something must happen, on a given clock.
 class Deadline {
  public:

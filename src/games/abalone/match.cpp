@@ -49,6 +49,7 @@ class Match {
       options.seed = Rng::derive(seed, "abalone-lua", team_index(t));
       options.watchdog = runtime.watchdog;
       options.clock = runtime.clock;
+      if (runtime.cpu_confirmed_watchdog) options.cpu_time = thread_cpu_time;
       auto& team = teams_[team_index(t)];
       team.team = t;
       team.sandbox = std::make_unique<lua::Sandbox>(options);
@@ -211,6 +212,8 @@ class Match {
   }
 
   void step_team(TeamRuntime& team) {
+    if (team.bots.empty()) return;
+    team.sandbox->start_round();
     // Bots spawned during this pass start next cycle; PID order is the map's order.
     std::vector<Pid> order;
     for (const auto& [pid, bot] : team.bots) order.push_back(pid);
