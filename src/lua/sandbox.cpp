@@ -452,6 +452,11 @@ struct Sandbox::Library {
     luaL_checklstring(L, 1, &len);
     const lua_Integer n = luaL_checkinteger(L, 2);
     luaL_optlstring(L, 3, "", &sep);
+    // Nothing to repeat: the library would still loop n times (up to 2^63) to build "".
+    if (n <= 0 || len + sep == 0) {
+      lua_pushliteral(L, "");
+      return 1;
+    }
     const double total = n <= 0 ? 0.0
                                 : static_cast<double>(len) * static_cast<double>(n) +
                                       static_cast<double>(sep) * static_cast<double>(n - 1);
@@ -855,6 +860,14 @@ struct Sandbox::Library {
   static constexpr SortIndex kRandomPivotLimit = 100;  // RANLIMIT
 
   static int sort_less(lua_State* L, int a, int b) {
+    // The comparisons run in C, where the count hook never looks at the clock (comparing long
+    // strings, or a huge table): the watchdog is checked here too.
+    Sandbox& s = Sandbox::of(L);
+    if (Bot* bot = s.running_; bot != nullptr && (++bot->ticks_ & 255U) == 0 &&
+                               s.past_watchdog(bot->started_)) {
+      bot->condemned_ = Bot::Condemned::watchdog;
+      Bot::raise_condemned(L);
+    }
     if (lua_isnil(L, 2)) return lua_compare(L, a, b, LUA_OPLT);
     lua_pushvalue(L, 2);
     lua_pushvalue(L, a - 1);
@@ -973,6 +986,30 @@ struct Sandbox::Library {
   }
 
   // Replaces field `name` of the table on top of the stack by `fn` wrapping the original.
+  // xpcall whose message handler never runs for a condemned bot. The hook raises a condemned
+  // bot's error with hooks off, and Lua calls the message handler right there: its code would
+  // run with no budget and no watchdog. A live bot's handler runs as usual.
+  static int xpcall(lua_State* L) {
+    const int n = lua_gettop(L);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, &guarded_handler, 1);
+    lua_replace(L, 2);
+    lua_pushvalue(L, lua_upvalueindex(1));  // the library's xpcall
+    lua_insert(L, 1);
+    lua_callk(L, n, LUA_MULTRET, 0, &results);  // callk: the protected function may yield
+    return lua_gettop(L);
+  }
+  static int results(lua_State* L, int, lua_KContext) { return lua_gettop(L); }
+  static int guarded_handler(lua_State* L) {
+    const Bot* bot = Sandbox::of(L).running_;
+    if (bot != nullptr && bot->condemned_ != Bot::Condemned::no) return 1;  // the error as is
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+  }
+
   static void wrap(lua_State* L, const char* name, lua_CFunction fn) {
     lua_getfield(L, -1, name);
     lua_pushcclosure(L, fn, 1);
@@ -1058,6 +1095,7 @@ void Sandbox::open_libraries() {
   lua_pushcfunction(L, &Library::load);
   lua_setfield(L, -2, "load");
   Library::wrap(L, "setmetatable", &Library::setmetatable);
+  Library::wrap(L, "xpcall", &Library::xpcall);
   lua_newtable(L);
   lua_setfield(L, -2, "shared");
   lua_pushcfunction(L, &Library::cas);

@@ -30,6 +30,7 @@ struct TeamRuntime {
   std::map<Pid, std::unique_ptr<lua::Bot>> bots;
   std::map<Pid, Wait> waits;
   ExternalTeam* external = nullptr;  // set for a team played from outside (§8)
+  Rng spawn_rng{0};                       // where this team's new pieces appear
   std::string failure;
   std::optional<Ejection> ejection;
 };
@@ -41,8 +42,7 @@ class Match {
       : config_(config),
         runtime_(runtime),
         events_(events),
-        world_(World::start(config)),
-        spawn_rng_(Rng::derive(seed, "abalone-spawn")) {
+        world_(World::start(config)) {
     for (Team t : kTeams) {
       lua::SandboxOptions options;
       options.memory_limit = runtime.memory_limit;
@@ -52,6 +52,9 @@ class Match {
       if (runtime.cpu_confirmed_watchdog) options.cpu_time = thread_cpu_time;
       auto& team = teams_[team_index(t)];
       team.team = t;
+      // Each team's spawns draw from their own stream: one team's spawning never moves where
+      // the other's pieces appear.
+      team.spawn_rng = Rng(Rng::derive(seed, "abalone-spawn", team_index(t)));
       team.sandbox = std::make_unique<lua::Sandbox>(options);
       bind_api(team);
     }
@@ -164,7 +167,7 @@ class Match {
       for (const Piece& p : world_.pieces()) {
         if (p.team != team.team) continue;
         const Pid parent = p.pid;
-        child = world_.spawn(parent, spawn_rng_);
+        child = world_.spawn(parent, team.spawn_rng);
         if (child) {
           log({{"type", "spawn"}, {"pid", *child}, {"parent", parent},
                {"hex", hex_name(world_.find(*child)->hex)}, {"cycle", cycle_}});
@@ -345,12 +348,17 @@ class Match {
       world_.commit(caller(L), dir);
       return 0;
     });
+    // The wait is recorded only where block() will yield rather than raise (it raises where the
+    // bot cannot yield, e.g. inside a sort comparator); block() itself does not return.
     box.define("wait_turn", [this, caller, &team](lua_State* L) {
-      team.waits[caller(L)] = Wait{Wait::any_resolution, resolutions_};
+      const Pid pid = caller(L);
+      if (lua_isyieldable(L)) team.waits[pid] = Wait{Wait::any_resolution, resolutions_};
       return lua::Sandbox::block(L, "wait_turn");
     });
     box.define("wait_my_turn", [this, caller, &team, own](lua_State* L) {
-      team.waits[caller(L)] = Wait{Wait::enemy_resolution, enemy_resolutions_[team_index(own)]};
+      const Pid pid = caller(L);
+      if (lua_isyieldable(L))
+        team.waits[pid] = Wait{Wait::enemy_resolution, enemy_resolutions_[team_index(own)]};
       return lua::Sandbox::block(L, "wait_my_turn");
     });
     box.define("talk", [this, caller, own](lua_State* L) {
@@ -358,6 +366,9 @@ class Match {
       const char* text = luaL_checklstring(L, 1, &size);
       const Pid pid = caller(L);
       const std::string said = sanitize_say(std::string_view(text, size));
+      // Speech costs an instruction per byte shown, so a bot's talk per cycle is bounded by its
+      // budget and a chatty team cannot flood the log or the viewer.
+      lua::Sandbox::charge(L, static_cast<int>(said.size()));
       log({{"type", "talk"}, {"pid", pid}, {"text", said}, {"cycle", cycle_}});
       gui(gui_say(own, said));
       return 0;
@@ -365,7 +376,7 @@ class Match {
     box.define("spawn", [this, caller, &team](lua_State* L) {
       luaL_checktype(L, 1, LUA_TFUNCTION);
       const Pid parent = caller(L);
-      const std::optional<Pid> child = world_.spawn(parent, spawn_rng_);
+      const std::optional<Pid> child = world_.spawn(parent, team.spawn_rng);
       if (child) {
         team.bots.emplace(*child, team.sandbox->spawn_function(L, 1, *child));
         log({{"type", "spawn"}, {"pid", *child}, {"parent", parent},
@@ -381,7 +392,6 @@ class Match {
   const MatchEvents& events_;
   World world_;
   World before_ = world_;  // the world the GUI last saw
-  Rng spawn_rng_;
   std::array<TeamRuntime, 2> teams_;
   std::int64_t cycle_ = 0;
   std::int64_t resolutions_ = 0;
