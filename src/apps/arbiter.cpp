@@ -216,7 +216,10 @@ int replay_file(const std::string& path) {
                              report->difference));
     return kFailed;
   }
-  fmt::print("replayed {} calls of {} match {}: identical\n", report->calls, game_name, path);
+  if (report->calls > 0)
+    fmt::print("replayed {} calls of {} match {}: identical\n", report->calls, game_name, path);
+  else
+    fmt::print("replayed {} match {}: identical\n", game_name, path);
   return 0;
 }
 

@@ -406,9 +406,9 @@ Expected<PlayOutcome> play_abalone(const PlaySpec& spec) {
                   r.winner ? fmt::format(", {} wins", abalone::team_name(*r.winner)) : ""));
   for (Team t : abalone::kTeams) {
     const std::size_t i = abalone::team_index(t);
-    outcome.report.push_back(fmt::format("  {:<5} {:<20} score {}, {} pieces left{}",
-                                         abalone::team_name(t), outcome.names[i], s.scores[i],
-                                         s.pieces[i],
+    outcome.report.push_back(fmt::format("  {:<5}  {} ({}): score {}, {} pieces left{}",
+                                         abalone::team_name(t), outcome.names[i],
+                                         spec.roster[i].bot, s.scores[i], s.pieces[i],
                                          s.failure[i].empty() ? "" : " (forfeit: " + s.failure[i] + ")"));
   }
   if (gui && !gui->problem().empty())
