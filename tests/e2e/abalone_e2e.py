@@ -88,25 +88,7 @@ return piece
 BROKEN_LUA = "return 42\n"
 
 
-class Run:
-    def __init__(self, cmd, rc, out, err, seconds, note=""):
-        self.cmd, self.rc, self.out, self.err, self.seconds, self.note = \
-            cmd, rc, out, err, seconds, note
-        self.result = None
-        try:
-            self.result = json.loads(out)
-        except ValueError:
-            pass
-
-    def problem(self):
-        """Why this run did not end with exit 0 and a JSON result, or None."""
-        if self.note:
-            return self.note
-        if self.rc != 0:
-            return f"exit {self.rc}: {self.err.strip()[-300:]}"
-        if not isinstance(self.result, dict) or self.result.get("type") != "result":
-            return f"stdout is not a JSON result: {self.out[:200]!r}"
-        return None
+Run = procs.Run
 
 
 def read_log(path):

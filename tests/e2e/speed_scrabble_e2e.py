@@ -37,25 +37,7 @@ ZOO_SEED = 5  # d: a deal where the house bot's hand makes boards from either se
 QUICK = {"stall_seconds": 5}  # a stuck game ends in 5 s, not 30
 
 
-class Run:
-    def __init__(self, cmd, rc, out, err, seconds, note=""):
-        self.cmd, self.rc, self.out, self.err, self.seconds, self.note = \
-            cmd, rc, out, err, seconds, note
-        self.result = None
-        try:
-            self.result = json.loads(out)
-        except ValueError:
-            pass
-
-    def problem(self):
-        """Why this run did not produce a result, or None."""
-        if self.note:
-            return self.note
-        if self.rc != 0:
-            return f"exit {self.rc}: {self.err.strip()[-300:]}"
-        if not isinstance(self.result, dict) or self.result.get("type") != "result":
-            return f"stdout is not a JSON result: {self.out[:200]!r}"
-        return None
+Run = procs.Run
 
 
 class Suite(procs.Tally):

@@ -1,5 +1,7 @@
 """Process checks shared by the end-to-end suites (standard library only)."""
 
+import json
+
 
 def running(pid, marker: bytes) -> bool:
     """Whether `pid` is a live (not zombie) process whose command line contains `marker`: a
@@ -34,3 +36,27 @@ class Tally:
                 self.passed += 1
                 if self.show_ok:
                     print(f"ok   {name}: {detail}", flush=True)
+
+
+class Run:
+    """One `arbiter ... --json` run: its command, exit code, output and wall time (and a note
+    when it could not finish), with the JSON result parsed when stdout holds one."""
+
+    def __init__(self, cmd, rc, out, err, seconds, note=""):
+        self.cmd, self.rc, self.out, self.err, self.seconds, self.note = \
+            cmd, rc, out, err, seconds, note
+        self.result = None
+        try:
+            self.result = json.loads(out)
+        except ValueError:
+            pass
+
+    def problem(self):
+        """Why this run did not end with exit 0 and a JSON result, or None."""
+        if self.note:
+            return self.note
+        if self.rc != 0:
+            return f"exit {self.rc}: {self.err.strip()[-300:]}"
+        if not isinstance(self.result, dict) or self.result.get("type") != "result":
+            return f"stdout is not a JSON result: {self.out[:200]!r}"
+        return None

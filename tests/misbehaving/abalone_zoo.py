@@ -20,6 +20,9 @@ import os
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from zoo_io import machine_pid, write_raw  # noqa: E402
+
 HUGE = 3 << 20  # bytes of the huge line: well over arbiter's 1 MiB message cap
 
 
@@ -70,21 +73,6 @@ def modes():
     out.update({m: ("win", why) for m, (why, _) in WIN.items()})
     out.update({m: ("none", None) for m in OTHER})
     return out
-
-
-def machine_pid():
-    try:
-        return int(os.readlink("/proc/self"))
-    except (OSError, ValueError):
-        return os.getpid()
-
-
-def write_raw(data):
-    try:
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-    except BrokenPipeError:
-        os._exit(0)
 
 
 def misbehave(answer, good):

@@ -21,6 +21,9 @@ import signal
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from zoo_io import machine_pid, write_raw  # noqa: E402
+
 CAP = 1 << 20  # arbiter's message cap, in bytes without the newline
 
 
@@ -292,20 +295,6 @@ def modes():
 
 
 # ---------------------------------------------------------------------------------------------
-
-def machine_pid():
-    try:
-        return int(os.readlink("/proc/self"))
-    except (OSError, ValueError):
-        return os.getpid()
-
-
-def write_raw(data):
-    try:
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-    except BrokenPipeError:
-        os._exit(0)
 
 
 def sleep_forever():

@@ -32,6 +32,9 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from zoo_io import machine_pid  # noqa: E402
+
 MODES = {
     "garbage": "malformed",
     "not-submit": "malformed",
@@ -44,15 +47,6 @@ MODES = {
     "quiet": "-",
     "stale": "-",
 }
-
-
-def machine_pid():
-    """This process's PID as the machine sees it, also inside a PID namespace (where getpid()
-    is the namespace's own number) as long as /proc is the machine's."""
-    try:
-        return int(os.readlink("/proc/self"))
-    except (OSError, ValueError):
-        return os.getpid()
 
 
 def send_raw(text):
