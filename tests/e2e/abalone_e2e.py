@@ -168,23 +168,9 @@ class Suite(procs.Tally):
         return f"cmd:{self.args.python} {self.args.zoo} --mode {mode} --pid-file {pid_file}"
 
 
-def survivors(pid_file, marker=b"abalone_zoo"):
+def survivors(pid_file):
     """The zoo PIDs recorded in pid_file, and those still running a second later."""
-    pids = []
-    if os.path.exists(pid_file):
-        with open(pid_file) as f:
-            pids = [int(line) for line in f if line.strip()]
-    until = time.monotonic() + 1
-    left = pids
-    while left and time.monotonic() < until:
-        time.sleep(0.05)
-        left = [p for p in left if procs.running(p, marker)]
-    for pid in left:
-        try:
-            os.kill(pid, 9)
-        except OSError:
-            pass
-    return pids, left
+    return procs.survivors(pid_file, b"abalone_zoo")
 
 
 def sane_result(r, names=("black", "white")):

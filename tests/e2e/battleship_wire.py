@@ -158,10 +158,6 @@ class Run:
             pass
 
 
-def machine_alive(pid):
-    return procs.running(pid, b'battleship_zoo')
-
-
 class Suite(procs.Tally):
     def __init__(self, args):
         super().__init__(show_ok=True)
@@ -189,16 +185,7 @@ class Suite(procs.Tally):
 
 
     def survivors(self, pid_file):
-        pids = []
-        if os.path.exists(pid_file):
-            with open(pid_file) as f:
-                pids = [int(line) for line in f if line.strip()]
-        until = time.monotonic() + 1
-        left = pids
-        while left and time.monotonic() < until:
-            time.sleep(0.05)
-            left = [p for p in left if machine_alive(p)]
-        return pids, left
+        return procs.survivors(pid_file, b"battleship_zoo")
 
     def case(self, case, zoo_seat, seed):
         house_seat = 1 - zoo_seat

@@ -1,6 +1,8 @@
 """Process checks shared by the end-to-end suites (standard library only)."""
 
 import json
+import os
+import time
 
 
 def running(pid, marker: bytes) -> bool:
@@ -60,3 +62,23 @@ class Run:
         if not isinstance(self.result, dict) or self.result.get("type") != "result":
             return f"stdout is not a JSON result: {self.out[:200]!r}"
         return None
+
+
+def survivors(pid_file, marker: bytes):
+    """The PIDs a fixture recorded in pid_file (one a line), and those still running (with
+    `marker` in their command line) a second later; those are killed before returning."""
+    pids = []
+    if os.path.exists(pid_file):
+        with open(pid_file) as f:
+            pids = [int(line) for line in f if line.strip()]
+    until = time.monotonic() + 1
+    left = pids
+    while left and time.monotonic() < until:
+        time.sleep(0.05)
+        left = [p for p in left if running(p, marker)]
+    for pid in left:
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
+    return pids, left
