@@ -3,15 +3,17 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "apps/commands.h"
+#include "core/file.h"
 #include "core/interrupt.h"
 #include "games/registry.h"
+#include "games/registry_seating.h"
+#include "remote/tcp.h"
 #include "tournament/standings.h"
 
 namespace arbiter::cli {
@@ -79,6 +81,12 @@ std::string reproduce_command(const PlayArgs& a) {
   return tournament::play_command(a.game, a.players, a.seed, config, a.per_call);
 }
 
+// One line per problem on stderr; kFailed if there was any.
+int report_problems(const std::vector<std::string>& problems) {
+  for (const auto& p : problems) report_error(p);
+  return problems.empty() ? 0 : kFailed;
+}
+
 int play(const PlayArgs& a) {
   const GameEntry* game = find_game(a.game);
   if (game == nullptr) {
@@ -116,20 +124,13 @@ int play(const PlayArgs& a) {
     spec.config = *config;
   }
   spec.options.per_call = std::chrono::milliseconds(std::llround(a.per_call * 1000));
-  const auto colon_at = a.listen.rfind(':');
-  if (colon_at == std::string::npos || colon_at == 0) {
-    report_error(fmt::format("--listen \"{}\": expected HOST:PORT", a.listen));
+  auto listen = parse_address(a.listen, "--listen", /*any_port=*/true);
+  if (!listen) {
+    report_error(listen.error().message);
     return kBadInput;
   }
-  spec.hosting.listen_host = a.listen.substr(0, colon_at);
-  try {
-    const unsigned long port = std::stoul(a.listen.substr(colon_at + 1));
-    if (port > 65535) throw std::out_of_range("port");
-    spec.hosting.listen_port = static_cast<std::uint16_t>(port);
-  } catch (const std::exception&) {
-    report_error(fmt::format("--listen \"{}\": the port must be 0 to 65535", a.listen));
-    return kBadInput;
-  }
+  spec.hosting.listen_host = listen->host;
+  spec.hosting.listen_port = listen->port;
   spec.hosting.accept_timeout = std::chrono::milliseconds(std::llround(a.accept_timeout * 1000));
   spec.hosting.on_listen = [](std::uint16_t port, std::size_t seats) {
     std::cerr << fmt::format("arbiter: waiting for {} tcp player(s) on port {}", seats, port)
@@ -137,22 +138,41 @@ int play(const PlayArgs& a) {
   };
   spec.hosting.stderr_dir = a.stderr_dir;
   spec.hosting.gui = a.gui;
+  ProgramRecords programs;
+  spec.hosting.programs = &programs;
   if (a.memory_mb > 0) spec.hosting.limits.memory_bytes = a.memory_mb << 20;
   if (a.cpu_seconds > 0) spec.hosting.limits.cpu_seconds = a.cpu_seconds;
   if (a.open_files > 0) spec.hosting.limits.open_files = a.open_files;
   if (a.processes > 0) spec.hosting.limits.processes = a.processes;
-  std::ofstream log_file;
+  // Every mistake of ours is found before anything is started or created.
+  if (auto ok = check_play(*game, spec); !ok) {
+    report_error(ok.error().message);
+    return kBadInput;
+  }
+  if (auto ok = game->check_config(spec.config, spec.roster.size()); !ok) {
+    report_error("--config: " + ok.error().message);
+    return kBadInput;
+  }
+  std::optional<OutputFile> log_file;
   std::optional<GameLog> log;
   if (!a.log_path.empty()) {
-    log_file.open(a.log_path, std::ios::out | std::ios::trunc);
-    if (!log_file) {
-      report_error(fmt::format("--log: cannot write {}", a.log_path));
+    auto file = OutputFile::create(a.log_path);
+    if (!file) {
+      report_error("--log " + file.error().message);
       return kBadInput;
     }
-    log.emplace(&log_file);
+    log_file.emplace(std::move(*file));
+    log.emplace(&*log_file);
     spec.options.log = &*log;
   }
   auto outcome = game->play(spec);
+  // What went wrong on our side during the match: the match stands, the exit code says so.
+  std::vector<std::string> problems;
+  if (log_file)
+    if (auto closed = log_file->close(); !closed)
+      problems.push_back("--log: " + closed.error().message);
+  for (const auto& program : programs.collect())
+    if (!program.log_error.empty()) problems.push_back("--stderr-dir: " + program.log_error);
   if (!outcome) {
     report_error(outcome.error().message);
     return kBadInput;
@@ -165,7 +185,7 @@ int play(const PlayArgs& a) {
     j["seed"] = a.seed;
     if (!outcome->details.is_null()) j["details"] = outcome->details;
     std::cout << dump(j) << std::endl;
-    return 0;
+    return report_problems(problems);
   }
   std::vector<std::string> winners;
   for (Seat s : r.winners) winners.push_back(names[s]);
@@ -186,16 +206,20 @@ int play(const PlayArgs& a) {
   for (const auto& line : outcome->report) fmt::print("{}\n", line);
   if (!a.log_path.empty()) fmt::print("log: {}\n", a.log_path);
   fmt::print("reproduce: {}\n", reproduce_command(a));
-  return 0;
+  return report_problems(problems);
 }
 
+// A game log larger than this is refused rather than read (a long Abalone match with chatty
+// teams is tens of MB).
+constexpr std::size_t kMaxLogBytes = std::size_t{1} << 30;
+
 int replay_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    report_error(fmt::format("replay: cannot open {}", path));
+  auto text = read_file(path, kMaxLogBytes);
+  if (!text) {
+    report_error("replay: " + text.error().message);
     return kBadInput;
   }
-  auto log = read_game_log(in);
+  auto log = read_game_log(*text);
   if (!log) {
     report_error(fmt::format("replay {}: {}", path, log.error().message));
     return kBadInput;

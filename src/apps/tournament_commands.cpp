@@ -3,12 +3,12 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "apps/commands.h"
+#include "core/file.h"
 #include "games/registry.h"
 #include "tournament/schedule.h"
 #include "tournament/standings.h"
@@ -71,7 +72,31 @@ struct RunArgs {
   bool until_finished = false;
   bool print_json = false;
   bool matches = false;
+  std::string stderr_dir;
+  bool show_stderr = false;
 };
+
+// The files and folders a command will write, checked before anything is created or played,
+// so that a typo costs an error line and not a tournament's exports.
+bool outputs_ok(const RunArgs& a, int& exit_code) {
+  for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--csv", a.csv},
+                                   {"--json", a.json},
+                                   {"--matches-csv", a.matches_csv}}) {
+    if (path.empty()) continue;
+    if (auto ok = check_output_path(path); !ok) {
+      report_error(fmt::format("{} {}", flag, ok.error().message));
+      exit_code = kBadInput;
+      return false;
+    }
+  }
+  if (!a.stderr_dir.empty())
+    if (auto ok = check_writable_dir(a.stderr_dir); !ok) {
+      report_error("--stderr-dir " + ok.error().message);
+      exit_code = kBadInput;
+      return false;
+    }
+  return true;
+}
 
 void add_spec_options(CLI::App* cmd, SpecArgs& a) {
   cmd->add_option("--file,-f", a.file,
@@ -152,7 +177,7 @@ struct Created {
   std::int64_t id = 0;
 };
 
-std::optional<Created> create_from_args(const SpecArgs& args, const std::string& url,
+std::optional<Created> create_from_args(const SpecArgs& args, const RunArgs& run,
                                         int& exit_code) {
   auto spec = build_spec(args);
   if (!spec) {
@@ -160,6 +185,8 @@ std::optional<Created> create_from_args(const SpecArgs& args, const std::string&
     exit_code = kBadInput;
     return std::nullopt;
   }
+  if (!outputs_ok(run, exit_code)) return std::nullopt;
+  const std::string& url = run.store;
   auto store = open_or_report(url, OpenMode::create, exit_code);
   if (!store) return std::nullopt;
   auto id = create_tournament(*store, *spec);
@@ -257,16 +284,31 @@ class ProgressDisplay {
   std::thread thread_;
 };
 
+// Each program's stderr tail under a header line naming its seat and how much it wrote.
+void print_stderr_tails(const Json& tails) {
+  if (!tails.is_array() || tails.empty()) {
+    fmt::print("(this match ran no program)\n");
+    return;
+  }
+  for (const Json& t : tails) {
+    const std::string tail = string_or(t, "tail");
+    const Json& bytes = field_or_null(t, "bytes");
+    const std::uint64_t total = bytes.is_number_unsigned() ? bytes.get<std::uint64_t>() : 0;
+    fmt::print("== {}: {} bytes on stderr{}\n", string_or(t, "seat"), total,
+               total > tail.size() ? fmt::format(", the last {} follow", tail.size()) : "");
+    std::cout << tail;
+    if (!tail.empty() && tail.back() != '\n') std::cout << '\n';
+  }
+}
+
 std::string store_flag(const std::string& url) {
   return url == kDefaultStore ? "" : " --store " + url;
 }
 
-int write_file(const std::string& path, const std::string& text, const char* what) {
+int export_file(const std::string& path, const std::string& text, const char* what) {
   if (path.empty()) return 0;
-  std::ofstream out(path, std::ios::out | std::ios::trunc);
-  out << text;
-  if (!out) {
-    report_error(fmt::format("{}: cannot write {}", what, path));
+  if (auto ok = write_file(path, text); !ok) {
+    report_error(fmt::format("{} {}", what, ok.error().message));
     return kFailed;
   }
   return 0;
@@ -305,13 +347,13 @@ int report_results(Store& store, std::int64_t id, const RunArgs& a) {
     fmt::print("every match: arbiter tournament results {} --matches{}\n", id,
                store_flag(a.store));
   }
-  int rc = write_file(a.csv, standings_csv(standings), "--csv");
+  int rc = export_file(a.csv, standings_csv(standings), "--csv");
   if (rc == 0) {
     Json j = standings_json(standings);
     j["tournament"] = id;
-    rc = write_file(a.json, dump(j) + "\n", "--json");
+    rc = export_file(a.json, dump(j) + "\n", "--json");
   }
-  if (rc == 0) rc = write_file(a.matches_csv, matches_csv(*spec, *results), "--matches-csv");
+  if (rc == 0) rc = export_file(a.matches_csv, matches_csv(*spec, *results), "--matches-csv");
   return rc;
 }
 
@@ -328,6 +370,7 @@ int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
   options.lease = std::chrono::milliseconds(std::llround(a.lease * 1000));
   options.only = id;
   options.stop = &g_stop;
+  options.stderr_dir = a.stderr_dir;
   ProgressDisplay display(store, id, a.quiet);
   auto report = run_worker(store, options);
   display.finish();
@@ -335,6 +378,7 @@ int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
     report_error(report.error().message);
     return kFailed;
   }
+  for (const auto& e : report->write_errors) report_error("--stderr-dir: " + e);
   auto over = finished(store, id);
   if (over && !*over) {
     auto p = store.progress(id);
@@ -343,7 +387,24 @@ int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
                              p ? p->done : 0, p ? p->planned : 0, id, store_flag(a.store)));
     return kFailed;
   }
-  return report_results(store, id, a);
+  const int rc = report_results(store, id, a);
+  if (rc != 0) return rc;
+  // Matches that could not be played are a failure of the run, though the rest stands.
+  auto results = store.results(id);
+  if (!results) {
+    report_error(results.error().message);
+    return kFailed;
+  }
+  const auto unplayed = std::count_if(results->begin(), results->end(), [](const StoredResult& r) {
+    return r.result.contains("error");
+  });
+  if (unplayed > 0) {
+    report_error(fmt::format("{} match(es) could not be played; see arbiter tournament results {} "
+                             "--matches{}",
+                             unplayed, id, store_flag(a.store)));
+    return kFailed;
+  }
+  return report->write_errors.empty() ? 0 : kFailed;
 }
 
 }  // namespace
@@ -381,6 +442,11 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
                     "are played again after it (default 30)")
         ->check(CLI::Range(1.0, 3600.0));
   };
+  auto add_stderr_dir = [&](CLI::App* cmd) {
+    cmd->add_option("--stderr-dir", run_args->stderr_dir,
+                    "Also keep each cmd player's stderr (first MiB) in DIR/tT-mN-NAME.stderr "
+                    "(the last 8 KiB are always stored with the match)");
+  };
   auto add_exports = [&](CLI::App* cmd) {
     cmd->add_option("--csv", run_args->csv, "Write the standings as CSV to this file");
     cmd->add_option("--json", run_args->json, "Write the standings as JSON to this file");
@@ -392,10 +458,11 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
   add_spec_options(run, *spec_args);
   add_store(run);
   add_worker_options(run);
+  add_stderr_dir(run);
   add_exports(run);
   run->add_flag("--quiet,-q", run_args->quiet, "No progress display");
   run->callback([&exit_code, spec_args, run_args] {
-    auto made = create_from_args(*spec_args, run_args->store, exit_code);
+    auto made = create_from_args(*spec_args, *run_args, exit_code);
     if (!made) return;
     const TournamentSpec& spec = made->spec;
     const std::int64_t id = made->id;
@@ -412,7 +479,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
   add_spec_options(create, *spec_args);
   add_store(create);
   create->callback([&exit_code, spec_args, run_args] {
-    auto made = create_from_args(*spec_args, run_args->store, exit_code);
+    auto made = create_from_args(*spec_args, *run_args, exit_code);
     if (!made) return;
     const TournamentSpec& spec = made->spec;
     const std::int64_t id = made->id;
@@ -428,13 +495,23 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
   resume->add_option("id", run_args->tournament, "The tournament's id")->required();
   add_store(resume);
   add_worker_options(resume);
+  add_stderr_dir(resume);
   add_exports(resume);
   resume->add_flag("--quiet,-q", run_args->quiet, "No progress display");
   resume->callback([&exit_code, run_args] {
+    if (!outputs_ok(*run_args, exit_code)) return;
     auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
     if (!store) return;
-    if (auto spec = load_spec(*store, run_args->tournament); !spec) {
+    auto spec = load_spec(*store, run_args->tournament);
+    if (!spec) {
       report_error(spec.error().message);
+      exit_code = kBadInput;
+      return;
+    }
+    // Where it is resumed, its programs may be missing.
+    if (auto ok = validate_spec(*spec); !ok) {
+      report_error(fmt::format("tournament {} cannot be played here: {}", run_args->tournament,
+                               ok.error().message));
       exit_code = kBadInput;
       return;
     }
@@ -486,6 +563,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
                     "Print one CSV line per match instead (with its reproduce command)");
   results->add_flag("--print-json", run_args->print_json, "Print the standings as JSON");
   results->callback([&exit_code, run_args] {
+    if (!outputs_ok(*run_args, exit_code)) return;
     auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
     if (!store) return;
     exit_code = report_results(*store, run_args->tournament, *run_args);
@@ -495,6 +573,9 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
   auto* log = t->add_subcommand("log", "Print the game log of one match (for arbiter replay)");
   log->add_option("id", run_args->tournament, "The tournament's id")->required();
   log->add_option("match", *log_index, "The match's index (see results --matches)")->required();
+  log->add_flag("--stderr", run_args->show_stderr,
+                "Print what the match's programs wrote on stderr (the last 8 KiB of each) "
+                "instead of the game log");
   add_store(log);
   log->callback([&exit_code, run_args, log_index] {
     auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
@@ -507,6 +588,17 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
     }
     for (const auto& r : *results) {
       if (r.index != *log_index) continue;
+      if (run_args->show_stderr) {
+        auto tails = store->stderr_tails(r.job);
+        if (!tails) {
+          report_error(tails.error().message);
+          exit_code = kFailed;
+          return;
+        }
+        if (!tails->has_value()) break;
+        print_stderr_tails(**tails);
+        return;
+      }
       auto text = store->log(r.job);
       if (!text) {
         report_error(text.error().message);
@@ -529,10 +621,26 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
   worker->add_option("--tournament", run_args->tournament, "Only this tournament");
   worker->add_flag("--until-finished", run_args->until_finished,
                    "Exit once every tournament in the store (or --tournament) is finished");
+  add_stderr_dir(worker);
   worker->callback([&exit_code, run_args] {
     catch_stop_signals();
-    auto store = open_or_report(run_args->store, OpenMode::create, exit_code);
+    if (!outputs_ok(*run_args, exit_code)) return;
+    auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
     if (!store) return;
+    if (run_args->tournament != 0) {
+      auto spec = load_spec(*store, run_args->tournament);
+      if (!spec) {
+        report_error(spec.error().message);
+        exit_code = kBadInput;
+        return;
+      }
+      if (auto ok = validate_spec(*spec); !ok) {
+        report_error(fmt::format("tournament {} cannot be played here: {}", run_args->tournament,
+                                 ok.error().message));
+        exit_code = kBadInput;
+        return;
+      }
+    }
     WorkerOptions options;
     options.threads = run_args->workers;
     options.batch = run_args->batch;
@@ -540,6 +648,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
     options.only = run_args->tournament;
     options.until_finished = run_args->until_finished;
     options.stop = &g_stop;
+    options.stderr_dir = run_args->stderr_dir;
     std::cerr << fmt::format("arbiter: worker {} on {}", options.id, run_args->store) << std::endl;
     auto report = run_worker(*store, options);
     if (!report) {
@@ -550,6 +659,8 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
     fmt::print("worker {}: played {} matches, {} results stored, {} duplicates ignored, {} "
                "errors\n",
                options.id, report->played, report->stored, report->duplicates, report->errors);
+    for (const auto& e : report->write_errors) report_error("--stderr-dir: " + e);
+    if (!report->write_errors.empty()) exit_code = kFailed;
   });
 }
 

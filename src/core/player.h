@@ -54,9 +54,15 @@ class Player {
   // instead of an abandonable one.
   virtual bool in_process() const { return true; }
   // Called by the referee itself (never through guarded_call) on players that are not in
-  // process, when it is done with the seat: after an ejection and at the end of the match. Closes
-  // connections, kills processes. Must not block for long.
+  // process, when it is done with the seat at the end of the match. Closes connections, kills
+  // processes. Must not block for long.
   virtual void disconnect() {}
+  // The same, right after the seat's ejection: tells the player why (best effort, without
+  // waiting for it) before it is cut off.
+  virtual void ejected(const Ejection& ejection) {
+    (void)ejection;
+    disconnect();
+  }
 };
 
 }  // namespace arbiter

@@ -16,6 +16,7 @@
 #include "referee/turn_based.h"
 #include "remote/remote_player.h"
 #include "remote/tcp.h"
+#include "remote/wire.h"
 
 namespace arbiter {
 namespace {
@@ -25,6 +26,9 @@ namespace {
 Expected<q::ActorSpec> q_bot(const std::string& name, const std::string& bot) {
   Json spec = Json::array({name});
   const auto plus = bot.find('+');
+  if (!q::strategy_from_string(bot.substr(0, plus)))
+    return fail(fmt::format("bot \"{}\": unknown strategy \"{}\" (dag or ldasg)", bot,
+                            bot.substr(0, plus)));
   spec.push_back(bot.substr(0, plus));
   if (plus != std::string::npos) {
     const std::string extra = bot.substr(plus + 1);
@@ -54,7 +58,13 @@ Expected<q::ActorSpec> q_bot(const std::string& name, const std::string& bot) {
     }
   }
   auto decoded = q::decode_actor_spec(spec, q::Dialect::m9);
-  if (!decoded) return fail(fmt::format("bot \"{}\": {}", bot, decoded.error().message));
+  if (!decoded) {
+    // The course decoder's words name the JActorSpec; here the bot text is the subject.
+    std::string why = decoded.error().message;
+    if (const std::string prefix = fmt::format("JActorSpec {}: ", name); why.starts_with(prefix))
+      why.erase(0, prefix.size());
+    return fail(fmt::format("bot \"{}\": {}", bot, why));
+  }
   return decoded;
 }
 
@@ -82,16 +92,33 @@ Expected<std::vector<PlayerPtr<G>>> seat_players(const PlaySpec& spec, House hou
   return players;
 }
 
-Expected<PlayOutcome> play_q(const PlaySpec& spec) {
-  Json config = spec.config.is_null() ? Json::object() : spec.config;
+// The overrides `given` (null: none) as an object with "players" filled in for `seats`.
+Expected<Json> with_players(const Json& given, std::size_t seats, std::string_view game) {
+  Json config = given.is_null() ? Json::object() : given;
   if (!config.is_object())
-    return fail("the Q config must be a JSON object, got " + excerpt(config));
-  if (!config.contains("players")) config["players"] = spec.roster.size();
-  auto decoded = q::Q::decode_config(config);
-  if (!decoded) return fail(decoded.error().message);
-  if (static_cast<std::size_t>(decoded->players) != spec.roster.size())
-    return fail(fmt::format("the config seats {} players but {} were given", decoded->players,
-                            spec.roster.size()));
+    return fail(fmt::format("the {} config must be a JSON object, got {}", game, excerpt(config)));
+  if (!config.contains("players")) config["players"] = seats;
+  return config;
+}
+
+Expected<void> check_players(int players, std::size_t seats) {
+  if (static_cast<std::size_t>(players) != seats)
+    return fail(fmt::format("the config seats {} players but {} were given", players, seats));
+  return {};
+}
+
+Expected<q::Config> q_config(const Json& given, std::size_t seats) {
+  auto config = with_players(given, seats, "Q");
+  if (!config) return std::unexpected(config.error());
+  auto decoded = q::Q::decode_config(*config);
+  if (!decoded) return std::unexpected(decoded.error());
+  if (auto ok = check_players(decoded->players, seats); !ok) return std::unexpected(ok.error());
+  return decoded;
+}
+
+Expected<PlayOutcome> play_q(const PlaySpec& spec) {
+  auto decoded = q_config(spec.config, spec.roster.size());
+  if (!decoded) return std::unexpected(decoded.error());
   PlayOutcome outcome;
   auto names = seat_names(spec);
   if (!names) return fail(names.error().message);
@@ -108,17 +135,23 @@ Expected<PlayOutcome> play_q(const PlaySpec& spec) {
   return outcome;
 }
 
-Expected<PlayOutcome> play_battleship(const PlaySpec& spec) {
+Expected<battleship::Config> battleship_config(const Json& given, std::size_t seats) {
   using battleship::Battleship;
-  if (spec.roster.size() != 2)
-    return fail(fmt::format("battleship is for 2 players, {} were given", spec.roster.size()));
-  auto config = Battleship::decode_config(spec.config.is_null() ? Json::object() : spec.config);
-  if (!config) return fail(config.error().message);
+  if (seats != 2) return fail(fmt::format("battleship is for 2 players, {} were given", seats));
+  auto config = Battleship::decode_config(given.is_null() ? Json::object() : given);
+  if (!config) return std::unexpected(config.error());
   // The codec only checks that the fleet has room; make sure a legal placement exists at all, so
   // that a match cannot start in which every placement is a foul.
   Rng probe(1);
   if (!battleship::random_fleet(*config, probe))
     return fail("Battleship config: no legal placement of the fleet fits on the grid");
+  return config;
+}
+
+Expected<PlayOutcome> play_battleship(const PlaySpec& spec) {
+  using battleship::Battleship;
+  auto config = battleship_config(spec.config, spec.roster.size());
+  if (!config) return std::unexpected(config.error());
   PlayOutcome outcome;
   auto names = seat_names(spec);
   if (!names) return fail(names.error().message);
@@ -161,6 +194,25 @@ Expected<speed_scrabble::Config> speed_scrabble_config(const Json& j) {
   return config;
 }
 
+// The config of a match for `seats` players, its dictionary loaded.
+Expected<speed_scrabble::Config> speed_scrabble_config(const Json& given, std::size_t seats) {
+  auto overrides = with_players(given, seats, "Speed Scrabble");
+  if (!overrides) return std::unexpected(overrides.error());
+  auto config = speed_scrabble_config(*overrides);
+  if (!config) return std::unexpected(config.error());
+  if (auto ok = check_players(config->players, seats); !ok) return std::unexpected(ok.error());
+  return config;
+}
+
+Expected<dominosa::RaceConfig> dominosa_config(const Json& given, std::size_t seats) {
+  auto overrides = with_players(given, seats, "Dominosa race");
+  if (!overrides) return std::unexpected(overrides.error());
+  auto config = dominosa::DominosaRace::decode_config(*overrides);
+  if (!config) return std::unexpected(config.error());
+  if (auto ok = check_players(config->players, seats); !ok) return std::unexpected(ok.error());
+  return config;
+}
+
 std::string seconds_text(Duration d) {
   return fmt::format("{:.3f}s", std::chrono::duration<double>(d).count());
 }
@@ -193,10 +245,12 @@ Expected<MatchResult> run_race(const PlaySpec& spec, const std::vector<std::stri
         seat.failed = Ejection{static_cast<Seat>(i), Why::hang_up, "setup", opened->failure};
       } else {
         seat.channel = std::move(opened->channel);
-        if (opened->process)
-          seat.disconnect = [process = std::shared_ptr<ChildProcess>(std::move(opened->process))] {
-            process->kill();
+        if (opened->process) {
+          seat.ejected = [process = opened->process] {
+            process->stop_after(wire::kEjectionGrace);
           };
+          seat.disconnect = [process = std::move(opened->process)] { process->kill(); };
+        }
       }
       continue;
     }
@@ -223,11 +277,8 @@ Expected<MatchResult> run_race(const PlaySpec& spec, const std::vector<std::stri
   return run_realtime<G>(state, seats, options);
 }
 
-// A race's outcome with the roster's names, once the config's seat count matches the roster.
-Expected<PlayOutcome> race_outcome(const PlaySpec& spec, int players) {
-  if (static_cast<std::size_t>(players) != spec.roster.size())
-    return fail(
-        fmt::format("the config seats {} players but {} were given", players, spec.roster.size()));
+// A race's outcome with the roster's names.
+Expected<PlayOutcome> race_outcome(const PlaySpec& spec) {
   PlayOutcome outcome;
   auto names = seat_names(spec);
   if (!names) return fail(names.error().message);
@@ -235,23 +286,11 @@ Expected<PlayOutcome> race_outcome(const PlaySpec& spec, int players) {
   return outcome;
 }
 
-// The config overrides of a race for the roster: a JSON object, "players" filled in.
-Expected<Json> race_overrides(const PlaySpec& spec, std::string_view game) {
-  Json overrides = spec.config.is_null() ? Json::object() : spec.config;
-  if (!overrides.is_object())
-    return fail(
-        fmt::format("the {} config must be a JSON object, got {}", game, excerpt(overrides)));
-  if (!overrides.contains("players")) overrides["players"] = spec.roster.size();
-  return overrides;
-}
-
 Expected<PlayOutcome> play_speed_scrabble(const PlaySpec& spec) {
   using speed_scrabble::SpeedScrabble;
-  auto overrides = race_overrides(spec, "Speed Scrabble");
-  if (!overrides) return std::unexpected(overrides.error());
-  auto config = speed_scrabble_config(*overrides);
-  if (!config) return fail(config.error().message);
-  auto started = race_outcome(spec, config->players);
+  auto config = speed_scrabble_config(spec.config, spec.roster.size());
+  if (!config) return std::unexpected(config.error());
+  auto started = race_outcome(spec);
   if (!started) return std::unexpected(started.error());
   PlayOutcome outcome = std::move(*started);
 
@@ -301,11 +340,9 @@ Expected<ReplayReport> replay_speed_scrabble(const std::vector<Json>& log) {
 
 Expected<PlayOutcome> play_dominosa(const PlaySpec& spec) {
   using dominosa::DominosaRace;
-  auto overrides = race_overrides(spec, "Dominosa race");
-  if (!overrides) return std::unexpected(overrides.error());
-  auto config = DominosaRace::decode_config(*overrides);
-  if (!config) return fail(config.error().message);
-  auto started = race_outcome(spec, config->players);
+  auto config = dominosa_config(spec.config, spec.roster.size());
+  if (!config) return std::unexpected(config.error());
+  auto started = race_outcome(spec);
   if (!started) return std::unexpected(started.error());
   PlayOutcome outcome = std::move(*started);
   Rng rng(start_seed(spec.seed));
@@ -347,6 +384,13 @@ Expected<ReplayReport> replay_dominosa(const std::vector<Json>& log) {
   }
 }
 
+// Expected<T> as Expected<void>, for the check_* entries.
+template <class T>
+Expected<void> checked(const Expected<T>& e) {
+  if (!e) return std::unexpected(e.error());
+  return {};
+}
+
 }  // namespace
 
 const std::vector<GameEntry>& registered_games() {
@@ -356,6 +400,8 @@ const std::vector<GameEntry>& registered_games() {
        .bots = "dag | ldasg, optionally +cheat=CHEAT, +raise=METHOD or +hang=METHOD/K",
        .min_seats = 2,
        .max_seats = 4,
+       .check_bot = [](const std::string& bot) { return checked(q_bot("x", bot)); },
+       .check_config = [](const Json& c, std::size_t seats) { return checked(q_config(c, seats)); },
        .play = play_q,
        .replay = [](const std::vector<Json>& log) { return replay<q::Q>(log); }},
       {.name = "battleship",
@@ -363,6 +409,9 @@ const std::vector<GameEntry>& registered_games() {
        .bots = "random | hunt | tracker | density, optionally +uniform or +evasive (placement)",
        .min_seats = 2,
        .max_seats = 2,
+       .check_bot = [](const std::string& bot) { return checked(battleship::parse_bot(bot)); },
+       .check_config =
+           [](const Json& c, std::size_t seats) { return checked(battleship_config(c, seats)); },
        .play = play_battleship,
        .replay = [](const std::vector<Json>& log) { return replay<battleship::Battleship>(log); }},
       {.name = "speed_scrabble",
@@ -371,6 +420,11 @@ const std::vector<GameEntry>& registered_games() {
        .bots = "solver | slow | slow=SECONDS (the solver, waiting before each board)",
        .min_seats = 2,
        .max_seats = 8,
+       .check_bot = [](const std::string& bot) { return checked(parse_racer(bot)); },
+       .check_config =
+           [](const Json& c, std::size_t seats) {
+             return checked(speed_scrabble_config(c, seats));
+           },
        .play = play_speed_scrabble,
        .replay = replay_speed_scrabble},
       {.name = "dominosa",
@@ -379,6 +433,9 @@ const std::vector<GameEntry>& registered_games() {
        .bots = "solver | slow | slow=SECONDS (the exact solver, waiting before it submits)",
        .min_seats = 1,
        .max_seats = 8,
+       .check_bot = [](const std::string& bot) { return checked(parse_racer(bot)); },
+       .check_config =
+           [](const Json& c, std::size_t seats) { return checked(dominosa_config(c, seats)); },
        .play = play_dominosa,
        .replay = replay_dominosa},
       {.name = "abalone",
@@ -387,6 +444,8 @@ const std::vector<GameEntry>& registered_games() {
        .bots = kAbaloneBots,
        .min_seats = 2,
        .max_seats = 2,
+       .check_bot = check_abalone_bot,
+       .check_config = check_abalone_config,
        .play = play_abalone,
        .replay = replay_abalone},
   };

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28,6 +30,28 @@ struct Seating {
   std::string bot;
 };
 
+// What one program of a match (a "cmd:" seat) wrote on stderr.
+struct ProgramStderr {
+  std::string seat;         // the seat's name
+  std::uint64_t bytes = 0;  // all it wrote
+  std::string tail;         // the last bytes of it (ChildSpec::stderr_tail)
+  std::string log_error;    // a failed write to its stderr_dir file ("PATH: REASON"), or empty
+};
+
+// The programs a match started (open_remote_seats adds them), kept so that what they wrote on
+// stderr can be read once the match is over. Thread-safe.
+class ProgramRecords {
+ public:
+  void add(std::string seat, std::shared_ptr<ChildProcess> process);
+  // Kills whatever still runs (the match is over), then reports each program in the order they
+  // were started.
+  std::vector<ProgramStderr> collect();
+
+ private:
+  std::mutex mu_;
+  std::vector<std::pair<std::string, std::shared_ptr<ChildProcess>>> programs_;
+};
+
 // Where remote players come from.
 struct Hosting {
   std::string listen_host = "127.0.0.1";            // for "tcp" seats
@@ -35,7 +59,10 @@ struct Hosting {
   std::chrono::milliseconds accept_timeout{60000};  // for each tcp seat to connect and sign up
   std::function<void(std::uint16_t port, std::size_t seats)> on_listen;  // before accepting
   ChildLimits limits;                                                    // for "cmd" seats
-  std::filesystem::path stderr_dir;  // "cmd" seats' stderr logs (NAME.stderr); empty: dropped
+  // "cmd" seats' stderr logs, DIR/PREFIXNAME.stderr (the first MiB); empty: not kept in files.
+  std::filesystem::path stderr_dir;
+  std::string stderr_prefix;
+  ProgramRecords* programs = nullptr;  // when set, every started program is added to it
   // HOST:PORT of a viewer listening for the game's text stream (Abalone's §7 GUI protocol);
   // empty: none. Games without such a stream ignore it.
   std::string gui;
@@ -62,6 +89,13 @@ struct GameEntry {
   std::string bots;  // the bot syntax, one line for --help
   std::size_t min_seats = 2;  // how many players a match seats (before config overrides)
   std::size_t max_seats = 2;
+  // Whether `bot` is one of the game's house bots in its syntax (never asked about cmd: or tcp
+  // seats). Starts and builds nothing; the Error names what is wrong.
+  std::function<Expected<void>(const std::string& bot)> check_bot;
+  // Whether the game takes `config` (null: its defaults) for matches of `seats` players.
+  std::function<Expected<void>(const Json& config, std::size_t seats)> check_config;
+  // Plays a match. Callers go through play_match (registry_seating.h), which checks the seats
+  // first, so that an organizer's mistake is an error and never a player's ejection.
   std::function<Expected<PlayOutcome>(const PlaySpec&)> play;
   std::function<Expected<ReplayReport>(const std::vector<Json>&)> replay;
 };

@@ -1,13 +1,13 @@
 #include "games/registry_abalone.h"
 
 #include <deque>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "core/file.h"
 #include "games/abalone/house_teams.h"
 #include "games/abalone/match.h"
 #include "games/registry_seating.h"
@@ -78,26 +78,19 @@ Expected<AbaloneConfig> decode_abalone_config(const Json& given) {
 }
 
 // The Lua source a house or file seat names; nothing for a seat that is played from outside.
-Expected<std::optional<std::string>> lua_source(const Seating& seat) {
-  if (seat.bot == "tcp" || seat.bot.starts_with("cmd:")) return std::optional<std::string>();
-  if (const auto* house = abalone::find_house_team(seat.bot)) return house->source;
+Expected<std::optional<std::string>> lua_source(const std::string& bot) {
+  if (bot == "tcp" || bot.starts_with("cmd:")) return std::optional<std::string>();
+  if (const auto* house = abalone::find_house_team(bot)) return house->source;
   std::string path;
-  if (seat.bot.starts_with("lua:"))
-    path = seat.bot.substr(4);
-  else if (seat.bot.ends_with(".lua"))
-    path = seat.bot;
+  if (bot.starts_with("lua:"))
+    path = bot.substr(4);
+  else if (bot.ends_with(".lua"))
+    path = bot;
   else
-    return fail(fmt::format("player {}: bot \"{}\": expected {}, cmd:PROGRAM or tcp", seat.name,
-                            seat.bot, kAbaloneBots));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(fmt::format("player {}: cannot read the team file {}", seat.name, path));
-  std::string text(kMaxTeamFile + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > kMaxTeamFile)
-    return fail(fmt::format("player {}: the team file {} is larger than {} bytes", seat.name,
-                            path, kMaxTeamFile));
-  return std::optional<std::string>(std::move(text));
+    return fail(fmt::format("bot \"{}\": expected {}, cmd:PROGRAM or tcp", bot, kAbaloneBots));
+  auto text = read_file(path, kMaxTeamFile);
+  if (!text) return fail("the team file " + text.error().message);
+  return std::optional<std::string>(std::move(*text));
 }
 
 // A team played through the §8 protocol. Decoding, judging the shape of answers and logging the
@@ -185,7 +178,7 @@ class ExternalSeat : public abalone::ExternalTeam {
 class WireSeat final : public ExternalSeat {
  public:
   WireSeat(Seat seat, GameLog* log, std::unique_ptr<Channel> channel,
-           std::unique_ptr<ChildProcess> process, std::string failure, const Clock& clock,
+           std::shared_ptr<ChildProcess> process, std::string failure, const Clock& clock,
            Duration per_call)
       : ExternalSeat(seat, log),
         channel_(std::move(channel)),
@@ -211,9 +204,10 @@ class WireSeat final : public ExternalSeat {
                                 });
     elapsed = outcome.elapsed;
     if (!outcome.value) {
-      // A team that failed once is done: close the channel so that it cannot answer late.
-      channel_->close();
-      if (process_) process_->stop();
+      // A team that failed once is done: told why, its channel closed so that it cannot answer
+      // late, its program stopped after the grace to read the notice.
+      wire::tell_ejected(*channel_, outcome.value.error());
+      if (process_) process_->stop_after(wire::kEjectionGrace);
       failure_ = outcome.value.error().detail;
       return std::unexpected(outcome.value.error());
     }
@@ -221,7 +215,7 @@ class WireSeat final : public ExternalSeat {
   }
 
   std::shared_ptr<Channel> channel_;
-  std::unique_ptr<ChildProcess> process_;
+  std::shared_ptr<ChildProcess> process_;
   std::string failure_;  // set once the seat cannot be called any more
   const Clock& clock_;
   Duration per_call_;
@@ -267,19 +261,9 @@ class ReplaySeat final : public ExternalSeat {
 class GuiStream {
  public:
   static Expected<std::unique_ptr<GuiStream>> connect(const std::string& address) {
-    const auto colon = address.rfind(':');
-    if (colon == std::string::npos || colon == 0)
-      return fail(fmt::format("--gui \"{}\": expected HOST:PORT", address));
-    unsigned long port = 0;
-    try {
-      std::size_t used = 0;
-      port = std::stoul(address.substr(colon + 1), &used);
-      if (used != address.size() - colon - 1 || port == 0 || port > 65535)
-        throw std::out_of_range("port");
-    } catch (const std::exception&) {
-      return fail(fmt::format("--gui \"{}\": the port must be 1 to 65535", address));
-    }
-    auto channel = tcp_connect(address.substr(0, colon), static_cast<std::uint16_t>(port),
+    auto at = parse_address(address, "--gui", /*any_port=*/false);
+    if (!at) return std::unexpected(at.error());
+    auto channel = tcp_connect(at->host, at->port,
                                Deadline::after(SteadyClock::instance(), std::chrono::seconds(5)),
                                Framing::lines);
     if (!channel) return fail(fmt::format("--gui {}: {}", address, channel.error().message));
@@ -351,9 +335,22 @@ Json match_header(std::uint64_t seed, const AbaloneConfig& config,
 
 }  // namespace
 
+Expected<void> check_abalone_bot(const std::string& bot) {
+  auto source = lua_source(bot);
+  if (!source) return std::unexpected(source.error());
+  return {};
+}
+
+Expected<void> check_abalone_config(const Json& config, std::size_t seats) {
+  if (seats != 2) return fail(fmt::format("abalone is for 2 teams (black, white), got {}", seats));
+  auto decoded = decode_abalone_config(config);
+  if (!decoded) return std::unexpected(decoded.error());
+  return {};
+}
+
 Expected<PlayOutcome> play_abalone(const PlaySpec& spec) {
-  if (spec.roster.size() != 2)
-    return fail(fmt::format("abalone is for 2 teams (black, white), got {}", spec.roster.size()));
+  if (auto ok = check_abalone_config(spec.config, spec.roster.size()); !ok)
+    return std::unexpected(ok.error());
   auto config = decode_abalone_config(spec.config);
   if (!config) return std::unexpected(config.error());
   config->runtime.clock = spec.options.clock;
@@ -367,8 +364,9 @@ Expected<PlayOutcome> play_abalone(const PlaySpec& spec) {
   std::array<ExternalSeat*, 2> external{nullptr, nullptr};
   Json team_records = Json::array();
   for (std::size_t i = 0; i < 2; ++i) {
-    auto source = lua_source(spec.roster[i]);
-    if (!source) return std::unexpected(source.error());
+    auto source = lua_source(spec.roster[i].bot);
+    if (!source)
+      return fail(fmt::format("player {}: {}", spec.roster[i].name, source.error().message));
     teams[i].name = spec.roster[i].name;
     if (*source) {
       teams[i].source = std::move(**source);

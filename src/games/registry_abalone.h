@@ -15,6 +15,10 @@ namespace arbiter {
 inline constexpr const char* kAbaloneBots =
     "simple | team (house Lua teams) | PATH.lua | lua:PATH (a Lua team file)";
 
+// The registry's checks: a house team or a readable Lua file; a config for 2 seats.
+Expected<void> check_abalone_bot(const std::string& bot);
+Expected<void> check_abalone_config(const Json& config, std::size_t seats);
+
 // Plays a match. Config keys: the world's (winning_score, max_pieces, cycles_per_turn,
 // game_length, black_start, white_start) and the runtime's: step_budget (1..1e6 instructions),
 // action_cost (0..1e6), memory_mb (1..4096, per team), watchdog_ms (1..60000). The game log

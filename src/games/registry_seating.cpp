@@ -2,7 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "games/q/actors.h"
+#include "core/file.h"
+#include "core/seat_name.h"
 #include "remote/tcp.h"
 
 namespace arbiter {
@@ -26,11 +27,26 @@ std::vector<std::string> split_words(const std::string& text) {
 
 }  // namespace
 
+void ProgramRecords::add(std::string seat, std::shared_ptr<ChildProcess> process) {
+  std::lock_guard lock(mu_);
+  programs_.emplace_back(std::move(seat), std::move(process));
+}
+
+std::vector<ProgramStderr> ProgramRecords::collect() {
+  std::lock_guard lock(mu_);
+  std::vector<ProgramStderr> out;
+  for (const auto& [seat, process] : programs_) {
+    process->kill();
+    out.push_back({seat, process->stderr_bytes(), process->stderr_tail(),
+                   process->stderr_log_error()});
+  }
+  return out;
+}
+
 Expected<std::vector<std::string>> seat_names(const PlaySpec& spec) {
   std::vector<std::string> names;
   for (const auto& seat : spec.roster) {
-    if (!q::valid_name(seat.name))
-      return fail(fmt::format("player name \"{}\": use 1-20 letters or digits", seat.name));
+    if (!valid_seat_name(seat.name)) return fail(seat_name_error(seat.name));
     for (const auto& other : names)
       if (other == seat.name)
         return fail(fmt::format("player name \"{}\" is used twice", seat.name));
@@ -41,6 +57,43 @@ Expected<std::vector<std::string>> seat_names(const PlaySpec& spec) {
 
 bool is_remote(const Seating& seat) {
   return seat.bot == "tcp" || seat.bot.starts_with("cmd:");
+}
+
+Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tcp_allowed) {
+  if (!valid_seat_name(seat.name)) return fail(seat_name_error(seat.name));
+  const auto refuse = [&](const std::string& why) {
+    return fail(fmt::format("player {}: {}", seat.name, why));
+  };
+  if (seat.bot.empty()) return refuse("no bot given");
+  if (seat.bot == "tcp") {
+    if (!tcp_allowed)
+      return refuse("tcp seats cannot play here (no one would connect for every match); use "
+                    "cmd:PROGRAM");
+    return {};
+  }
+  if (seat.bot.starts_with("cmd:")) {
+    const auto argv = split_words(seat.bot.substr(4));
+    if (argv.empty()) return refuse("cmd: needs a program, e.g. cmd:python3 bot.py");
+    if (auto found = find_program(argv[0]); !found) return refuse(found.error().message);
+    return {};
+  }
+  if (auto ok = game.check_bot(seat.bot); !ok) return refuse(ok.error().message);
+  return {};
+}
+
+Expected<void> check_play(const GameEntry& game, const PlaySpec& spec) {
+  if (auto names = seat_names(spec); !names) return std::unexpected(names.error());
+  for (const auto& seat : spec.roster)
+    if (auto ok = check_seating(game, seat); !ok) return ok;
+  if (!spec.hosting.stderr_dir.empty())
+    if (auto ok = check_writable_dir(spec.hosting.stderr_dir); !ok)
+      return fail("--stderr-dir " + ok.error().message);
+  return {};
+}
+
+Expected<PlayOutcome> play_match(const GameEntry& game, const PlaySpec& spec) {
+  if (auto ok = check_play(game, spec); !ok) return std::unexpected(ok.error());
+  return game.play(spec);
 }
 
 Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpec& spec,
@@ -58,7 +111,8 @@ Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpe
         return fail(fmt::format("player {}: cmd: needs a program", seat.name));
       child.limits = spec.hosting.limits;
       if (!spec.hosting.stderr_dir.empty())
-        child.stderr_log = spec.hosting.stderr_dir / (seat.name + ".stderr");
+        child.stderr_log =
+            spec.hosting.stderr_dir / (spec.hosting.stderr_prefix + seat.name + ".stderr");
       OpenedSeat opened;
       auto process = ChildProcess::spawn(child);
       if (!process) {
@@ -66,6 +120,7 @@ Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpe
       } else {
         opened.channel = (*process)->take_channel(Framing::lines, limits);
         opened.process = std::move(*process);
+        if (spec.hosting.programs != nullptr) spec.hosting.programs->add(seat.name, opened.process);
       }
       seats[i] = std::move(opened);
     }
@@ -85,7 +140,7 @@ Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpe
       const Deadline name_deadline = Deadline::after(
           SteadyClock::instance(), std::min<Duration>(kSignUpWait, deadline.remaining()));
       auto hello = channel->receive(name_deadline);
-      if (hello && hello->is_string())
+      if (hello && hello->is_string() && valid_seat_name(hello->get<std::string>()))
         signed_up = std::move(channel);
       else
         channel->close();

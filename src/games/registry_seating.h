@@ -13,21 +13,34 @@
 
 namespace arbiter {
 
-// The roster's names, by seat: 1-20 letters or digits (they name stderr files), all distinct.
+// The roster's names, by seat: each by core/seat_name.h's rule, all distinct.
 Expected<std::vector<std::string>> seat_names(const PlaySpec& spec);
 
 // A "cmd:" or "tcp" seat once opened: its channel (and process), or why it could not start.
 struct OpenedSeat {
   std::unique_ptr<Channel> channel;
-  std::unique_ptr<ChildProcess> process;
+  std::shared_ptr<ChildProcess> process;
   std::string failure;  // empty when it started
 };
 
 bool is_remote(const Seating& seat);
 
+// Whether the organizer entered `seat` in a way that can work, checked before anything starts:
+// its name by the one rule (core/seat_name.h); a house bot the game knows; a cmd: program that
+// exists and is executable; "tcp" only where `tcp_allowed`. Errors read "player NAME: ...".
+Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tcp_allowed = true);
+
+// Everything about a match the organizer has to get right, before anything starts: every seat
+// (check_seating), distinct names, and the hosting (stderr_dir an existing writable directory).
+// The game's config is checked by the game's play, also before anything starts.
+Expected<void> check_play(const GameEntry& game, const PlaySpec& spec);
+
+// check_play, then the game's play: the one way to play a match.
+Expected<PlayOutcome> play_match(const GameEntry& game, const PlaySpec& spec);
+
 // Opens the remote seats of a roster: "cmd:" seats spawn their program, "tcp" seats are accepted
-// in seat order (a client signs up by sending its name as a JSON string; other connections are
-// dropped). Other seats stay empty. An Error only when tcp seats cannot be listened for.
+// in seat order (a client signs up by sending its name as a JSON string, by the seat name rule;
+// other connections are dropped). Other seats stay empty. An Error only when tcp seats cannot be listened for.
 Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpec& spec,
                                                                    ChannelLimits limits = {});
 

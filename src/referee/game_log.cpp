@@ -1,5 +1,7 @@
 #include "referee/game_log.h"
 
+#include <iterator>
+
 #include <fmt/format.h>
 
 namespace arbiter {
@@ -11,14 +13,19 @@ void GameLog::write(const Json& line) {
     *out_ << dump(line) << '\n';
     out_->flush();
   }
+  if (file_ != nullptr) file_->write(dump(line) + '\n');
   if (keep_) lines_.push_back(line);
 }
 
-Expected<std::vector<Json>> read_game_log(std::istream& in) {
+Expected<std::vector<Json>> read_game_log(std::string_view all) {
   std::vector<Json> lines;
-  std::string text;
-  for (int number = 1; std::getline(in, text); ++number) {
-    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+  int number = 0;
+  while (!all.empty()) {
+    ++number;
+    const auto end = all.find('\n');
+    const std::string_view text = all.substr(0, end);
+    all.remove_prefix(end == std::string_view::npos ? all.size() : end + 1);
+    if (text.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     auto j = parse_json(text);
     if (!j) return fail(fmt::format("line {}: {}", number, j.error().message));
     if (!j->is_object() || !j->contains("type") || !(*j)["type"].is_string())
@@ -26,9 +33,14 @@ Expected<std::vector<Json>> read_game_log(std::istream& in) {
           fmt::format("line {}: not a game-log record (an object with a \"type\")", number));
     lines.push_back(std::move(*j));
   }
-  if (in.bad()) return fail("cannot read the log");
   if (lines.empty()) return fail("the log is empty");
   return lines;
+}
+
+Expected<std::vector<Json>> read_game_log(std::istream& in) {
+  std::string text(std::istreambuf_iterator<char>(in), {});
+  if (in.bad()) return fail("cannot read the log");
+  return read_game_log(std::string_view(text));
 }
 
 Json without_timing(const Json& line) {

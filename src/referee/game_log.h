@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/file.h"
 #include "core/json.h"
 
 namespace arbiter {
@@ -24,17 +25,22 @@ class GameLog {
   // Writes each line to `out` (if any) as it happens and flushes it; keeps a copy in memory
   // when `keep` (replay compares those).
   explicit GameLog(std::ostream* out, bool keep = false) : out_(out), keep_(keep) {}
+  // Writes each line to `file` as it happens; a failed write is kept in the file (its owner
+  // checks it after the match) and the match goes on.
+  explicit GameLog(OutputFile* file) : file_(file) {}
 
   void write(const Json& line);
   const std::vector<Json>& lines() const { return lines_; }
 
  private:
-  std::ostream* out_;
-  bool keep_;
+  std::ostream* out_ = nullptr;
+  OutputFile* file_ = nullptr;
+  bool keep_ = false;
   std::vector<Json> lines_;
 };
 
 // Reads a game log: every non-empty line must be one JSON object with a "type".
+Expected<std::vector<Json>> read_game_log(std::string_view text);
 Expected<std::vector<Json>> read_game_log(std::istream& in);
 
 // The line without its timing fields.

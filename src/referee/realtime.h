@@ -48,6 +48,7 @@
 #include "referee/match.h"
 #include "referee/replay.h"
 #include "remote/channel.h"
+#include "remote/wire.h"
 
 namespace arbiter {
 
@@ -71,7 +72,8 @@ struct RealtimeSeat {
   std::string name;
   std::unique_ptr<Channel> channel;
   std::shared_ptr<Racer> racer;
-  std::function<void()> disconnect;  // remote seats: close the connection, kill the process
+  std::function<void()> disconnect;  // remote seats: at the end, kill the process
+  std::function<void()> ejected;     // remote seats: after an ejection, stop the process
   std::optional<Ejection> failed;
 };
 
@@ -247,13 +249,15 @@ MatchResult run_realtime(typename G::State& state, std::vector<RealtimeSeat>& se
       if (core.in(p)) send(p, m, "notice");
   };
 
-  // An ejected seat is cut off at once: its channel closed (its reader ends), its process killed.
+  // An ejected seat is cut off at once: told why (best effort), its channel closed (its reader
+  // ends), its process stopped.
   std::size_t cut = 0;
   auto cut_off_ejected = [&] {
     for (; cut < core.ejections().size(); ++cut) {
-      RealtimeSeat& seat = seats[core.ejections()[cut].seat];
-      if (seat.channel) seat.channel->close();
-      if (seat.disconnect) std::exchange(seat.disconnect, nullptr)();
+      const Ejection& e = core.ejections()[cut];
+      RealtimeSeat& seat = seats[e.seat];
+      if (seat.channel) wire::tell_ejected(*seat.channel, e);
+      if (seat.ejected) std::exchange(seat.ejected, nullptr)();
     }
   };
 

@@ -120,7 +120,7 @@ std::unique_ptr<Match> make_match(std::vector<std::pair<Duration, Behaviour>> pl
     auto r =
         std::make_shared<StairRacer>(fmt::format("p{}", p), players[p].first, players[p].second);
     m->racers.push_back(r);
-    m->seats.push_back({r->name(), nullptr, r, nullptr, std::nullopt});
+    m->seats.push_back({r->name(), nullptr, r, nullptr, nullptr, std::nullopt});
     names.push_back(r->name());
   }
   m->log.write({{"type", "match"},

@@ -143,8 +143,8 @@ class TurnReferee {
     }
     if (ejection) {
       state_.eject(seat);
+      if (!players_[seat]->in_process()) players_[seat]->ejected(*ejection);
       result_.ejections.push_back(std::move(*ejection));
-      if (!players_[seat]->in_process()) players_[seat]->disconnect();
     }
     return answer;
   }

@@ -136,30 +136,6 @@ bool stay_as_init(const Launch& l) {
   ::_exit(127);  // not reached
 }
 
-// The executable execvp() would run for `name`, looked up here because the child cannot
-// allocate; or the errno to report.
-std::expected<std::string, int> resolve(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
-  const char* env = std::getenv("PATH");
-  const std::string_view path = env && *env ? env : "/usr/local/bin:/usr/bin:/bin";
-  int err = ENOENT;
-  std::size_t begin = 0;
-  for (;;) {
-    const std::size_t end = std::min(path.find(':', begin), path.size());
-    std::string candidate(end > begin ? path.substr(begin, end - begin) : ".");
-    candidate += '/';
-    candidate += name;
-    struct stat st {};
-    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-      err = EACCES;
-    }
-    if (end == path.size()) break;
-    begin = end + 1;
-  }
-  return std::unexpected(err);
-}
-
 // A close-on-exec pipe with both ends at 3 or above, so that placing the child's ends on 0, 1
 // and 2 can never overwrite another of them.
 bool make_pipe(int& read_end, int& write_end) {
@@ -192,17 +168,54 @@ void add_limit(Launch& l, Resource resource, const std::optional<std::uint64_t>&
   l.limits.push_back({resource, rlimit{std::min(want, hard), hard}});
 }
 
-void write_all(int fd, const char* p, std::size_t n) {
+// 0, or the errno of the write that failed.
+int write_all(int fd, const char* p, std::size_t n) {
   while (n > 0) {
     const ssize_t w = ::write(fd, p, n);
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return;  // a full disk loses log lines, nothing more
+    if (w <= 0) return w < 0 ? errno : EIO;
     p += w;
     n -= static_cast<std::size_t>(w);
   }
+  return 0;
 }
 
 }  // namespace
+
+// Looked up here rather than by execvp() because the child cannot allocate.
+Expected<std::string> find_program(const std::string& name) {
+  const auto refuse = [&](int err) {
+    return fail(fmt::format("cannot run \"{}\": {}", name, std::strerror(err)));
+  };
+  if (name.empty()) return fail("cannot run a program without a name");
+  const auto runnable = [](const std::string& path) -> int {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return errno;
+    if (S_ISDIR(st.st_mode)) return EISDIR;
+    if (!S_ISREG(st.st_mode)) return EACCES;
+    return ::access(path.c_str(), X_OK) == 0 ? 0 : errno;
+  };
+  if (name.find('/') != std::string::npos) {
+    if (const int err = runnable(name); err != 0) return refuse(err);
+    return name;
+  }
+  const char* env = std::getenv("PATH");
+  const std::string_view path = env && *env ? env : "/usr/local/bin:/usr/bin:/bin";
+  int err = ENOENT;
+  std::size_t begin = 0;
+  for (;;) {
+    const std::size_t end = std::min(path.find(':', begin), path.size());
+    std::string candidate(end > begin ? path.substr(begin, end - begin) : ".");
+    candidate += '/';
+    candidate += name;
+    const int found = runnable(candidate);
+    if (found == 0) return candidate;
+    if (found == EACCES) err = EACCES;
+    if (end == path.size()) break;
+    begin = end + 1;
+  }
+  return refuse(err);
+}
 
 struct ChildProcess::State {
   pid_t pid = -1;
@@ -217,16 +230,37 @@ struct ChildProcess::State {
   int stderr_r = -1;
   int wake_fd = -1;  // eventfd: kill() tells the drain to stop even if a grandchild holds stderr
   int log_fd = -1;
+  std::filesystem::path log_path;
   std::size_t stderr_cap = 0;
   std::size_t logged = 0;
+  std::size_t tail_cap = 0;
   std::atomic<std::uint64_t> stderr_bytes{0};
   std::thread drain;
+  std::mutex drain_mu;                  // whoever joins the drain
+  std::atomic<bool> finishing{false};   // kill(): the drain takes the last words and returns
+  std::atomic<std::int64_t> kill_at{0}; // stop_after(): when the drain kills (steady ns; 0: no)
+
+  mutable std::mutex tail_mu;  // the drain writes, anyone reads
+  std::string tail;            // up to 2 * tail_cap bytes; the last tail_cap are the tail
+  std::string log_error;       // under tail_mu
 
   void keep(const char* p, std::size_t n) {
     stderr_bytes.fetch_add(n, std::memory_order_relaxed);
+    {
+      std::lock_guard lock(tail_mu);
+      const std::size_t take = std::min(n, tail_cap);
+      tail.append(p + (n - take), take);
+      if (tail.size() > 2 * tail_cap) tail.erase(0, tail.size() - tail_cap);
+    }
     const std::size_t k = std::min(n, stderr_cap - logged);
     if (k == 0) return;
-    if (log_fd >= 0) write_all(log_fd, p, k);
+    if (log_fd >= 0) {
+      if (const int err = write_all(log_fd, p, k); err != 0) {
+        std::lock_guard lock(tail_mu);
+        log_error = fmt::format("{}: {}", log_path.string(), std::strerror(err));
+        close_fd(log_fd);
+      }
+    }
     logged += k;
   }
 
@@ -240,26 +274,56 @@ struct ChildProcess::State {
     return n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK);
   }
 
+  // Drains stderr until it ends, and carries out a stop_after() when its time comes; returns
+  // when kill() says so (after taking the last words already in the pipe).
   void run_drain() {
     auto buf = std::make_unique<char[]>(kChunk);
+    bool open = true;  // stderr not at its end yet
     for (;;) {
-      pollfd fds[2] = {{stderr_r, POLLIN, 0}, {wake_fd, POLLIN, 0}};
-      if (::poll(fds, 2, -1) < 0) {
+      const std::int64_t at = kill_at.load();
+      int timeout = -1;
+      if (at != 0)
+        timeout = static_cast<int>(std::clamp<std::int64_t>((at - now_ns()) / 1'000'000 + 1, 0,
+                                                            60'000));
+      pollfd fds[2] = {{open ? stderr_r : -1, POLLIN, 0}, {wake_fd, POLLIN, 0}};
+      if (::poll(fds, 2, timeout) < 0) {
         if (errno == EINTR) continue;
         return;
       }
       if (fds[1].revents != 0) {
-        // The program's last words are usually already in the pipe; take those, but a
-        // surviving grandchild that keeps writing must not hold us.
-        for (int i = 0; i < 16; ++i) {
-          const ssize_t n = ::read(stderr_r, buf.get(), kChunk);
-          if (n <= 0) break;
-          keep(buf.get(), static_cast<std::size_t>(n));
+        std::uint64_t ignored = 0;
+        [[maybe_unused]] ssize_t n = ::read(wake_fd, &ignored, sizeof ignored);
+        if (finishing.load()) {
+          // The program's last words are usually already in the pipe; take those, but a
+          // surviving grandchild that keeps writing must not hold us.
+          for (int i = 0; open && i < 16; ++i) {
+            const ssize_t r = ::read(stderr_r, buf.get(), kChunk);
+            if (r <= 0) break;
+            keep(buf.get(), static_cast<std::size_t>(r));
+          }
+          return;
         }
-        return;
       }
-      if (fds[0].revents != 0 && !read_stderr(buf.get())) return;
+      if (at != 0 && now_ns() >= at) {
+        std::int64_t expected = at;
+        if (kill_at.compare_exchange_strong(expected, 0)) signal_group();
+      }
+      if (open && fds[0].revents != 0 && !read_stderr(buf.get())) open = false;
     }
+  }
+
+  static std::int64_t now_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+
+  // SIGKILL to the child's tree, not waiting; nothing once it is reaped (its pid may be reused).
+  void signal_group() {
+    std::lock_guard lock(mu);
+    if (reaped) return;
+    ::kill(-pid, SIGKILL);
+    ::kill(pid, SIGKILL);
   }
 
   // Kills the child's whole tree and reaps the child. Precondition: mu held, not reaped yet, so
@@ -287,10 +351,10 @@ void ChildProcess::ignore_sigpipe() {
 
 Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spec) {
   ignore_sigpipe();
-  if (spec.argv.empty() || spec.argv[0].empty()) return fail("cannot run a program without a name");
+  if (spec.argv.empty()) return fail("cannot run a program without a name");
   const std::string& name = spec.argv[0];
-  auto path = resolve(name);
-  if (!path) return fail(fmt::format("cannot run \"{}\": {}", name, std::strerror(path.error())));
+  auto path = find_program(name);
+  if (!path) return std::unexpected(path.error());
 
   Launch l;
   l.path = std::move(*path);
@@ -307,6 +371,8 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
 
   auto s = std::make_unique<State>();
   s->stderr_cap = spec.stderr_cap;
+  s->tail_cap = spec.stderr_tail;
+  s->log_path = spec.stderr_log;
   int stdin_r = -1, stdout_w = -1, stderr_w = -1, report_r = -1, report_w = -1;
   const auto close_all = [&] {
     for (int* fd : {&stdin_r, &stdout_w, &stderr_w, &report_r, &report_w, &s->stdin_w, &s->stdout_r,
@@ -414,23 +480,47 @@ std::unique_ptr<Channel> ChildProcess::take_channel(Framing framing, ChannelLimi
 
 void ChildProcess::kill() {
   State& s = *s_;
-  std::lock_guard lock(s.mu);
-  if (!s.reaped) s.kill_and_reap();
+  // A program told to stop (stop_after) may finish on its own within its grace.
+  if (const std::int64_t at = s.kill_at.load(); at != 0) {
+    while (State::now_ns() < at && !exited())
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  {
+    std::lock_guard lock(s.mu);
+    if (!s.reaped) s.kill_and_reap();
+  }
+  // Joined without holding mu: the drain takes mu to carry out a stop_after().
+  std::lock_guard join(s.drain_mu);
   if (s.drain.joinable()) {
+    s.finishing.store(true);
     const std::uint64_t one = 1;
     [[maybe_unused]] ssize_t n = ::write(s.wake_fd, &one, sizeof one);
     s.drain.join();
   }
+  std::lock_guard lock(s.mu);
   for (int* fd : {&s.stdin_w, &s.stdout_r, &s.stderr_r, &s.wake_fd, &s.log_fd}) close_fd(*fd);
 }
 
 void ChildProcess::stop() {
+  s_->signal_group();
+}
+
+void ChildProcess::stop_after(Duration grace) {
   State& s = *s_;
-  std::lock_guard lock(s.mu);
-  if (s.reaped) return;
-  // Not reaped yet, so the pid and group still belong to our child (if only as a zombie).
-  ::kill(-s.pid, SIGKILL);
-  ::kill(s.pid, SIGKILL);
+  {
+    std::lock_guard lock(s.mu);
+    if (s.reaped) return;
+  }
+  const std::int64_t at = State::now_ns() + std::chrono::nanoseconds(grace).count();
+  std::int64_t none = 0;
+  if (!s.kill_at.compare_exchange_strong(none, at)) return;  // already due
+  std::lock_guard join(s.drain_mu);
+  if (s.drain.joinable() && !s.finishing.load()) {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = ::write(s.wake_fd, &one, sizeof one);
+  } else {
+    s.signal_group();
+  }
 }
 
 bool ChildProcess::exited() {
@@ -452,6 +542,17 @@ bool ChildProcess::exited() {
 
 std::uint64_t ChildProcess::stderr_bytes() const {
   return s_->stderr_bytes.load(std::memory_order_relaxed);
+}
+
+std::string ChildProcess::stderr_tail() const {
+  std::lock_guard lock(s_->tail_mu);
+  const std::string& t = s_->tail;
+  return t.size() > s_->tail_cap ? t.substr(t.size() - s_->tail_cap) : t;
+}
+
+std::string ChildProcess::stderr_log_error() const {
+  std::lock_guard lock(s_->tail_mu);
+  return s_->log_error;
 }
 
 }  // namespace arbiter

@@ -38,9 +38,14 @@ struct ChildSpec {
   std::vector<std::string> argv;  // argv[0] is looked up in PATH if it has no '/'
   ChildLimits limits;
   std::filesystem::path stderr_log;  // empty: stderr is drained and dropped
-  std::size_t stderr_cap = 1 << 20;  // bytes kept in the log
+  std::size_t stderr_cap = 1 << 20;  // bytes kept in the log (the first ones)
+  std::size_t stderr_tail = 8 << 10; // bytes kept in memory (the last ones): stderr_tail()
   bool own_pid_namespace = true;     // falls back to a process group when not permitted
 };
+
+// The file spawn() would run for `name` (looked up in PATH when it has no '/'), if it is an
+// executable regular file; otherwise "cannot run \"NAME\": REASON".
+Expected<std::string> find_program(const std::string& name);
 
 class ChildProcess {
  public:
@@ -69,11 +74,23 @@ class ChildProcess {
   // destructor) reaps later.
   void stop();
 
+  // SIGKILL to the child's whole tree `grace` from now, unless it has exited by then; returns at
+  // once. For a program that has been told to go (an ejection notice) and may log it first. A
+  // kill() before then waits for the child's exit until the same moment, no longer.
+  void stop_after(Duration grace);
+
   // Whether the child has exited (non-blocking; reaps it if so).
   bool exited();
 
   // Bytes the child wrote to stderr so far, including those beyond the cap.
   std::uint64_t stderr_bytes() const;
+
+  // The last spec.stderr_tail bytes the child wrote to stderr so far (complete after kill()).
+  std::string stderr_tail() const;
+
+  // The first failure to write the stderr log ("PATH: REASON"), or empty. Once a write fails
+  // the log gets nothing more; the child is not affected.
+  std::string stderr_log_error() const;
 
   // Ignore SIGPIPE in this process (idempotent); spawn() calls it.
   static void ignore_sigpipe();

@@ -22,9 +22,14 @@ template <Game G>
 class RemotePlayer final : public Player<G> {
  public:
   // `child` (if any) is the process behind `channel`; it is killed on disconnect().
+  // `tell_ejection`: send the wire::ejected notice on ejection (the Q course's clients do not
+  // know it).
   RemotePlayer(std::string name, std::unique_ptr<Channel> channel,
-               std::unique_ptr<ChildProcess> child = nullptr)
-      : name_(std::move(name)), channel_(std::move(channel)), child_(std::move(child)) {}
+               std::shared_ptr<ChildProcess> child = nullptr, bool tell_ejection = true)
+      : name_(std::move(name)),
+        channel_(std::move(channel)),
+        child_(std::move(child)),
+        tell_ejection_(tell_ejection) {}
   ~RemotePlayer() override {
     disconnect();
     if (child_) child_->kill();
@@ -68,6 +73,14 @@ class RemotePlayer final : public Player<G> {
     if (child_) child_->stop();
   }
 
+  // The notice, then the channel closed at once; the program has wire::kEjectionGrace to read
+  // it and exit before it is killed.
+  void ejected(const Ejection& ejection) override {
+    if (!tell_ejection_) return disconnect();
+    if (channel_) wire::tell_ejected(*channel_, ejection);
+    if (child_) child_->stop_after(wire::kEjectionGrace);
+  }
+
   ChildProcess* child() { return child_.get(); }
 
  private:
@@ -91,7 +104,8 @@ class RemotePlayer final : public Player<G> {
 
   std::string name_;
   std::unique_ptr<Channel> channel_;
-  std::unique_ptr<ChildProcess> child_;
+  std::shared_ptr<ChildProcess> child_;
+  bool tell_ejection_;
 };
 
 // A seat whose program could not be started: every call fails with hang_up and the reason, so

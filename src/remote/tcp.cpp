@@ -19,6 +19,24 @@
 #include "remote/io.h"
 
 namespace arbiter {
+
+Expected<Address> parse_address(std::string_view text, std::string_view what, bool any_port) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string_view::npos || colon == 0)
+    return fail(fmt::format("{} \"{}\": expected HOST:PORT, e.g. 127.0.0.1:{}", what, text,
+                            any_port ? 0 : 8080));
+  const std::string_view digits = text.substr(colon + 1);
+  const std::uint32_t low = any_port ? 0 : 1;
+  std::uint32_t port = 0;
+  const bool number = !digits.empty() && digits.size() <= 5 &&
+                      digits.find_first_not_of("0123456789") == std::string_view::npos;
+  if (number)
+    for (char c : digits) port = port * 10 + static_cast<std::uint32_t>(c - '0');
+  if (!number || port < low || port > 65535)
+    return fail(fmt::format("{} \"{}\": the port must be a number from {} to 65535", what, text,
+                            low));
+  return Address{std::string(text.substr(0, colon)), static_cast<std::uint16_t>(port)};
+}
 namespace {
 
 void set_nodelay(int fd) {

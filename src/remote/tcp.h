@@ -5,11 +5,21 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/json.h"
 #include "remote/channel.h"
 
 namespace arbiter {
+
+struct Address {
+  std::string host;
+  std::uint16_t port = 0;
+};
+
+// "HOST:PORT" (the port in decimal, 0 allowed only when `any_port`, meaning: any free one).
+// The Error names `what` (e.g. "--listen") and says what was expected.
+Expected<Address> parse_address(std::string_view text, std::string_view what, bool any_port);
 
 class TcpListener {
  public:

@@ -4,6 +4,7 @@
 //   ["take-turn", [view]]     -> the game's action
 //   ["new-tiles", [hand]]     -> "void"      (games with hands)
 //   ["win", [true|false]]     -> "void"
+//   ["ejected", [{"verdict", "call", "detail"}]]   (no answer; see ejected() below)
 // A game may shape its arguments (Q puts the player's name in its JPub, and its hand beside the
 // setup view) by defining G::wire_view(view, name) and G::setup_args(view, name) (and, for the
 // bot side, G::decode_setup_args(args)). Games with a setup choice (SetsUp) answer setup with it.
@@ -12,8 +13,11 @@
 #include <string>
 #include <string_view>
 
+#include "core/clock.h"
+#include "core/ejection.h"
 #include "core/json.h"
 #include "core/rules.h"
+#include "remote/channel.h"
 
 namespace arbiter::wire {
 
@@ -22,6 +26,10 @@ inline constexpr std::string_view kTakeTurn = "take-turn";
 inline constexpr std::string_view kNewTiles = "new-tiles";
 inline constexpr std::string_view kWin = "win";
 inline constexpr std::string_view kVoid = "void";
+inline constexpr std::string_view kEjected = "ejected";
+
+// How long an ejected program has to read its notice and exit before it is killed.
+inline constexpr Duration kEjectionGrace = std::chrono::milliseconds(100);
 
 template <Game G>
 Json view_arg(const typename G::View& view, std::string_view name) {
@@ -50,6 +58,21 @@ Expected<typename G::View> decode_setup_args(const Json& args) {
 
 inline Json call(std::string_view method, Json args) {
   return Json::array({std::string(method), std::move(args)});
+}
+
+// The last message an ejected player gets, in the words of the game log: ["ejected",
+// [{"verdict": "timeout", "call": "take_turn", "detail": "..."}]]. Not answered.
+inline Json ejected(const Ejection& e) {
+  return call(kEjected, Json::array({Json{{"verdict", std::string(to_string(e.why))},
+                                          {"call", e.call},
+                                          {"detail", e.detail}}}));
+}
+
+// Sends the notice without waiting for the peer to take it (best effort: a peer that does not
+// read loses it), then closes the channel.
+inline void tell_ejected(Channel& channel, const Ejection& e) {
+  channel.send(ejected(e), Deadline::after(SteadyClock::instance(), Duration::zero()));
+  channel.close();
 }
 
 }  // namespace arbiter::wire

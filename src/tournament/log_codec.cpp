@@ -42,4 +42,20 @@ Expected<std::string> unpack_log(const std::string& stored) {
   return out;
 }
 
+Expected<Json> decode_stderr_tails(const std::string& stored) {
+  auto text = unpack_log(stored);
+  if (!text) return std::unexpected(text.error());
+  auto tails = parse_json(*text);
+  if (!tails) return fail("stored stderr tails: " + tails.error().message);
+  if (!tails->is_array()) return fail("stored stderr tails: expected a list");
+  for (const Json& t : *tails) {
+    if (auto ok = only_keys(t, {"seat", "bytes", "tail"}, "a stored stderr tail"); !ok)
+      return std::unexpected(ok.error());
+    if (!field_or_null(t, "seat").is_string() || !field_or_null(t, "bytes").is_number_unsigned() ||
+        !field_or_null(t, "tail").is_string())
+      return fail("a stored stderr tail: expected seat, bytes and tail");
+  }
+  return tails;
+}
+
 }  // namespace arbiter::tournament

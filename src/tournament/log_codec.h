@@ -15,4 +15,9 @@ std::string pack_log(const std::string& log);
 // The log from a stored value; an Error if it carries the tag but does not inflate.
 Expected<std::string> unpack_log(const std::string& stored);
 
+// The programs' stderr tails (JobResult::stderr_tails) from a stored value: packed like a log,
+// then checked to be [{"seat": string, "bytes": natural, "tail": string}, ...], since a stored
+// row is not taken on trust.
+Expected<Json> decode_stderr_tails(const std::string& stored);
+
 }  // namespace arbiter::tournament

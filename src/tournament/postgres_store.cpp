@@ -66,7 +66,8 @@ constexpr SchemaObject kSchema[] = {
       result text NOT NULL,
       log bytea NOT NULL,
       seconds double precision NOT NULL,
-      finished timestamptz NOT NULL DEFAULT now()))sql"},
+      finished timestamptz NOT NULL DEFAULT now(),
+      stderr bytea))sql"},
     {"jobs_open", "CREATE INDEX IF NOT EXISTS jobs_open ON jobs(id) WHERE NOT done"},
     {"jobs_open_by_tournament",
      "CREATE INDEX IF NOT EXISTS jobs_open_by_tournament ON jobs(tournament, id) WHERE NOT done"},
@@ -98,8 +99,8 @@ constexpr const char* kInsertJobs =
 constexpr const char* kComplete = R"sql(
   WITH job AS (SELECT id, tournament FROM jobs WHERE id = $1),
   stored AS (
-    INSERT INTO results(job, tournament, worker, result, log, seconds)
-    SELECT id, tournament, $2, $3, $4, $5 FROM job
+    INSERT INTO results(job, tournament, worker, result, log, seconds, stderr)
+    SELECT id, tournament, $2, $3, $4, $5, NULLIF($6, ''::bytea) FROM job  -- empty: none
     ON CONFLICT (job) DO NOTHING RETURNING job),
   closed AS (
     UPDATE jobs SET done = true, lease_owner = NULL, lease_until = NULL
@@ -198,6 +199,11 @@ class PostgresStore final : public Store {
       for (const SchemaObject& o : kSchema)
         if (tx.exec_params1("SELECT to_regclass($1) IS NULL", std::string(o.name))[0].as<bool>())
           tx.exec(o.create);
+      // Stores made before the stderr column get it (checked first: ALTER locks the table).
+      if (tx.exec1("SELECT count(*) FROM information_schema.columns WHERE table_name = "
+                   "'results' AND column_name = 'stderr' AND table_schema = current_schema()")[0]
+              .as<std::int64_t>() == 0)
+        tx.exec("ALTER TABLE results ADD COLUMN stderr bytea");
       tx.commit();
       return {};
     });
@@ -310,7 +316,10 @@ class PostgresStore final : public Store {
       pqxx::work tx(c);
       const auto row =
           tx.exec_params1(kComplete, job, worker, dump(result.result),
-                          pqxx::binarystring(pack_log(result.log)), result.seconds);
+                          pqxx::binarystring(pack_log(result.log)), result.seconds,
+                          pqxx::binarystring(result.stderr_tails.is_null()
+                                                 ? std::string()
+                                                 : pack_log(dump(result.stderr_tails))));
       if (row[0].as<std::int64_t>() == 0) throw StoreError(fmt::format("no job {}", job));
       const bool first = row[1].as<std::int64_t>() == 1;
       tx.commit();
@@ -393,6 +402,18 @@ class PostgresStore final : public Store {
       auto text = unpack_log(pqxx::binarystring(r[0][0]).str());
       if (!text) return std::unexpected(Error{"postgresql: " + text.error().message});
       return *text;
+    });
+  }
+
+  Expected<std::optional<Json>> stderr_tails(std::int64_t job) override {
+    return run([&](pqxx::connection& c) -> Expected<std::optional<Json>> {
+      pqxx::nontransaction tx(c);
+      const auto r = tx.exec_params("SELECT stderr FROM results WHERE job = $1", job);
+      if (r.empty()) return std::nullopt;
+      if (r[0][0].is_null()) return Json();
+      auto tails = decode_stderr_tails(pqxx::binarystring(r[0][0]).str());
+      if (!tails) return std::unexpected(Error{"postgresql: " + tails.error().message});
+      return *tails;
     });
   }
 

@@ -10,7 +10,9 @@
 #include <toml++/toml.h>
 
 #include "core/rng.h"
+#include "core/seat_name.h"
 #include "games/registry.h"
+#include "games/registry_seating.h"
 
 namespace arbiter::tournament {
 
@@ -41,7 +43,8 @@ Expected<Entrant> parse_entrant(std::string_view text) {
 
 namespace {
 
-bool valid_name(std::string_view name) {
+// Tournament names (not seat names) also allow '_' and '-'.
+bool valid_tournament_name(std::string_view name) {
   return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
   });
@@ -200,19 +203,13 @@ Expected<TournamentSpec> read_spec_file(const std::string& path) {
 Expected<void> validate_spec(const TournamentSpec& spec) {
   const GameEntry* game = find_game(spec.game);
   if (game == nullptr) return fail(fmt::format("unknown game \"{}\" (see arbiter games)", spec.game));
-  if (!valid_name(spec.name))
+  if (!valid_tournament_name(spec.name))
     return fail(fmt::format("tournament name \"{}\": use letters, digits, '_' and '-'", spec.name));
   std::set<std::string> names;
   for (const auto& p : spec.players) {
-    if (!valid_name(p.name))
-      return fail(fmt::format("player name \"{}\": use letters, digits, '_' and '-'", p.name));
+    if (auto ok = check_seating(*game, {p.name, p.bot}, /*tcp_allowed=*/false); !ok) return ok;
     if (!names.insert(p.name).second)
       return fail(fmt::format("player name \"{}\" is given twice", p.name));
-    if (p.bot.empty()) return fail(fmt::format("player {} has no bot", p.name));
-    if (p.bot == "tcp")
-      return fail(fmt::format("player {}: tcp seats cannot play tournaments (no one would "
-                              "connect for every match); use cmd:PROGRAM",
-                              p.name));
   }
   const auto seats = static_cast<std::size_t>(spec.seats);
   if (seats < game->min_seats || seats > game->max_seats)
@@ -227,6 +224,8 @@ Expected<void> validate_spec(const TournamentSpec& spec) {
       spec.config["players"] != Json(spec.seats))
     return fail(fmt::format("the config seats {} players per match but --seats is {}",
                             dump(spec.config["players"]), spec.seats));
+  if (auto ok = game->check_config(spec.config, seats); !ok)
+    return fail("--config: " + ok.error().message);
   if (spec.schedule != Schedule::swiss) {
     // Every seating of every subset: C(n, k) k! = n! / (n - k)!, with the hero fixed for a
     // gauntlet. Counted before anything is generated, so a typo cannot exhaust memory.

@@ -22,7 +22,7 @@ std::string_view schedule_name(Schedule s);  // "round-robin", "gauntlet", "swis
 Expected<Schedule> parse_schedule(std::string_view text);
 
 struct Entrant {
-  std::string name;  // unique in the tournament: letters, digits, '_' and '-'
+  std::string name;  // unique in the tournament; core/seat_name.h's rule
   std::string bot;   // as for `arbiter play`: a house bot, cmd:PROGRAM [ARGS] (tcp is refused)
 };
 

@@ -45,6 +45,7 @@ CREATE TABLE IF NOT EXISTS results(
   result TEXT NOT NULL,
   log BLOB NOT NULL,  -- log_codec.h
   seconds REAL NOT NULL,
+  stderr BLOB,        -- the programs' stderr tails, JSON through log_codec.h; NULL: none
   finished TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')));
 CREATE INDEX IF NOT EXISTS results_tournament ON results(tournament);
 )sql";
@@ -76,6 +77,10 @@ class Statement {
   }
   Statement& bind(int i, double v) {
     check(sqlite3_bind_double(stmt_, i, v));
+    return *this;
+  }
+  Statement& bind_null(int i) {
+    check(sqlite3_bind_null(stmt_, i));
     return *this;
   }
   Statement& bind_blob(int i, const std::string& v) {
@@ -135,7 +140,12 @@ class SqliteStore final : public Store {
     // With WAL, NORMAL loses nothing when a process dies (kill -9), only on power loss.
     exec("PRAGMA synchronous = NORMAL");
     exec("PRAGMA foreign_keys = ON");
-    transaction([&] { exec(kSchema); });
+    transaction([&] {
+      exec(kSchema);
+      // Stores made before the stderr column get it.
+      Statement columns(db_, "SELECT 1 FROM pragma_table_info('results') WHERE name = 'stderr'");
+      if (!columns.step()) exec("ALTER TABLE results ADD COLUMN stderr BLOB");
+    });
   }
 
   Expected<std::int64_t> create_tournament(const std::string& name, const std::string& game,
@@ -239,10 +249,15 @@ class SqliteStore final : public Store {
         if (!t.bind(1, job).step()) throw SqlError(fmt::format("no job {}", job));
         const std::int64_t tournament = t.integer(0);
         Statement r(db_,
-                    "INSERT INTO results(job, tournament, worker, result, log, seconds) "
-                    "VALUES(?,?,?,?,?,?) ON CONFLICT(job) DO NOTHING");
+                    "INSERT INTO results(job, tournament, worker, result, log, seconds, stderr) "
+                    "VALUES(?,?,?,?,?,?,?) ON CONFLICT(job) DO NOTHING");
         r.bind(1, job).bind(2, tournament).bind(3, worker).bind(4, dump(result.result));
-        r.bind_blob(5, pack_log(result.log)).bind(6, result.seconds).run();
+        r.bind_blob(5, pack_log(result.log)).bind(6, result.seconds);
+        if (result.stderr_tails.is_null())
+          r.bind_null(7);
+        else
+          r.bind_blob(7, pack_log(dump(result.stderr_tails)));
+        r.run();
         first = sqlite3_changes(db_) == 1;
         Statement u(db_, first ? "UPDATE jobs SET done = 1, lease_owner = NULL, "
                                  "lease_until = NULL WHERE id = ?"
@@ -322,6 +337,17 @@ class SqliteStore final : public Store {
       auto text = unpack_log(s.blob(0));
       if (!text) throw SqlError(text.error().message);
       return *text;
+    });
+  }
+
+  Expected<std::optional<Json>> stderr_tails(std::int64_t job) override {
+    return guarded<std::optional<Json>>([&]() -> std::optional<Json> {
+      Statement s(db_, "SELECT stderr FROM results WHERE job = ?");
+      if (!s.bind(1, job).step()) return std::nullopt;
+      if (s.is_null(0)) return Json();
+      auto tails = decode_stderr_tails(s.blob(0));
+      if (!tails) throw SqlError(tails.error().message);
+      return *tails;
     });
   }
 

@@ -1,7 +1,28 @@
 // open_store: picks the back end from the URL's scheme.
 #include "tournament/store.h"
 
+#include <cctype>
+#include <optional>
+
+#include <fmt/format.h>
+
 namespace arbiter::tournament {
+namespace {
+
+// The scheme of a URL ("nosuch" in "nosuch:thing"): letters first, then letters, digits, '+',
+// '-' or '.', then a colon. A path such as "./a:b.db" or "runs/x.db" has none.
+std::optional<std::string_view> url_scheme(std::string_view url) {
+  const auto colon = url.find(':');
+  if (colon == std::string_view::npos || colon == 0) return std::nullopt;
+  const std::string_view scheme = url.substr(0, colon);
+  if (!std::isalpha(static_cast<unsigned char>(scheme[0]))) return std::nullopt;
+  for (char c : scheme)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '-' && c != '.')
+      return std::nullopt;
+  return scheme;
+}
+
+}  // namespace
 
 Expected<std::unique_ptr<Store>> open_store(std::string_view url, OpenMode mode) {
   if (url.empty()) return fail("store: empty URL; expected sqlite:FILE or postgresql://...");
@@ -13,9 +34,10 @@ Expected<std::unique_ptr<Store>> open_store(std::string_view url, OpenMode mode)
     if (path.empty()) return fail("store: sqlite: needs a file, e.g. sqlite:results.db");
     return open_sqlite_store(std::string(path), mode);
   }
-  if (const auto colon = url.find("://"); colon != std::string_view::npos)
-    return fail("store: unknown scheme \"" + std::string(url.substr(0, colon)) +
-                "\"; expected sqlite:FILE or postgresql://...");
+  if (auto scheme = url_scheme(url))
+    return fail(fmt::format("store \"{}\": unknown scheme \"{}\"; expected sqlite:FILE, "
+                            "postgresql://... or a file path (./{} for a file of that name)",
+                            url, *scheme, url));
   return open_sqlite_store(std::string(url), mode);
 }
 

@@ -57,6 +57,9 @@ struct JobResult {
   Json result;      // the match result (referee/match.h encode_result, or {"error": ...})
   std::string log;  // the game log, JSON lines
   double seconds = 0;
+  // What the match's programs wrote on stderr: [{"seat", "bytes", "tail"}, ...] (the tail is
+  // bounded: ChildSpec::stderr_tail); null when the match ran no program.
+  Json stderr_tails;
 };
 
 struct StoredResult {
@@ -137,6 +140,10 @@ class Store {
 
   // The game log stored with a job's result, or nothing if the job has no result.
   virtual Expected<std::optional<std::string>> log(std::int64_t job) = 0;
+
+  // The stderr tails stored with a job's result (JobResult::stderr_tails, null if there were
+  // none), or nothing if the job has no result.
+  virtual Expected<std::optional<Json>> stderr_tails(std::int64_t job) = 0;
 
   // Blocks until jobs may have been added or released (PostgreSQL: LISTEN/NOTIFY from any
   // process), or until `timeout`. May return early without cause; callers re-check by claiming.

@@ -268,6 +268,7 @@ TEST(Spec, RoundTripsThroughJsonAndRejectsNonsense) {
   EXPECT_NE(bad([](auto& s) {
               s.game = "speed_scrabble";
               s.seats = 8;
+              for (auto& p : s.players) p.bot = "solver";
               for (int i = 3; i < 16; ++i) s.players.push_back({"x" + std::to_string(i), "solver"});
             }).find("the limit is"),
             std::string::npos);

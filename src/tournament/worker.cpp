@@ -18,6 +18,7 @@
 
 #include "core/rng.h"
 #include "games/registry.h"
+#include "games/registry_seating.h"
 #include "referee/game_log.h"
 #include "tournament/schedule.h"
 
@@ -38,7 +39,8 @@ Expected<TournamentSpec> load_spec(Store& store, std::int64_t tournament) {
   return spec;
 }
 
-JobResult play_job(const TournamentSpec& spec, const Job& job) {
+JobResult play_job(const TournamentSpec& spec, const Job& job,
+                   const std::filesystem::path& stderr_dir) {
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -59,16 +61,27 @@ JobResult play_job(const TournamentSpec& spec, const Job& job) {
   play.seed = job.spec["seed"].get<std::uint64_t>();
   play.config = spec.config;
   play.options.per_call = std::chrono::milliseconds(spec.per_call_ms);
+  play.hosting.stderr_dir = stderr_dir;
+  play.hosting.stderr_prefix = fmt::format("t{}-m{}-", job.tournament, job.index);
+  ProgramRecords programs;
+  play.hosting.programs = &programs;
   std::ostringstream log_text;
   GameLog log(&log_text);
   play.options.log = &log;
   try {
-    auto outcome = game->play(play);
+    auto outcome = play_match(*game, play);
     if (!outcome) return error(outcome.error().message);
     Json result = encode_result(outcome->result);
     result.erase("type");
     if (!outcome->details.is_null()) result["details"] = outcome->details;
-    return {std::move(result), log_text.str(), elapsed()};
+    JobResult done{std::move(result), log_text.str(), elapsed(), Json()};
+    for (const ProgramStderr& p : programs.collect()) {
+      if (done.stderr_tails.is_null()) done.stderr_tails = Json::array();
+      done.stderr_tails.push_back({{"seat", p.seat}, {"bytes", p.bytes}, {"tail", p.tail}});
+      if (p.bytes > 0) done.result["stderr_bytes"][p.seat] = p.bytes;
+      if (!p.log_error.empty()) done.result["stderr_log_errors"].push_back(p.log_error);
+    }
+    return done;
   } catch (const std::exception& e) {
     return error(std::string("the match failed: ") + e.what());
   }
@@ -204,6 +217,11 @@ class Pool {
     }
     auto spec = with_retries([&] { return load_spec(store_, tournament); });
     if (!spec) return spec;
+    // Checked again here, where it is played: a program may exist where it was created and not
+    // on this machine; the worker stops rather than storing every match as unplayable.
+    if (auto ok = validate_spec(*spec); !ok)
+      return fail(fmt::format("tournament {} cannot be played by this worker: {}", tournament,
+                              ok.error().message));
     std::lock_guard lock(mu_);
     return specs_.emplace(tournament, *spec).first->second;
   }
@@ -253,7 +271,7 @@ class Pool {
         if (stopping()) return;  // the unplayed rest is released by run()
         auto spec = spec_of(job.tournament);
         if (!spec) return give_up(spec.error().message);
-        const JobResult result = play_job(*spec, job);
+        const JobResult result = play_job(*spec, job, options_.stderr_dir);
         auto first = with_retries([&] { return store_.complete(job.id, options_.id, result); });
         if (!first) return give_up(first.error().message);
         {
@@ -261,6 +279,11 @@ class Pool {
           ++report_.played;
           ++(*first ? report_.stored : report_.duplicates);
           if (result.result.contains("error")) ++report_.errors;
+          if (const Json& errors = field_or_null(result.result, "stderr_log_errors");
+              errors.is_array())
+            for (const Json& e : errors)
+              if (e.is_string() && report_.write_errors.size() < 10)
+                report_.write_errors.push_back(e.get<std::string>());
         }
         if (options_.on_result) options_.on_result(job, result, *first);
         if (auto advanced = with_retries([&] { return advance(store_, job.tournament, *spec); });

@@ -7,8 +7,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "tournament/spec.h"
 #include "tournament/store.h"
@@ -22,8 +24,11 @@ Expected<std::int64_t> create_tournament(Store& store, const TournamentSpec& spe
 Expected<TournamentSpec> load_spec(Store& store, std::int64_t tournament);
 
 // Plays one job of `spec` in this process: in-process house bots, or child processes for
-// cmd: bots. Never fails: a match that cannot be played gives a result {"error": "..."}.
-JobResult play_job(const TournamentSpec& spec, const Job& job);
+// cmd: bots, whose stderr tails come back with the result (and, with a `stderr_dir`, whose
+// stderr goes to DIR/tT-mN-NAME.stderr, T the tournament, N the match's index). Never fails: a
+// match that cannot be played gives a result {"error": "..."}.
+JobResult play_job(const TournamentSpec& spec, const Job& job,
+                   const std::filesystem::path& stderr_dir = {});
 
 // Swiss: adds the next round's jobs when every enqueued round has all its results. Safe to call
 // from any worker at any time (the jobs of a round are a function of earlier results, and a job
@@ -52,6 +57,7 @@ struct WorkerOptions {
   // finished; otherwise keep waiting for new work until `stop`.
   bool until_finished = true;
   const std::atomic<bool>* stop = nullptr;  // when set: stop claiming, release what is unplayed
+  std::filesystem::path stderr_dir;  // see play_job; empty: stderr is kept only as tails
   // Called after each stored result (from the worker's threads; must be thread-safe).
   std::function<void(const Job&, const JobResult&, bool first)> on_result;
 };
@@ -61,6 +67,7 @@ struct WorkerReport {
   std::int64_t stored = 0;      // results that were the first for their job
   std::int64_t duplicates = 0;  // results that arrived second and were ignored
   std::int64_t errors = 0;      // matches that could not be played (results with "error")
+  std::vector<std::string> write_errors;  // failed writes of stderr files (the first ten)
 };
 
 // Runs until the condition in `options` holds. Fails only when the store does (after retries);

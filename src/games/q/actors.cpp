@@ -9,6 +9,7 @@
 
 #include "core/interrupt.h"
 #include "core/names.h"
+#include "core/seat_name.h"
 
 namespace arbiter::q {
 namespace {
@@ -168,19 +169,12 @@ std::string_view to_string(Cheat c) {
   return name_of(kCheats, c);
 }
 
-bool valid_name(std::string_view name) {
-  if (name.empty() || name.size() > 20) return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-  });
-}
-
 Expected<ActorSpec> decode_actor_spec(const Json& j, Dialect dialect, bool lax_names) {
   if (!j.is_array() || j.size() < 2 || j.size() > 4)
     return fail("JActorSpec: expected [name, strategy, ...] with 2 to 4 items, got " + excerpt(j));
   ActorSpec spec;
-  if (!j[0].is_string() || !(lax_names || valid_name(j[0].get<std::string>())))
-    return fail("JActorSpec: the name must be 1-20 letters or digits, got " + excerpt(j[0]));
+  if (!j[0].is_string() || !(lax_names || valid_seat_name(j[0].get<std::string>())))
+    return fail(fmt::format("JActorSpec: the name {}: {}", excerpt(j[0]), kSeatNameRule));
   spec.name = j[0].get<std::string>();
   auto strategy = j[1].is_string() ? strategy_from_string(j[1].get<std::string>()) : std::nullopt;
   if (!strategy)

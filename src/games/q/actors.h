@@ -35,9 +35,6 @@ struct ActorSpec {
 // [n, s, "a cheat", JCheat]; M9 and later add [n, s, JExn, Count] with Count 1..7.
 enum class Dialect { m7, m8, m9 };
 
-// JName: ^[a-zA-Z0-9]+$, at most 20 characters.
-bool valid_name(std::string_view name);
-
 // With `lax_names` any JSON string is a name (the M10 client harness sends bad names on purpose
 // for the server to reject).
 Expected<ActorSpec> decode_actor_spec(const Json& j, Dialect dialect, bool lax_names = false);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/interrupt.h"
+#include "core/seat_name.h"
 #include "games/q/actors.h"
 #include "games/q/harness/harness.h"
 #include "games/q/harness/result.h"
@@ -133,7 +134,7 @@ std::vector<SignedUp> sign_up(TcpListener& listener, const ServerConfig& c,
       std::unique_ptr<Channel> channel = std::move(**accepted);
       auto name =
           channel->receive(after(scaled(static_cast<double>(c.signup), options.time_scale)));
-      if (name && name->is_string() && valid_name(name->get<std::string>())) {
+      if (name && name->is_string() && valid_seat_name(name->get<std::string>())) {
         players.push_back({name->get<std::string>(), std::move(channel)});
       } else {
         say(options, c.quiet,
@@ -174,7 +175,8 @@ Expected<Json> xserver(const Json& server_config, std::optional<std::uint16_t> p
   game.table = config->state0;
   std::vector<PlayerPtr<Q>> players;
   for (auto& p : signed_up)
-    players.push_back(std::make_shared<RemotePlayer<Q>>(p.name, std::move(p.channel)));
+    players.push_back(std::make_shared<RemotePlayer<Q>>(p.name, std::move(p.channel), nullptr,
+                                                        /*tell_ejection=*/false));
   RefereeOptions referee;
   referee.per_call = scaled(static_cast<double>(config->per_turn), options.time_scale);
   std::optional<GameLog> log;
