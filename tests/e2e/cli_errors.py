@@ -172,7 +172,10 @@ def harness_cases():
     e("xmap", "map cell with 3 items", [[0, [0, TILE, 1]]], TILE)
     e("xmap", "map cell column that is a string", [[0, ["0", TILE]]], TILE)
     e("xmap", "duplicate map row", [[0, [0, TILE]], [0, [1, TILE]]], TILE)
-    e("xmap", "duplicate map column", [[0, [0, TILE], [0, TILE]]], TILE)
+    # The course's reference keeps the later cell of a repeated column (it inserts cell by cell).
+    out.append(Case("q xmap: a row naming a column twice keeps the later cell (as the course does)",
+                    ["q", "xmap"], values([[0, [0, TILE], [0, tile("blue", "star")]]], tile("blue", "circle")),
+                    "ok", stdout="json"))
     e("xmap", "fractional row index", [[0.5, [0, TILE]]], TILE)
     e("xmap", "huge row index (10^30)", [[HUGE_INT, [0, TILE]]], TILE)
     e("xmap", "row index beyond 64 bits", raw=b'[[18446744073709551616, [0, {"color":"red","shape":"square"}]]]\n'

@@ -6,6 +6,7 @@
 
 #include "games/q/actors.h"
 #include "games/q/harness/harness.h"
+#include "games/q/harness/course_input.h"
 #include "games/q/harness/result.h"
 #include "referee/turn_based.h"
 
@@ -74,7 +75,7 @@ Expected<Json> run_game(std::string_view harness, const std::vector<Json>& in, D
   if (in.size() != 2)
     return fail(
         fmt::format("{}: expected 2 JSON values (JState, JActors), got {}", harness, in.size()));
-  auto table = decode_table(with_compressed_coordinates(in[0]));
+  auto table = decode_table(with_compressed_coordinates(keep_later_cells_of_map(in[0])));
   if (!table) return fail(fmt::format("{}: {}", harness, table.error().message));
   auto actors = decode_actors(in[1], dialect);
   if (!actors) return fail(fmt::format("{}: {}", harness, actors.error().message));

@@ -13,6 +13,7 @@
 #include "core/seat_name.h"
 #include "games/q/actors.h"
 #include "games/q/harness/harness.h"
+#include "games/q/harness/course_input.h"
 #include "games/q/harness/result.h"
 #include "referee/turn_based.h"
 #include "remote/fd_channel.h"
@@ -89,7 +90,7 @@ Expected<ServerConfig> decode_server_config(const Json& j) {
   const Json& r = j.at("ref-spec");
   if (auto ok = only_keys(r, {"state0", "quiet", "config-s", "per-turn", "observe"}, ref); !ok)
     return std::unexpected(ok.error());
-  auto state0 = decode_table(r.at("state0"));
+  auto state0 = decode_table(keep_later_cells_of_map(r.at("state0")));
   if (!state0) return fail("RefereeConfig: state0: " + state0.error().message);
   c.state0 = std::move(*state0);
   auto per_turn = bounded(r, "per-turn", 6, ref);
@@ -256,7 +257,7 @@ void run_client(const ClientPlan& plan, const std::string& host, std::uint16_t p
       const Json& args = m[1];
       Json reply = std::string(wire::kVoid);
       if (method == wire::kSetup || method == wire::kTakeTurn) {
-        auto view = decode_view(args[0]);
+        auto view = decode_view(keep_later_cells_of_map(args[0]));
         if (!view) throw std::runtime_error(view.error().message);
         if (method == wire::kSetup)
           player->setup(*view);

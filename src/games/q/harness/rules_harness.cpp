@@ -4,6 +4,7 @@
 
 #include "games/q/codec.h"
 #include "games/q/harness/harness.h"
+#include "games/q/harness/course_input.h"
 #include "games/q/placement.h"
 #include "games/q/strategy.h"
 
@@ -25,7 +26,7 @@ std::unexpected<Error> within(std::string_view harness, const Error& e) {
 
 Expected<Json> xmap(const std::vector<Json>& in) {
   if (auto ok = expect_count(in, "xmap", "JMap, JTile"); !ok) return std::unexpected(ok.error());
-  auto map = decode_map(in[0]);
+  auto map = decode_map(keep_later_cells(in[0]));
   if (!map) return within("xmap", map.error());
   auto tile = decode_tile(in[1]);
   if (!tile) return within("xmap", tile.error());
@@ -37,7 +38,7 @@ Expected<Json> xmap(const std::vector<Json>& in) {
 Expected<Json> xlegal(const std::vector<Json>& in) {
   if (auto ok = expect_count(in, "xlegal", "JPub, JPlacements"); !ok)
     return std::unexpected(ok.error());
-  auto view = decode_view(in[0]);
+  auto view = decode_view(keep_later_cells_of_map(in[0]));
   if (!view) return within("xlegal", view.error());
   auto placements = decode_placements(in[1]);
   if (!placements) return within("xlegal", placements.error());
@@ -49,7 +50,7 @@ Expected<Json> xlegal(const std::vector<Json>& in) {
 Expected<Json> xscore(const std::vector<Json>& in) {
   if (auto ok = expect_count(in, "xscore", "JMap, JPlacements"); !ok)
     return std::unexpected(ok.error());
-  auto map = decode_map(in[0]);
+  auto map = decode_map(keep_later_cells(in[0]));
   if (!map) return within("xscore", map.error());
   auto placements = decode_placements(in[1]);
   if (!placements) return within("xscore", placements.error());
@@ -79,7 +80,7 @@ Expected<Json> xstrategy(const std::vector<Json>& in) {
   if (!strategy)
     return fail(fmt::format("xstrategy: unknown strategy {} (expected \"dag\" or \"ldasg\")",
                             excerpt(jstrategy)));
-  auto view = decode_view(jpub);
+  auto view = decode_view(keep_later_cells_of_map(jpub));
   if (!view) return within("xstrategy", view.error());
   Step s = step(*strategy, view->map, view->hand, view->pile);
   if (std::holds_alternative<Pass>(s)) return Json("pass");
