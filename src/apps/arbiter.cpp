@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <cerrno>
 #include <iostream>
 #include <memory>
 
@@ -10,6 +12,7 @@
 
 #include "apps/commands.h"
 #include "core/file.h"
+#include "revision.h"
 #include "core/interrupt.h"
 #include "games/registry.h"
 #include "games/registry_seating.h"
@@ -19,10 +22,33 @@
 namespace arbiter::cli {
 
 void report_error(const std::string& message) {
-  std::string line = message;
-  for (char& c : line)
-    if (c == '\n' || c == '\r') c = ' ';
-  std::cerr << "arbiter: " << line << std::endl;
+  std::cerr << "arbiter: " << printable_line(message) << std::endl;
+}
+
+std::string printable_line(std::string_view text) {
+  std::string line;
+  line.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n' || c == '\r' || c == '\t') {
+      line += ' ';
+      ++i;
+      continue;
+    }
+    // The length of a well-formed UTF-8 sequence starting here (1 for ASCII), or 0.
+    std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    if (n > 1 && (i + n > text.size() || c == 0xc0 || c == 0xc1 || c > 0xf4)) n = 0;
+    for (std::size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) n = 0;
+    if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7f))) {
+      line += fmt::format("\\x{:02x}", c);
+      ++i;
+      continue;
+    }
+    line.append(text.substr(i, n));
+    i += n;
+  }
+  return line;
 }
 
 CLI::Validator seconds_validator() {
@@ -248,6 +274,20 @@ int replay_file(const std::string& path) {
 }
 
 }  // namespace
+
+int checked_stdout(int exit_code) {
+  // What we printed is part of what we did: output lost to a full disk is a failure.
+  errno = 0;
+  std::cout.flush();
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout) {
+    const int err = errno;
+    report_error(fmt::format("standard output: {}",
+                             err == 0 ? "a write failed" : std::strerror(err)));
+    if (exit_code == 0) exit_code = kFailed;
+  }
+  return exit_code;
+}
+
 }  // namespace arbiter::cli
 
 int main(int argc, char** argv) {
@@ -255,6 +295,16 @@ int main(int argc, char** argv) {
   using namespace arbiter::cli;
   CLI::App app{"arbiter: a referee for games between untrusted players"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", fmt::format("arbiter {} (git {})", ARBITER_VERSION,
+                                                ARBITER_REVISION),
+                       "Print the version and the git revision it was built from");
+  app.footer(
+      "Exit codes, for every command:\n"
+      "  0  success\n"
+      "  1  failure at run time: a replay that differs, matches that could not be played, a\n"
+      "     failed write (full disk), a store that fails mid-run\n"
+      "  2  bad usage or input: one line on stderr saying what is wrong; nothing is created,\n"
+      "     started or played");
   int exit_code = 0;
 
   auto* games = app.add_subcommand("games", "List the games and their house bots");
@@ -349,11 +399,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);
+    if (e.get_exit_code() == 0) return checked_stdout(app.exit(e));
     report_error(std::string(e.what()) + " (see --help)");
     return kBadInput;
   }
-  std::cout.flush();
+  exit_code = checked_stdout(exit_code);
   std::cerr.flush();
   // A player call that never returned still occupies a detached thread; do not wait for it or
   // run static destructors under its feet.

@@ -21,8 +21,16 @@ void add_dominosa_commands(CLI::App& app, int& exit_code);
 // Adds `arbiter tournament ...` and `arbiter worker` (tournaments in a result store).
 void add_tournament_commands(CLI::App& app, int& exit_code);
 
-// Prints "arbiter: <message>" on one line to stderr.
+// Prints "arbiter: <message>" on one line to stderr (printable_line).
 void report_error(const std::string& message);
+
+// `text` as one printable line: line breaks and tabs become spaces, other control characters
+// and bytes that are not UTF-8 become \xNN.
+std::string printable_line(std::string_view text);
+
+// Flushes standard output and checks that everything printed was written; if not, reports why
+// and returns kFailed (unless `exit_code` already says a failure).
+int checked_stdout(int exit_code);
 
 // Option checks that also reject NaN, infinities, signs and overflow (CLI11's own do not).
 CLI::Validator seconds_validator();  // 0.001 to 600

@@ -1,7 +1,8 @@
 // `arbiter dominosa generate | solve | grade` (spec dominosa.md §5): puzzles on stdout, in the
 // formats of puzzle.h; progress and figures on stderr so that the output pipes into `solve`.
+#include <unistd.h>
+
 #include <chrono>
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <memory>
@@ -12,6 +13,7 @@
 
 #include "apps/commands.h"
 #include "apps/dominosa_generate.h"
+#include "core/file.h"
 #include "games/dominosa/puzzle.h"
 #include "games/dominosa/solver.h"
 
@@ -22,15 +24,16 @@ using namespace dominosa;
 
 // The puzzle in FILE, or on stdin when FILE is empty or "-".
 Expected<Puzzle> read_puzzle(const std::string& file) {
-  std::string text;
-  if (file.empty() || file == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), {});
-  } else {
-    std::ifstream in(file);
-    if (!in) return fail(fmt::format("cannot read {}", file));
-    text.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  return parse_puzzle(text);
+  // Far more than any puzzle's text (n = 100 is about 40 KB), far less than memory.
+  constexpr std::size_t kMaxPuzzleBytes = std::size_t{64} << 20;
+  auto text = file.empty() || file == "-" ? read_fd(STDIN_FILENO, "standard input", kMaxPuzzleBytes)
+                                          : read_file(file, kMaxPuzzleBytes);
+  if (!text) return std::unexpected(text.error());
+  auto puzzle = parse_puzzle(*text);
+  if (!puzzle)
+    return fail(fmt::format("{}: {}", file.empty() || file == "-" ? "standard input" : file,
+                            puzzle.error().message));
+  return puzzle;
 }
 
 std::string render(const Puzzle& p, const std::string& format) {

@@ -9,6 +9,7 @@
 
 #include <toml++/toml.h>
 
+#include "core/file.h"
 #include "core/rng.h"
 #include "core/seat_name.h"
 #include "games/registry.h"
@@ -165,9 +166,13 @@ Json to_json(const toml::node& node) {
 }  // namespace
 
 Expected<TournamentSpec> read_spec_file(const std::string& path) {
+  // A tournament file is a page of settings; anything this big is not one.
+  constexpr std::size_t kMaxSpecFile = std::size_t{16} << 20;
+  auto text = read_file(path, kMaxSpecFile);
+  if (!text) return std::unexpected(text.error());
   toml::table table;
   try {
-    table = toml::parse_file(path);
+    table = toml::parse(*text, path);
   } catch (const toml::parse_error& e) {
     const auto& at = e.source().begin;
     if (at.line == 0) return fail(fmt::format("{}: {}", path, e.description()));

@@ -2,10 +2,11 @@
 #include "games/speed_scrabble/words.h"
 
 #include <algorithm>
-#include <fstream>
 #include <unordered_set>
 
 #include <fmt/format.h>
+
+#include "core/file.h"
 
 namespace arbiter::speed_scrabble {
 namespace {
@@ -100,11 +101,18 @@ Dictionary::~Dictionary() = default;
 
 namespace {
 
+// A word list larger than this is refused (scowl-95 in all is about 8 MB).
+constexpr std::size_t kMaxWordList = std::size_t{256} << 20;
+
 Expected<std::vector<std::string>> read_lines(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) return fail(fmt::format("cannot read the word list {}", path.string()));
+  auto text = read_file(path, kMaxWordList);
+  if (!text) return fail("the word list " + text.error().message);
   std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
+  std::string_view rest = *text;
+  while (!rest.empty()) {
+    const auto end = rest.find('\n');
+    std::string line(rest.substr(0, end));
+    rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
     lines.push_back(std::move(line));
   }
