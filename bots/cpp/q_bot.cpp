@@ -35,15 +35,13 @@ int main(int argc, char** argv) {
     channel = std::make_unique<FdChannel>(dup(STDIN_FILENO), dup(STDOUT_FILENO), Framing::lines,
                                           ChannelLimits{}, "stdio");
   } else {
-    const auto colon = tcp.rfind(':');
-    if (colon == std::string::npos) {
-      std::cerr << "q-bot: --tcp expects HOST:PORT" << std::endl;
+    auto at = parse_address(tcp, "--tcp", /*any_port=*/false);
+    if (!at) {
+      std::cerr << "q-bot: " << at.error().message << std::endl;
       return 2;
     }
     const auto deadline = Deadline::after(SteadyClock::instance(), std::chrono::seconds(10));
-    auto connected = tcp_connect(tcp.substr(0, colon),
-                                 static_cast<std::uint16_t>(std::stoi(tcp.substr(colon + 1))),
-                                 deadline, Framing::lines);
+    auto connected = tcp_connect(at->host, at->port, deadline, Framing::lines);
     if (!connected) {
       std::cerr << "q-bot: " << connected.error().message << std::endl;
       return 1;
@@ -51,9 +49,15 @@ int main(int argc, char** argv) {
     channel = std::move(*connected);
     if (!channel->send(Json(name), deadline)) return 1;
   }
-  auto end = serve<q::Q>(*channel, *player);
+  EjectionNotice notice;
+  auto end = serve<q::Q>(*channel, *player, &notice);
   if (!end) {
     std::cerr << "q-bot: " << end.error().message << std::endl;
+    return 1;
+  }
+  if (*end == ServeEnd::ejected) {
+    std::cerr << "q-bot: ejected (" << notice.verdict << " during " << notice.call
+              << "): " << notice.detail << std::endl;
     return 1;
   }
   return 0;

@@ -6,6 +6,7 @@ Lua sandbox through arbiter's §8 protocol over stdin/stdout, one JSON value per
   ["setup", [View]]       -> the number of pieces to spawn next to its start piece (--spawn, 13)
   ["take-turn", [View]]   -> its commitments: [{"pid": p, "dir": d}, ...] for its own pieces
   ["win", [true|false]]   -> "void"
+  ["ejected", [{"verdict", "call", "detail"}]]   no answer: the bot is out; it logs why and exits
 
 View = {"pieces": [{"pid", "team", "hex", "r", "d", "dir"}, ...], "scores": {"black", "white"},
 "may_spawn": {...}, "team": "black"|"white", "turn": resolutions so far, "cycle": n}. Take-turn
@@ -154,6 +155,9 @@ def main():
         if not line.strip():
             continue
         method, call_args = json.loads(line)
+        if method == "ejected":  # the referee's last word: why this bot is out; no answer
+            sys.stderr.write("ejected: {verdict} during {call}: {detail}\n".format(**call_args[0]))
+            return
         if method == "setup":
             reply = args.spawn
         elif method == "take-turn":

@@ -6,6 +6,7 @@ battleship.md §3).
   ["setup", [Config]]     -> its fleet: [{"length": 5, "row": 0, "col": 0, "dir": "h"}, ...]
   ["take-turn", [View]]   -> a shot {"row": r, "col": c} (a list of shots in salvo mode)
   ["win", [true|false]]   -> "void"
+  ["ejected", [{"verdict", "call", "detail"}]]   no answer: the bot is out; it logs why and exits
 
 Strategy: a random legal fleet; shots hunt at random untried cells and, after a hit, try the
 untried neighbours of unresolved hits first.
@@ -78,6 +79,9 @@ def main():
         if not line.strip():
             continue
         method, args = json.loads(line)
+        if method == "ejected":  # the referee's last word: why this bot is out; no answer
+            sys.stderr.write("ejected: {verdict} during {call}: {detail}\n".format(**args[0]))
+            return
         if method == "setup":
             reply = place_fleet(args[0], rng)
         elif method == "take-turn":

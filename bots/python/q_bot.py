@@ -4,9 +4,12 @@ stdin/stdout: one JSON value per line each way (docs/protocol.md).
 
 The referee sends ["setup", [JPub, [JTile...]]], ["take-turn", [JPub]], ["new-tiles", [[JTile...]]]
 and ["win", [bool]]; the bot answers "void", except to take-turn, where it answers "pass",
-"replace" or a list of placements. Strategy: place one tile, the first of its hand that fits
-somewhere, at the first spot (in row-major order) where it fits; otherwise replace its tiles if
-the referee has enough left, else pass.
+"replace" or a list of placements. An ejected bot gets ["ejected", [{"verdict", "call",
+"detail"}]] (no answer): it writes the reason to stderr and exits.
+
+Strategy: place one tile, the first of its hand that fits somewhere, at the first spot (in
+row-major order) where it fits; otherwise replace its tiles if the referee has enough left, else
+pass.
 
 Run it: arbiter play q --player a:dag --player "py:cmd:python3 bots/python/q_bot.py"
 With --transcript it also writes every line it receives ("<- ") and sends ("-> ") to stderr
@@ -54,6 +57,9 @@ def main():
         if not line.strip():
             continue
         method, args = json.loads(line)
+        if method == "ejected":  # the referee's last word: why this bot is out; no answer
+            sys.stderr.write("ejected: {verdict} during {call}: {detail}\n".format(**args[0]))
+            return
         reply = json.dumps(take_turn(args[0]) if method == "take-turn" else "void")
         if transcript:
             sys.stderr.write("<- " + line.strip() + "\n-> " + reply + "\n")

@@ -11,6 +11,7 @@ Referee to player:
   ["verdict", [k, "accepted" | Reason]] the answer to each submission (k: letters on the board;
                                         "stale: ..." means more tiles were unlocked meanwhile)
   ["win", [true | false]]              the end; the channel closes after it
+  ["ejected", [{"verdict", "call", "detail"}]]  the bot is out, and why; the channel closes
 Player to referee:
   ["submit", [Board]]                  Board: equal-length strings of "A".."Z" and "." (empty),
                                        at most 32 x 32, e.g. ["CAT", "..O"]
@@ -444,6 +445,10 @@ class Player:
                 if self.invalid * 2 >= self.config.get("max_invalid", 100):
                     self.muted = True
         elif kind == "win":
+            self.over = True
+        elif kind == "ejected":  # the referee's last word: why this bot is out
+            sys.stderr.write("ejected: {verdict} during {call}: {detail}\n".format(**args[0]))
+            sys.stderr.flush()
             self.over = True
 
     def pump(self):

@@ -1,6 +1,9 @@
 #include "games/registry.h"
 
 #include <charconv>
+#include <filesystem>
+#include <map>
+#include <mutex>
 
 #include <fmt/format.h>
 
@@ -168,8 +171,9 @@ Expected<PlayOutcome> play_battleship(const PlaySpec& spec) {
   return outcome;
 }
 
-// The dictionary a Speed Scrabble config names: "scowl-SIZE" or a word-list file.
-Expected<std::shared_ptr<const speed_scrabble::Dictionary>> load_words(const std::string& name) {
+// Reads the dictionary; see load_words.
+Expected<std::shared_ptr<const speed_scrabble::Dictionary>> load_words_uncached(
+    const std::string& name) {
   using speed_scrabble::Dictionary;
   Expected<Dictionary> dict = fail("");
   if (name.starts_with("scowl-")) {
@@ -183,6 +187,26 @@ Expected<std::shared_ptr<const speed_scrabble::Dictionary>> load_words(const std
   }
   if (!dict) return fail(fmt::format("dictionary: {}", dict.error().message));
   return std::make_shared<const Dictionary>(std::move(*dict));
+}
+
+// The dictionary a Speed Scrabble config names: "scowl-SIZE" or a word-list file. Loaded once
+// per process (a file again when its size or time changes): checking a config and playing it,
+// or a tournament's every match, share one.
+Expected<std::shared_ptr<const speed_scrabble::Dictionary>> load_words(const std::string& name) {
+  static std::mutex mu;
+  static std::map<std::string, std::shared_ptr<const speed_scrabble::Dictionary>> loaded;
+  std::string key = name;
+  if (!name.starts_with("scowl-")) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(name, ec);
+    const auto time = std::filesystem::last_write_time(name, ec);
+    if (!ec) key += fmt::format("\n{}\n{}", size, time.time_since_epoch().count());
+  }
+  std::lock_guard lock(mu);
+  if (auto it = loaded.find(key); it != loaded.end()) return it->second;
+  auto words = load_words_uncached(name);
+  if (words) loaded.emplace(key, *words);
+  return words;
 }
 
 Expected<speed_scrabble::Config> speed_scrabble_config(const Json& j) {

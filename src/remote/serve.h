@@ -14,12 +14,20 @@
 
 namespace arbiter {
 
-enum class ServeEnd { game_over, hung_up };
+enum class ServeEnd { game_over, hung_up, ejected };
+
+// What an ejected bot was told (wire::ejected), for its own log.
+struct EjectionNotice {
+  std::string verdict;
+  std::string call;
+  std::string detail;
+};
 
 // Exceptions thrown by `player` propagate (a crashing bot crashes). Fails with an Error when the
-// referee sends something that is not a call of the protocol.
+// referee sends something that is not a call of the protocol. On an ejection notice, returns
+// ServeEnd::ejected with the notice in `*notice` (if given).
 template <Game G>
-Expected<ServeEnd> serve(Channel& channel, Player<G>& player) {
+Expected<ServeEnd> serve(Channel& channel, Player<G>& player, EjectionNotice* notice = nullptr) {
   const auto forever = [] {
     return Deadline::after(SteadyClock::instance(), std::chrono::hours(24 * 365));
   };
@@ -34,6 +42,12 @@ Expected<ServeEnd> serve(Channel& channel, Player<G>& player) {
       return fail("not a call [method, [args...]]: " + excerpt(m));
     const std::string method = m[0].get<std::string>();
     const Json& args = m[1];
+    if (method == wire::kEjected) {
+      if (notice != nullptr)
+        *notice = {string_or(args[0], "verdict"), string_or(args[0], "call"),
+                   string_or(args[0], "detail")};
+      return ServeEnd::ejected;
+    }
     Json reply = std::string(wire::kVoid);
     if (method == wire::kSetup || method == wire::kTakeTurn) {
       auto view = method == wire::kSetup ? wire::decode_setup_args<G>(args) : G::decode_view(args[0]);

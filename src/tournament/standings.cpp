@@ -223,7 +223,8 @@ std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec) 
 }
 
 std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResult>& results) {
-  std::string out = "index,round,seed,seats,winners,scores,ejections,seconds,worker,error,reproduce\n";
+  std::string out =
+      "index,round,seed,seats,winners,scores,ejections,stderr,seconds,worker,error,reproduce\n";
   for (const StoredResult& r : results) {
     std::vector<std::string> names;
     for (std::size_t e : seated(r.spec))
@@ -237,10 +238,16 @@ std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResu
     for (const Json& s : array_or_empty(r.result, "scores")) scores.push_back(dump(s));
     for (const Json& e : array_or_empty(r.result, "ejections"))
       ejections.push_back(name_of(field_or_null(e, "seat")) + ":" + string_or(e, "why"));
+    // Bytes each program wrote on stderr (see: arbiter tournament log ID N --stderr).
+    std::vector<std::string> stderr_bytes;
+    if (const Json& b = field_or_null(r.result, "stderr_bytes"); b.is_object())
+      for (const auto& [seat, bytes] : b.items())
+        stderr_bytes.push_back(fmt::format("{}:{}", seat, excerpt(bytes)));
     auto joined = [](const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, " ")); };
-    out += fmt::format("{},{},{},{},{},{},{},{:.3f},{},{},{}\n", r.index, r.round, seed_of(r.spec),
-                       csv_field(joined(names)), csv_field(joined(winners)),
-                       csv_field(joined(scores)), csv_field(joined(ejections)), r.seconds,
+    out += fmt::format("{},{},{},{},{},{},{},{},{:.3f},{},{},{}\n", r.index, r.round,
+                       seed_of(r.spec), csv_field(joined(names)), csv_field(joined(winners)),
+                       csv_field(joined(scores)), csv_field(joined(ejections)),
+                       csv_field(joined(stderr_bytes)), r.seconds,
                        csv_field(r.worker), csv_field(string_or(r.result, "error")),
                        csv_field(reproduce_command(spec, r.spec)));
   }
