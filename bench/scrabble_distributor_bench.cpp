@@ -1,7 +1,7 @@
-// Speed Scrabble's tile distributor under contention (spec speed_scrabble.md §4): threads hammer
-// try_get_tile on one shared distributor. The lock-free seed design (one acquire load per call)
-// against the same interface guarded by a std::mutex and by a std::shared_mutex (readers take it
-// shared). See docs/benchmarks.md.
+// Speed Scrabble's tile distributor under contention (docs/games/speed_scrabble.md §2): threads
+// hammer try_get_tile on one shared distributor. The lock-free seed design (one acquire load per
+// call) against the same interface guarded by a std::mutex and by a std::shared_mutex (readers take
+// it shared). See docs/benchmarks.md.
 #include <benchmark/benchmark.h>
 
 #include <mutex>

@@ -1,4 +1,4 @@
--- team.lua: a coordinated Concurrent Abalone team (shared/specs/abalone.md).
+-- team.lua: a coordinated Concurrent Abalone team (docs/games/abalone.md).
 --
 -- Every piece spawns while it may (14 pieces), then plays the same three-phase round at each of
 -- its team's turns, coordinated through the team's `shared` table, `cas` and a barrier:

@@ -1,6 +1,6 @@
 // speed-scrabble-bot: arbiter's house Speed Scrabble racers (solver, slow) as an external program
-// speaking the wire protocol on stdin/stdout (docs/protocol.md, spec speed_scrabble.md §3). It
-// loads the dictionary the setup message names.
+// speaking the wire protocol on stdin/stdout (docs/protocol.md, docs/games/speed_scrabble.md §3).
+// It loads the dictionary the setup message names.
 //   arbiter play speed_scrabble --player a:solver --player
 //   "b:cmd:build/release/bots/speed-scrabble-bot --bot slow=0.5"
 #include <unistd.h>

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A Concurrent Abalone team in plain Python (standard library only), played from outside the
 Lua sandbox through arbiter's §8 protocol over stdin/stdout, one JSON value per line each way
-(docs/protocol.md, shared spec abalone.md §8).
+(docs/protocol.md, docs/games/abalone.md §8).
 
   ["setup", [View]]       -> the number of pieces to spawn next to its start piece (--spawn, 13)
   ["take-turn", [View]]   -> its commitments: [{"pid": p, "dir": d}, ...] for its own pieces

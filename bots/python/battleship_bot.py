@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A Battleship player in plain Python (standard library only) speaking arbiter's wire protocol
-over stdin/stdout, one JSON value per line each way (docs/protocol.md, shared spec
-battleship.md §3).
+over stdin/stdout, one JSON value per line each way (docs/protocol.md,
+docs/games/battleship.md §3).
 
   ["setup", [Config]]     -> its fleet: [{"length": 5, "row": 0, "col": 0, "dir": "h"}, ...]
   ["take-turn", [View]]   -> a shot {"row": r, "col": c} (a list of shots in salvo mode)

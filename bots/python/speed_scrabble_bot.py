@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A Speed Scrabble player in plain Python (standard library only) speaking arbiter's wire
-protocol over stdin/stdout, one JSON value per line each way (shared spec speed_scrabble.md §3,
+protocol over stdin/stdout, one JSON value per line each way (docs/games/speed_scrabble.md §3,
 docs/protocol.md). Speed Scrabble is real-time: nobody takes turns, messages flow both ways at
 any time, and the player never answers "void".
 
@@ -46,7 +46,7 @@ import time
 
 SCOWL_DIR = "/usr/share/dict/scowl"
 SCOWL_SIZES = (10, 20, 35, 40, 50, 55, 60, 70, 80, 95)  # the sizes Debian's scowl ships
-MAX_SIDE = 32  # a board is at most 32 x 32 (spec §3)
+MAX_SIDE = 32  # a board is at most 32 x 32 (docs/games/speed_scrabble.md §3)
 
 # How hard a letter is to place: placing hard letters early keeps the search out of dead ends.
 HARD = {"Q": 8, "Z": 6, "J": 6, "X": 5, "V": 4, "K": 3, "W": 3, "F": 2, "Y": 2, "B": 2,

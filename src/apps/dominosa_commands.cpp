@@ -1,5 +1,5 @@
-// `arbiter dominosa generate | solve | grade` (spec dominosa.md §5): puzzles on stdout, in the
-// formats of puzzle.h; progress and figures on stderr so that the output pipes into `solve`.
+// `arbiter dominosa generate | solve | grade` (docs/games/dominosa.md §5): puzzles on stdout, in
+// the formats of puzzle.h; progress and figures on stderr so that the output pipes into `solve`.
 #include <unistd.h>
 
 #include <chrono>

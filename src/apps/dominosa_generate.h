@@ -1,5 +1,5 @@
-// The threaded Dominosa generator (spec dominosa.md §5 "Parallel"). It lives in apps/ because
-// rules code (src/games) runs no threads; the work is done by the pure functions of
+// The threaded Dominosa generator (docs/games/dominosa.md §5, "Parallel"). It lives in apps/
+// because rules code (src/games) runs no threads; the work is done by the pure functions of
 // games/dominosa/generator.h, and the result equals generate(options) for every thread count and
 // every timing. Two ways to use the threads:
 //

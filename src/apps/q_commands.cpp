@@ -1,5 +1,5 @@
 // `arbiter q <harness>`: the course's test harnesses reading JSON values on stdin and writing one
-// JSON value on stdout (spec q.md §4).
+// JSON value on stdout (docs/games/q.md §4).
 #include <chrono>
 #include <cmath>
 #include <functional>

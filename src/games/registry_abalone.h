@@ -1,4 +1,4 @@
-// The Concurrent Abalone entry of the registry (shared/specs/abalone.md): a lockstep game, so
+// The Concurrent Abalone entry of the registry (docs/games/abalone.md): a lockstep game, so
 // it has its own host instead of one of the referee's loops. Seat 0 is black, seat 1 white.
 // A seat's team is a house team compiled in from bots/abalone (`simple`, `team`), a Lua file
 // (`PATH.lua` or `lua:PATH`), or a program playing the §8 protocol (`cmd:PROGRAM`, `tcp`).

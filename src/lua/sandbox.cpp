@@ -18,8 +18,8 @@
 namespace arbiter::lua {
 namespace {
 
-// Spec §6, shipped with every sandbox. It keeps its own references to cas and yield, so a team
-// that reassigns those globals does not break it.
+// The barrier of docs/games/abalone.md §6, shipped with every sandbox. It keeps its own references
+// to cas and yield, so a team that reassigns those globals does not break it.
 constexpr std::string_view kBarrierSource = R"lua(
 local cas, yield, error, type, mathtype = cas, yield, error, type, math.type
 local barrier = {}

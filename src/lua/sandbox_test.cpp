@@ -1,5 +1,6 @@
 // Tests of the Lua sandbox: exact budgets, step outcomes, the memory cap, the hostile matrix of
-// spec §5, determinism (key order, no addresses, table.sort), cas and the barrier library of §6.
+// docs/games/abalone.md §5, determinism (key order, no addresses, table.sort), cas and the barrier
+// library of §6.
 #include "lua/sandbox.h"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
-// The real-time referee (ARCHITECTURE §3.2, speed_scrabble.md): every seat acts whenever it
-// likes. One reader thread per seat waits on its channel; each arrival is stamped with the
-// injected clock and a global ticket under one lock, so the queue order IS the arrival order, and
-// the referee thread hands messages to the game in that order. Notices go out as the game makes
+// The real-time referee (docs/architecture.md, docs/games/speed_scrabble.md): every seat acts
+// whenever it likes. One reader thread per seat waits on its channel; each arrival is stamped with
+// the injected clock and a global ticket under one lock, so the queue order IS the arrival order,
+// and the referee thread hands messages to the game in that order. Notices go out as the game makes
 // them. Per seat: a size cap (the channel's), a rate cap and the game's own limits; garbage, a
 // flood, a closed channel or a peer that does not read its notices ejects the seat and the game
 // goes on. The game ends on its own (a win), by its deadline (stall, time limit), or when every

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """End-to-end: Concurrent Abalone through `arbiter play abalone`, `arbiter replay` and
-`arbiter tournament` (shared spec abalone.md, docs/protocol.md).
+`arbiter tournament` (docs/games/abalone.md, docs/protocol.md).
 
   a. the acceptance command, from the repo root: `arbiter play abalone --black
      bots/abalone/simple.lua --white bots/abalone/team.lua` exits 0 and prints a result; so do

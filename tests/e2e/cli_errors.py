@@ -31,7 +31,7 @@ TIMEOUT = 30.0  # seconds per case
 DEEP = 100_000  # nesting depth of the "deeply nested" inputs
 
 # ---------------------------------------------------------------------------------------------
-# Valid inputs (spec q.md §3-§4), built here so that the bad ones can be derived from them.
+# Valid inputs (docs/games/q.md §3-§4), built here so that the bad ones can be derived from them.
 
 COLORS = ["red", "green", "blue", "yellow", "orange", "purple"]
 SHAPES = ["star", "8star", "square", "circle", "clover", "diamond"]

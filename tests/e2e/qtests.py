@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs `arbiter q <harness>` on every course test case of one milestone and compares the output
-with the expected one as JSON values (spec q.md §4, data in shared/qtests)."""
+with the expected one as JSON values (docs/games/q.md §4, data in tests/data/qtests)."""
 import argparse
 import concurrent.futures
 import json

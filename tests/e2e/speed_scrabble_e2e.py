@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """End-to-end: Speed Scrabble through `arbiter play speed_scrabble --json --log` and
-`arbiter replay` (shared spec speed_scrabble.md).
+`arbiter replay` (docs/games/speed_scrabble.md).
 
   a. the example Python player (bots/python/speed_scrabble_bot.py) finishes games against a slow
      house bot from either seat, and with a word-list file as the dictionary: never ejected,

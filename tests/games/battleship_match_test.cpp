@@ -146,7 +146,7 @@ Config with(auto change) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The rules, re-derived from the spec (not from State)
+// The rules, re-derived from docs/games/battleship.md §1 (not from State)
 
 std::vector<Cell> cells(const Ship& s) {
   std::vector<Cell> out;
@@ -171,7 +171,7 @@ int cells_of_fleet(const Config& config) {
   return n;
 }
 
-// Why `fleet` breaks the placement rules of `config` (spec §1), or "".
+// Why `fleet` breaks the placement rules of `config` (docs/games/battleship.md §1), or "".
 std::string placement_problem(const Config& config, const Fleet& fleet) {
   std::vector<int> lengths, wanted = config.ships;
   for (const Ship& s : fleet) lengths.push_back(s.length);
@@ -412,7 +412,7 @@ TEST(battleship_match, BothSeatOrdersWinAndSeatZeroFiresFirst) {
   int total = 0;
   for (const auto& [key, n] : wins) total += n;
   EXPECT_EQ(total, 2 * static_cast<int>(kSeeds));
-  // density is the stronger bot (spec §4: ~42-45 shots against hunt's ~61-66).
+  // density is the stronger bot (docs/games/battleship.md §4: ~42-45 shots against hunt's ~61-66).
   const int density_wins = wins[{"density", 0}] + wins[{"density", 1}];
   const int hunt_wins = wins[{"hunt", 0}] + wins[{"hunt", 1}];
   EXPECT_GT(density_wins, hunt_wins);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """abalone_zoo: a Concurrent Abalone team (standard library only) that speaks arbiter's §8
-protocol over stdin/stdout (docs/protocol.md, shared spec abalone.md §8) correctly except for one
+protocol over stdin/stdout (docs/protocol.md, docs/games/abalone.md §8) correctly except for one
 chosen misbehaviour, picked with --mode. tests/e2e/abalone_e2e.py sets it loose.
 
 When it behaves it is passive, so that the house team it plays wins every game: setup spawns no

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """battleship_zoo: a Battleship player (standard library only) that speaks arbiter's wire protocol
-over stdin/stdout (docs/protocol.md, shared spec battleship.md §3) correctly except for one
+over stdin/stdout (docs/protocol.md, docs/games/battleship.md §3) correctly except for one
 chosen misbehaviour, picked with --mode. tests/e2e/battleship_wire.py sets it loose.
 
 When it behaves it places a fixed legal fleet (ship i, longest first, horizontally at row 2i,

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """speed_scrabble_zoo: a Speed Scrabble player (standard library only) on arbiter's wire protocol
-over stdin/stdout (shared spec speed_scrabble.md §3) that misbehaves in one chosen way, picked
+over stdin/stdout (docs/games/speed_scrabble.md §3) that misbehaves in one chosen way, picked
 with --mode. tests/e2e/speed_scrabble_e2e.py sets it loose against house bots.
 
 It never builds a board of its own: apart from its misbehaviour it reads every line the referee

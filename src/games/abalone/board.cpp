@@ -1,4 +1,4 @@
-// Hex names and the hex listing of the Concurrent Abalone board (§1).
+// Hex names and the hex listing of the Concurrent Abalone board (docs/games/abalone.md §1).
 #include "games/abalone/board.h"
 
 #include <fmt/format.h>

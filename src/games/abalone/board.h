@@ -1,5 +1,5 @@
-// The Concurrent Abalone board (shared/specs/abalone.md §1): hexes (r, d), the six directions,
-// neighbours, and hex names in the spec's form (`A-4` ... `I4`) and the GUI's (`A~4`, §7).
+// The Concurrent Abalone board (docs/games/abalone.md §1): hexes (r, d), the six directions,
+// neighbours, and hex names in the rules' form (`A-4` ... `I4`) and the GUI's (`A~4`, §7).
 #pragma once
 
 #include <array>

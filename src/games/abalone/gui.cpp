@@ -1,4 +1,5 @@
-// The §7 GUI commands, and the difference between two worlds as GUI commands.
+// The GUI commands of docs/games/abalone.md §7, and the difference between two worlds as GUI
+// commands.
 #include "games/abalone/gui.h"
 
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// The GUI protocol of shared/specs/abalone.md §7: the text commands a viewer understands, built
+// The GUI protocol of docs/games/abalone.md §7: the text commands a viewer understands, built
 // from the world (positions in the GUI's form, `~` for minus). Each command is returned without
 // its terminating newline; the transport adds it.
 #pragma once
@@ -14,7 +14,7 @@
 
 namespace arbiter::abalone {
 
-// talk(s) text is cut to this many bytes (§4: "capped").
+// talk(s) text is cut to this many bytes (§4, talk).
 inline constexpr std::size_t kMaxSayLength = 200;
 
 std::string gui_set_empty(Hex h);                   // `set B~2 e`. REQUIRES: on_board(h).

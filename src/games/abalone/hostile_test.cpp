@@ -1,9 +1,9 @@
-// The hostile-bot matrix of spec §5 at match level: every escape route is played as a hostile
-// team against a well-behaved witness team, and must be contained: the scheduler keeps running
-// (each match runs in a forked child with a deadline, so a hang or a crash is reported rather than
-// suffered), the offending bot dies with the right why (the enemy scores) or its team forfeits as
-// §5 says, and the witness plays exactly as in a baseline match against an idle team: the same
-// talk events (texts and cycles), random draws and score.
+// The hostile-bot matrix of docs/games/abalone.md §5 at match level: every escape route is played
+// as a hostile team against a well-behaved witness team, and must be contained: the scheduler keeps
+// running (each match runs in a forked child with a deadline, so a hang or a crash is reported
+// rather than suffered), the offending bot dies with the right why (the enemy scores) or its team
+// forfeits as §5 says, and the witness plays exactly as in a baseline match against an idle team:
+// the same talk events (texts and cycles), random draws and score.
 #include <gtest/gtest.h>
 
 #include <poll.h>

@@ -1,4 +1,4 @@
-// A match of Concurrent Abalone between two Lua teams (shared/specs/abalone.md §3-§5): the
+// A match of Concurrent Abalone between two Lua teams (docs/games/abalone.md §3-§5): the
 // lockstep scheduler. Every clock cycle steps each live, unblocked bot once for STEP_BUDGET
 // instructions, black's bots in PID order, then white's; every CYCLES_PER_TURN cycles one team's
 // commitments are resolved (black first, then alternating). Bots act on the world through the

@@ -1,5 +1,5 @@
-// The Concurrent Abalone world: §3's rules over the pieces and scores, the bot API's queries,
-// and the world's JSON and text forms.
+// The Concurrent Abalone world: docs/games/abalone.md §3's rules over the pieces and scores, the
+// bot API's queries, and the world's JSON and text forms.
 #include "games/abalone/world.h"
 
 #include <algorithm>

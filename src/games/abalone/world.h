@@ -1,4 +1,4 @@
-// The world of Concurrent Abalone (shared/specs/abalone.md §2-3): the pieces, the scores and the
+// The world of Concurrent Abalone (docs/games/abalone.md §2-3): the pieces, the scores and the
 // rules that change them (spawning, committing, resolution, bots ending, the end of the game),
 // plus the queries behind the bot API of §4. Pure: no Lua, threads, I/O or clock; the only
 // randomness is the Rng handed to spawn. Cycles and turns belong to the host's scheduler, which

@@ -1,5 +1,5 @@
-// Concurrent Abalone's pure world: the board, §3's resolution, spawning, scoring, the end of the
-// game, the bot API's queries, the JSON forms and the §7 GUI commands.
+// Concurrent Abalone's pure world (docs/games/abalone.md): the board, §3's resolution, spawning,
+// scoring, the end of the game, the bot API's queries, the JSON forms and the §7 GUI commands.
 #include "games/abalone/world.h"
 
 #include <set>

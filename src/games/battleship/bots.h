@@ -1,5 +1,6 @@
-// Battleship house bots (spec battleship.md §4): fleet placements, the random, hunt and density
-// shooters, and an adapter that turns a BotSpec into a Player of any game with Battleship's types.
+// Battleship house bots (docs/games/battleship.md §4): fleet placements, the random, hunt and
+// density shooters, and an adapter that turns a BotSpec into a Player of any game with Battleship's
+// types.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Battleship's JSON forms (spec §3): strict decoders, canonical encoders.
+// Battleship's JSON forms (docs/games/battleship.md §3): strict decoders, canonical encoders.
 #include "games/battleship/codec.h"
 
 #include <algorithm>

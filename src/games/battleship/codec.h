@@ -1,4 +1,4 @@
-// The JSON forms of shared/specs/battleship.md §3 (Config, Placement, Shot, ShotResult, View):
+// The JSON forms of docs/games/battleship.md §3 (Config, Placement, Shot, ShotResult, View):
 // strict decoders with one-line errors (unknown fields, wrong types and out-of-range numbers are
 // rejected; omitted Config fields take their defaults) and canonical encoders, so that
 // decode(encode(x)) == x. Whether a fleet or a shot is legal is the rules' business (state.h).
@@ -34,7 +34,7 @@ Expected<Shots> decode_shots(const Json& j);
 Json encode_shot_result(const ShotResult& r);
 Expected<ShotResult> decode_shot_result(const Json& j);
 
-// {"turn", "you", "config", "fleet", "incoming", "outgoing"}: the spec's View plus "config".
+// {"turn", "you", "config", "fleet", "incoming", "outgoing"}: the View of §3, "config" included.
 Json encode_view(const View& v);
 Expected<View> decode_view(const Json& j);
 

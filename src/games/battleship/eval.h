@@ -27,9 +27,9 @@ EvalResult eval_shots_to_sink(BotSpec spec, int games, std::uint64_t seed,
                               const Config& config = {});
 
 // The fraction of `games` that bot a wins against bot b (a draw counts half): game i places
-// both fleets with the bots' placements and plays to the end (spec §1: alternating turns, salvo
-// if configured, max_turns), a moving first in the even games and b in the odd ones. Seeds:
-// Rng::derive(seed, "game", i), then per bot derive(that, "a"/"b").
+// both fleets with the bots' placements and plays to the end (docs/games/battleship.md §1:
+// alternating turns, salvo if configured, max_turns), a moving first in the even games and b in the
+// odd ones. Seeds: Rng::derive(seed, "game", i), then per bot derive(that, "a"/"b").
 double head_to_head(BotSpec a, BotSpec b, int games, std::uint64_t seed, const Config& config = {});
 
 }  // namespace arbiter::battleship

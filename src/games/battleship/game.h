@@ -37,8 +37,9 @@ struct Battleship {
   static Expected<Config> decode_config(const Json& j) { return battleship::decode_config(j); }
   static Expected<Setup> decode_setup(const Json& j) { return decode_fleet(j); }
 
-  // On the wire (spec §3) setup sends only the config: ["setup", [Config]]. A bot rebuilds its
-  // view from it: turn 0, no fleet, no shots, and "you" 0 (the spec does not say the seat).
+  // On the wire (docs/games/battleship.md §3) setup sends only the config: ["setup", [Config]]. A
+  // bot rebuilds its view from it: turn 0, no fleet, no shots, and "you" 0 (the setup message does
+  // not carry the seat).
   static Json setup_args(const View& v, std::string_view) {
     return Json::array({encode_config(v.config)});
   }

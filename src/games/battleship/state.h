@@ -1,5 +1,5 @@
 // The referee's state of a Battleship game: the Rules and SetsUp implementation (core/rules.h)
-// for shared/specs/battleship.md §1-2, plus the fleet helpers the codec, the samplers and the
+// for docs/games/battleship.md §1-2, plus the fleet helpers the codec, the samplers and the
 // bots share (the cells a ship covers, the legality of a fleet, random legal fleets).
 #pragma once
 

@@ -1,4 +1,4 @@
-// Battleship's vocabulary (shared/specs/battleship.md): the config, a fleet placement, shots and
+// Battleship's vocabulary (docs/games/battleship.md): the config, a fleet placement, shots and
 // their outcomes, and what one seat may know.
 #pragma once
 
@@ -51,7 +51,7 @@ struct ShotResult {
   friend bool operator==(const ShotResult&, const ShotResult&) = default;
 };
 
-// All one seat may know (spec §2): never the opponent's fleet.
+// All one seat may know (§2): never the opponent's fleet.
 struct View {
   int turn = 0;  // turns taken so far by both players
   Seat you = 0;

@@ -128,10 +128,11 @@ class Builder {
     val_[tile_cell_[2 * t + 1]] = y;
   }
 
-  // The generator's own pass of the trivial deductions (spec §3): a domino with one placement
-  // left is placed, a cell with one placement left is placed; placing removes the overlapping
-  // placements and the domino's other ones. Returns the number of cells left unresolved; their
-  // list is stalled() after commit_stalled(). Sound, so the intended tiling is never cut.
+  // The generator's own pass of the trivial deductions (docs/games/dominosa.md §3): a domino with
+  // one placement left is placed, a cell with one placement left is placed; placing removes the
+  // overlapping placements and the domino's other ones. Returns the number of cells left
+  // unresolved; their list is stalled() after commit_stalled(). Sound, so the intended tiling is
+  // never cut.
   int trivial_unresolved() {
     const int edges = static_cast<int>(eu_.size());
     std::fill(dcount_.begin(), dcount_.end(), 0);

@@ -1,5 +1,5 @@
-// The Dominosa generator (spec dominosa.md §5): unique puzzles of a requested level and size, by
-// seed, reproducibly, without retrying whole layouts.
+// The Dominosa generator (docs/games/dominosa.md §5): unique puzzles of a requested level and size,
+// by seed, reproducibly, without retrying whole layouts.
 //
 // One *attempt* builds a puzzle from its own seed, Rng::derive(seed, "attempt", i):
 //   1. A random domino tiling of the (n+1) x (n+2) grid (the intended solution): a simple tiling

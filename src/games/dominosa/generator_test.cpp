@@ -1,5 +1,5 @@
-// Tests for the Dominosa generator (spec dominosa.md §5): unique puzzles at the requested level,
-// reproducible from the seed, the same for any thread count.
+// Tests for the Dominosa generator (docs/games/dominosa.md §5): unique puzzles at the requested
+// level, reproducible from the seed, the same for any thread count.
 #include "games/dominosa/generator.h"
 
 #include <atomic>

@@ -1,4 +1,4 @@
-// Dominosa (spec dominosa.md): the puzzle, its solutions, and every format of the spec (§2):
+// Dominosa (docs/games/dominosa.md): the puzzle, its solutions, and every format of §2:
 // Tatham-compatible game IDs and solution letters, a plain text grid, and JSON.
 //
 // For n >= 1 the grid has h = n+1 rows and w = n+2 columns; cell (r, c) is index r*w + c and
@@ -46,7 +46,7 @@ using Solution = std::string;
 // an empty string when it is.
 std::string solution_problem(const Puzzle& p, std::string_view s);
 
-// The difficulty levels of spec §3, easiest first.
+// The difficulty levels of §3, easiest first.
 enum class Level { trivial, basic, hard, extreme, ambiguous };
 std::string_view to_string(Level level);
 std::optional<Level> level_from_string(std::string_view text);

@@ -1,4 +1,4 @@
-// Tests for Dominosa's puzzle model and formats (spec dominosa.md §1-2).
+// Tests for Dominosa's puzzle model and formats (docs/games/dominosa.md §1-2).
 #include "games/dominosa/puzzle.h"
 
 #include <set>

@@ -1,4 +1,4 @@
-// The Dominosa race (spec dominosa.md §5 "In the arena"): a real-time game (core/realtime.h).
+// The Dominosa race (docs/games/dominosa.md §5, "The race"): a real-time game (core/realtime.h).
 // The referee generates a unique puzzle from the match seed and sends it to every player; players
 // submit solutions at any time; the first valid one wins. Wrong answers are answered with a
 // reason and count toward ejection like Speed Scrabble's invalid boards.

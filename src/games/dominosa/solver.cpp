@@ -1,4 +1,4 @@
-// The Dominosa solver and grader (spec dominosa.md §3, §5).
+// The Dominosa solver and grader (docs/games/dominosa.md §3, §5).
 //
 // Model. A *placement* is an orthogonally adjacent pair of cells; its domino is fixed by the two
 // values, so placements are the edges of the grid graph, each labelled with a domino. A solution

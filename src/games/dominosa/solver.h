@@ -1,4 +1,4 @@
-// The Dominosa solver (spec dominosa.md §3, §5): exact and complete. Propagation from a work
+// The Dominosa solver (docs/games/dominosa.md §3, §5): exact and complete. Propagation from a work
 // queue (the deductions of the levels), perfect-matching pruning and per-value Hall filtering,
 // with search on top: solve, count solutions up to a limit, prove that there is none, and grade
 // the level a puzzle needs.
@@ -35,7 +35,7 @@ struct SolveResult {
 SolveResult solve(const Puzzle& p, std::int64_t limit = 1, const SolveLimits& limits = {});
 
 // The level a puzzle needs: the lowest level whose deductions alone solve it, `ambiguous` when it
-// has more than one solution (or none). Levels follow spec §3. Deductions that solve a puzzle
+// has more than one solution (or none). Levels follow §3. Deductions that solve a puzzle
 // prove it unique, so grading never searches: `ambiguous` also covers a unique puzzle that even
 // the extreme deductions cannot finish (call solve(p, 2) to tell these apart).
 Level grade(const Puzzle& p);

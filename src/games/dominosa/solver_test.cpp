@@ -1,5 +1,5 @@
-// Tests for the Dominosa solver and grader (spec dominosa.md §3, §5): counts against a brute force
-// (exhaustively for n <= 2, sampled for n <= 5), known unique / ambiguous / unsolvable grids,
+// Tests for the Dominosa solver and grader (docs/games/dominosa.md §3, §5): counts against a brute
+// force (exhaustively for n <= 2, sampled for n <= 5), known unique / ambiguous / unsolvable grids,
 // limits, big grids, and the grading levels (sound, nested, consistent).
 #include "games/dominosa/solver.h"
 

@@ -1,4 +1,4 @@
-// What a Q player may answer to take-turn (spec q.md §1.4): pass, replace all its tiles, or a
+// What a Q player may answer to take-turn (docs/games/q.md §1.4): pass, replace all its tiles, or a
 // non-empty sequence of placements.
 #pragma once
 

@@ -38,10 +38,10 @@ bool in_one_line(const Placements& ps) {
   return same_row || same_col;
 }
 
-// The not-a-line cheat (spec q.md §4.2): some order of the hand's tiles placed one by one, each
-// at a free spot next to the map where it fits (on the map grown by the earlier ones), that is not
-// in one row or column. Depth-first over collinear prefixes, bounded so that a hand with nothing
-// to find cannot make the search explode.
+// The not-a-line cheat (docs/games/q.md §4.2): some order of the hand's tiles placed one by one,
+// each at a free spot next to the map where it fits (on the map grown by the earlier ones), that is
+// not in one row or column. Depth-first over collinear prefixes, bounded so that a hand with
+// nothing to find cannot make the search explode.
 class NonLineSearch {
  public:
   explicit NonLineSearch(const View& view) : map_(view.map), left_(view.hand) {}

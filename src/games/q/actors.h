@@ -1,6 +1,6 @@
 // In-process Q players: the house player (a strategy) and the course's scripted bad actors
-// (spec q.md §4.2) that raise, never return, or cheat, plus the JActorSpec codec that names them.
-// The bad actors behave exactly like the course's so that the harness outputs match.
+// (docs/games/q.md §4.2) that raise, never return, or cheat, plus the JActorSpec codec that names
+// them. The bad actors behave exactly like the course's so that the harness outputs match.
 #pragma once
 
 #include <memory>

@@ -1,4 +1,4 @@
-// The JSON forms of spec q.md §3: strict decoders with one-line errors, canonical encoders.
+// The JSON forms of docs/games/q.md §3: strict decoders with one-line errors, canonical encoders.
 #include "games/q/codec.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
-// The JSON forms of spec q.md §3 (JTile, JCoordinate, JMap, J1Placement, JPlacements, JAction,
-// JPub, JState). Decoders accept exactly the spec's shapes (JPlayer's "name" is optional) and
+// The JSON forms of docs/games/q.md §3 (JTile, JCoordinate, JMap, J1Placement, JPlacements,
+// JAction, JPub, JState). Decoders accept exactly these shapes (JPlayer's "name" is optional) and
 // return a one-line Error naming what is wrong; encoders produce the canonical form (JMap rows
 // ascending, cells ascending by column).
 #pragma once

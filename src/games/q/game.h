@@ -34,7 +34,7 @@ struct Q {
   static Expected<Hand> decode_hand(const Json& j) { return decode_tiles(j); }
   static Expected<Config> decode_config(const Json& j);
 
-  // On the wire (spec q.md §5) the JPub carries the player's name, and setup sends the hand
+  // On the wire (docs/games/q.md §5) the JPub carries the player's name, and setup sends the hand
   // beside it: ["setup", [JPub, [JTile...]]].
   static Json wire_view(const View& v, std::string_view name) {
     Json j = encode_view(v);

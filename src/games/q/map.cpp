@@ -1,4 +1,4 @@
-// The Q map: cell storage, row-major listings, and the §1.5 fit rule on immediate neighbours.
+// The Q map: cell storage, row-major listings, and the fit rule of docs/games/q.md §1.5.
 #include "games/q/map.h"
 
 #include <algorithm>

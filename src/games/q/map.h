@@ -1,5 +1,5 @@
-// The Q map (spec q.md §1.2, §1.5): an unbounded grid of tiles addressed by (row, column), row
-// growing downward, column to the right. Coord's operator<=> is the spec's row-major order.
+// The Q map (docs/games/q.md §1.2, §1.5): an unbounded grid of tiles addressed by (row, column),
+// row growing downward, column to the right. Coord's operator<=> is the rules' row-major order.
 #pragma once
 
 #include <compare>
@@ -59,7 +59,7 @@ class Map {
   // REQUIRES: !occupied(c). Does not require a neighbour (that is the adjacency rule).
   bool fits(Coord c, Tile t) const;
 
-  // The spec's candidates for t: free neighbours where t fits, row-major.
+  // The candidates of t (§1.5): free neighbours where t fits, row-major.
   std::vector<Coord> candidates(Tile t) const;
 
   friend bool operator==(const Map& a, const Map& b) { return a.cells_ == b.cells_; }

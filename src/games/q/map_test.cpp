@@ -1,4 +1,5 @@
-// Tests for the Q map: storage, row-major listings, neighbours and the §1.5 fit rule.
+// Tests for the Q map (docs/games/q.md §1.2): storage, row-major listings, neighbours and the
+// fit rule of §1.5.
 #include "games/q/map.h"
 
 #include <algorithm>

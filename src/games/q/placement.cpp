@@ -1,4 +1,4 @@
-// Legality (§1.5) and scoring (§1.6) of a Q placement.
+// Legality (docs/games/q.md §1.5) and scoring (§1.6) of a Q placement.
 #include "games/q/placement.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Legality and scoring of a Q placement, exactly as spec q.md §1.5 and §1.6 state them.
+// Legality and scoring of a Q placement, exactly as docs/games/q.md §1.5 and §1.6 state them.
 #pragma once
 
 #include <cstdint>

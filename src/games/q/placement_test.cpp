@@ -1,4 +1,4 @@
-// Tests for §1.5 legality (extend) and §1.6 scoring of Q placements.
+// Tests for docs/games/q.md §1.5 legality (extend) and §1.6 scoring of Q placements.
 #include "games/q/placement.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
-// The referee's state of a Q game: the Rules implementation (core/rules.h) for spec q.md §1.
-// Turn order is a rotating list with the active seat at its head (§7 of the spec); the pile is
+// The referee's state of a Q game: the Rules implementation (core/rules.h) for docs/games/q.md §1.
+// Turn order is a rotating list with the active seat at its head (docs/games/q.md §7); the pile is
 // an ordered sequence drawn from the front and returned to at the back.
 #pragma once
 
@@ -47,7 +47,7 @@ class State {
   std::optional<Tiles> dealt(Seat p) const;
   void acknowledge(Seat p);
 
-  // The referee's whole knowledge, in the spec's JState shape (turn order, pile front first).
+  // The referee's whole knowledge, in the shape of JState (§3) (turn order, pile front first).
   Table table() const;
   std::size_t seats() const { return hands_.size(); }
 

@@ -1,4 +1,4 @@
-// The course's house strategies (spec q.md §4.1), reproduced exactly because the harnesses'
+// The course's house strategies (docs/games/q.md §4.1), reproduced exactly because the harnesses'
 // expected outputs depend on them.
 #pragma once
 

@@ -1,5 +1,5 @@
-// Q tiles (spec q.md §1.1): 6 shapes x 6 colours, 30 copies of each kind. The declaration order
-// of the enumerators IS the spec's order, and Tile's operator<=> is the spec's `tile<`
+// Q tiles (docs/games/q.md §1.1): 6 shapes x 6 colours, 30 copies of each kind. The declaration
+// order of the enumerators IS the rules' order, and Tile's operator<=> is the rules' `tile<`
 // (shape first, then colour); strategies depend on it.
 #pragma once
 

@@ -1,4 +1,4 @@
-// What one Q seat may know (the spec's JPub, q.md §3): the map, its own hand and score, the other
+// What one Q seat may know (JPub, docs/games/q.md §3): the map, its own hand and score, the other
 // players' scores in turn order after it, and how many tiles the referee has left. Never another
 // player's tiles or the order of the pile.
 #pragma once
@@ -21,7 +21,7 @@ struct View {
   friend bool operator==(const View&, const View&) = default;
 };
 
-// The referee's whole knowledge (the spec's JState): players in turn order, the pile in draw
+// The referee's whole knowledge (JState, §3): players in turn order, the pile in draw
 // order (front = next). Used to pin a game's initial state and by the course harnesses.
 struct Seated {
   std::int64_t score = 0;

@@ -1,4 +1,4 @@
-// Speed Scrabble's house racers (spec speed_scrabble.md §4): `solver` builds a board from its
+// Speed Scrabble's house racers (docs/games/speed_scrabble.md §4): `solver` builds a board from its
 // tiles as fast as it can and extends it as tiles arrive; `slow` is the same solver waiting a
 // fixed time before every submission (for tests and demos). They play over a Link (core/racer.h),
 // in process or as the external program speed-scrabble-bot.

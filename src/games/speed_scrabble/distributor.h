@@ -1,9 +1,9 @@
-// Speed Scrabble's tile distributor (spec speed_scrabble.md §2, the seed design): every player's
-// tiles are dealt before the game and never change; one flag per ordinal, valid[k], says that
-// somebody submitted a valid k-board, which unlocks ordinal k+1 for every player at once. There
-// are no shared counters and no locks: reading a tile is one acquire load, unlocking one release
-// exchange, so any number of threads (the referee, in-process house bots) may read while the
-// referee unlocks.
+// Speed Scrabble's tile distributor (docs/games/speed_scrabble.md §2, the seed design): every
+// player's tiles are dealt before the game and never change; one flag per ordinal, valid[k], says
+// that somebody submitted a valid k-board, which unlocks ordinal k+1 for every player at once.
+// There are no shared counters and no locks: reading a tile is one acquire load, unlocking one
+// release exchange, so any number of threads (the referee, in-process house bots) may read while
+// the referee unlocks.
 //
 // Semantics, exactly (k is a 1-based ordinal, `start` the tiles everybody holds from the start):
 // - try_get_tile(k, p) is player p's tile k iff 1 <= k <= hand, 0 <= p < players and

@@ -1,5 +1,5 @@
 // Speed Scrabble as a real-time game for the referee (core/realtime.h): the rules (state.h) and
-// the wire form of its messages (spec speed_scrabble.md §3):
+// the wire form of its messages (docs/games/speed_scrabble.md §3):
 //   referee to player  ["setup", [Config, [Letter...]]]   ["new-tiles", [[Letter...]]]
 //                      ["verdict", [k, "accepted" | Reason]]   (and the referee's ["win", [bool]])
 //   player to referee  ["submit", [Board]]

@@ -1,4 +1,4 @@
-// The house solver for Speed Scrabble (spec speed_scrabble.md §1 rule 2, §4): builds a crossword
+// The house solver for Speed Scrabble (docs/games/speed_scrabble.md §1.2, §4): builds a crossword
 // that uses exactly a given multiset of letters, and extends a board as tiles arrive.
 //
 // A SolverIndex (a letter trie over the dictionary plus a table of word extensions, e.g. CAT ->

@@ -1,5 +1,5 @@
-// Speed Scrabble's rules (spec speed_scrabble.md §1): the deal, entitlement to tiles through the
-// distributor, validation of submitted boards against the tiles really dealt, the first full
+// Speed Scrabble's rules (docs/games/speed_scrabble.md §1): the deal, entitlement to tiles through
+// the distributor, validation of submitted boards against the tiles really dealt, the first full
 // board wins, stalls and time limits, ejection of players that break the message limits.
 // Pure: time arrives as an argument (durations since the start of play), and the dictionary is
 // loaded by the host and handed in with the config.

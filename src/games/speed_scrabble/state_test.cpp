@@ -1,5 +1,5 @@
-// Tests for Speed Scrabble's rules (spec speed_scrabble.md §1) and codec (§3), with a dictionary
-// of every two-letter word so that a staircase of any tiles is a valid board.
+// Tests for Speed Scrabble's rules (docs/games/speed_scrabble.md §1) and codec (§3), with a
+// dictionary of every two-letter word so that a staircase of any tiles is a valid board.
 #include "games/speed_scrabble/state.h"
 
 #include <chrono>

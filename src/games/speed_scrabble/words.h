@@ -1,5 +1,5 @@
-// Speed Scrabble's letters, boards and dictionaries (spec speed_scrabble.md §1): the vocabulary
-// shared by the rules, the validator and the solver.
+// Speed Scrabble's letters, boards and dictionaries (docs/games/speed_scrabble.md §1): the
+// vocabulary shared by the rules, the validator and the solver.
 #pragma once
 
 #include <array>
@@ -14,7 +14,7 @@
 
 namespace arbiter::speed_scrabble {
 
-inline constexpr int kMaxSide = 32;  // a board is at most 32 x 32 (spec §3)
+inline constexpr int kMaxSide = 32;  // a board is at most 32 x 32 (§3)
 
 // Letters are the upper-case ASCII 'A'..'Z'. Tiles: letters in ordinal order (tile 1 first).
 using Tiles = std::string;

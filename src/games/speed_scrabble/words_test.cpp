@@ -1,4 +1,4 @@
-// Tests for Speed Scrabble's dictionaries and board validator (spec speed_scrabble.md §1.2).
+// Tests for Speed Scrabble's dictionaries and board validator (docs/games/speed_scrabble.md §1.2).
 #include "games/speed_scrabble/words.h"
 
 #include <filesystem>

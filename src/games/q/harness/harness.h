@@ -1,5 +1,5 @@
-// The course's test harnesses (spec q.md §4) as functions from the JSON values read on stdin to
-// the one JSON value to print. `arbiter q <name>` wraps each; tests call them directly.
+// The course's test harnesses (docs/games/q.md §4) as functions from the JSON values read on stdin
+// to the one JSON value to print. `arbiter q <name>` wraps each; tests call them directly.
 // Bad input gives an Error with a one-line message, never a crash.
 #pragma once
 
@@ -35,7 +35,7 @@ Expected<Json> xgames_with_observer(const std::vector<Json>& in, const GameOptio
 // M9: JState, JActorsB (+ looping actors) -> Result; bonuses Q 8, finish 4.
 Expected<Json> xbaddies(const std::vector<Json>& in, const GameOptions& options);
 
-// M10, the TCP harnesses (spec q.md §5). All durations in the configs are multiplied by
+// M10, the TCP harnesses (docs/games/q.md §5). All durations in the configs are multiplied by
 // `time_scale` (1 = exactly the course's timing; the test suite runs them faster).
 struct NetOptions {
   double time_scale = 1.0;

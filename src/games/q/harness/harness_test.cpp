@@ -1,4 +1,4 @@
-// Runs the course's public test cases (../shared/qtests, N-in.json / N-out.json) through the
+// Runs the course's public test cases (tests/data/qtests, N-in.json / N-out.json) through the
 // harness functions and compares the outputs as JSON values.
 #include <algorithm>
 #include <filesystem>

@@ -1,5 +1,5 @@
-// The milestone-10 harnesses (spec q.md §5): xserver signs up TCP clients and referees one game
-// with them; xclients runs the course's clients, including its name-triggered bad proxies.
+// The milestone-10 harnesses (docs/games/q.md §5): xserver signs up TCP clients and referees one
+// game with them; xclients runs the course's clients, including its name-triggered bad proxies.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -121,9 +121,9 @@ void say(const NetOptions& options, bool quiet, const std::string& line) {
   if (!quiet && options.diagnostics != nullptr) *options.diagnostics << line << std::endl;
 }
 
-// Sign-up (spec §5): names are read one connection at a time in accept order, each within
-// wait-for-signup; periods of server-wait seconds, at most server-tries of them; the game starts
-// at once with 4 players, or at the end of a period with 2 or more.
+// Sign-up (docs/games/q.md §5): names are read one connection at a time in accept order, each
+// within wait-for-signup; periods of server-wait seconds, at most server-tries of them; the game
+// starts at once with 4 players, or at the end of a period with 2 or more.
 std::vector<SignedUp> sign_up(TcpListener& listener, const ServerConfig& c,
                               const NetOptions& options) {
   std::vector<SignedUp> players;
@@ -199,7 +199,7 @@ struct ClientPlan {
   Script script = Script::play;
 };
 
-// The course client's name-triggered proxies (spec §5, Bonus tests): each spoils one reply.
+// The course client's name-triggered bad proxies (docs/games/q.md §5): each spoils one reply.
 std::optional<std::string> spoiled_reply(const std::string& name, std::string_view method,
                                          Json& reply) {
   if ((name == "nonSetup" && method == wire::kSetup) ||

@@ -1,4 +1,4 @@
-// The course harnesses' Result (spec q.md §1.9): [[winner names sorted by string<],
+// The course harnesses' Result (docs/games/q.md §1.9): [[winner names sorted by string<],
 // [misbehaving names in elimination order]].
 #pragma once
 
