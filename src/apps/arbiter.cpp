@@ -170,6 +170,10 @@ int play(const PlayArgs& a) {
   if (a.cpu_seconds > 0) spec.hosting.limits.cpu_seconds = a.cpu_seconds;
   if (a.open_files > 0) spec.hosting.limits.open_files = a.open_files;
   if (a.processes > 0) spec.hosting.limits.processes = a.processes;
+  if (!spec.hosting.gui.empty() && !game->streams_gui) {
+    report_error(fmt::format("--gui: {} has no viewer stream (only abalone has)", a.game));
+    return kBadInput;
+  }
   // Every mistake of ours is found before anything is started or created.
   if (auto ok = check_play(*game, spec); !ok) {
     report_error(ok.error().message);
@@ -348,12 +352,22 @@ int main(int argc, char** argv) {
       ->check(seconds_validator());
   play_cmd->add_option("--stderr-dir", play_args.stderr_dir,
                        "Keep each cmd player's stderr (first MiB) in DIR/NAME.stderr");
-  play_cmd->add_option("--memory-mb", play_args.memory_mb, "Address-space limit for cmd players");
-  play_cmd->add_option("--cpu-seconds", play_args.cpu_seconds, "CPU-time limit for cmd players");
-  play_cmd->add_option("--max-open-files", play_args.open_files,
-                       "Open-file limit for cmd players (RLIMIT_NOFILE)");
-  play_cmd->add_option("--max-processes", play_args.processes,
-                       "Process limit for cmd players (RLIMIT_NPROC; no effect for root)");
+  play_cmd
+      ->add_option("--memory-mb", play_args.memory_mb,
+                   "Address-space limit for cmd players, 1 to 1048576 MiB (default: none)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+  play_cmd
+      ->add_option("--cpu-seconds", play_args.cpu_seconds,
+                   "CPU-time limit for cmd players, 1 to 86400 (default: none)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{86400}));
+  play_cmd
+      ->add_option("--max-open-files", play_args.open_files,
+                   "Open-file limit for cmd players (RLIMIT_NOFILE), 4 to 1048576")
+      ->check(CLI::Range(std::uint64_t{4}, std::uint64_t{1} << 20));
+  play_cmd
+      ->add_option("--max-processes", play_args.processes,
+                   "Process limit for cmd players (RLIMIT_NPROC; no effect for root), 1 to 1048576")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
   std::string house_bots;
   for (const auto& g : registered_games()) house_bots += fmt::format("  {}: {}\n", g.name, g.bots);
   play_cmd->footer(

@@ -319,7 +319,7 @@ int report_results(Store& store, std::int64_t id, const RunArgs& a) {
   auto spec = load_spec(store, id);
   if (!spec) {
     report_error(spec.error().message);
-    return kFailed;
+    return kBadInput;
   }
   auto results = store.results(id);
   auto progress = store.progress(id);

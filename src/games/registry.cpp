@@ -468,6 +468,7 @@ const std::vector<GameEntry>& registered_games() {
        .bots = kAbaloneBots,
        .min_seats = 2,
        .max_seats = 2,
+       .streams_gui = true,
        .check_bot = check_abalone_bot,
        .check_config = check_abalone_config,
        .play = play_abalone,

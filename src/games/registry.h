@@ -64,7 +64,7 @@ struct Hosting {
   std::string stderr_prefix;
   ProgramRecords* programs = nullptr;  // when set, every started program is added to it
   // HOST:PORT of a viewer listening for the game's text stream (Abalone's §7 GUI protocol);
-  // empty: none. Games without such a stream ignore it.
+  // empty: none. Only for games with GameEntry::streams_gui.
   std::string gui;
 };
 
@@ -89,6 +89,7 @@ struct GameEntry {
   std::string bots;  // the bot syntax, one line for --help
   std::size_t min_seats = 2;  // how many players a match seats (before config overrides)
   std::size_t max_seats = 2;
+  bool streams_gui = false;  // whether play takes Hosting::gui (a viewer's text stream)
   // Whether `bot` is one of the game's house bots in its syntax (never asked about cmd: or tcp
   // seats). Starts and builds nothing; the Error names what is wrong.
   std::function<Expected<void>(const std::string& bot)> check_bot;

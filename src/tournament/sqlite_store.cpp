@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -13,6 +14,7 @@
 
 #include "tournament/log_codec.h"
 #include "tournament/store.h"
+
 
 namespace arbiter::tournament {
 namespace {
@@ -437,6 +439,9 @@ class SqliteStore final : public Store {
 }  // namespace
 
 Expected<std::unique_ptr<Store>> open_sqlite_store(const std::string& path, OpenMode mode) {
+  if (std::error_code ec; std::filesystem::is_directory(path, ec))
+    return fail(fmt::format("sqlite: {} is a directory; give a file, e.g. {}/arbiter.db", path,
+                            path));
   sqlite3* db = nullptr;
   const int flags = SQLITE_OPEN_READWRITE | (mode == OpenMode::create ? SQLITE_OPEN_CREATE : 0);
   const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
