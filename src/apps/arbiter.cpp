@@ -51,18 +51,35 @@ std::string printable_line(std::string_view text) {
   return line;
 }
 
-CLI::Validator seconds_validator() {
+CLI::Validator number_validator(double lo, double hi, std::string what) {
   return CLI::Validator(
-      [](std::string& text) -> std::string {
+      [lo, hi, what](std::string& text) -> std::string {
         try {
           std::size_t used = 0;
           const double v = std::stod(text, &used);
-          if (used == text.size() && v >= 0.001 && v <= 600.0) return "";
+          if (used == text.size() && v >= lo && v <= hi) return "";  // false for NaN
         } catch (const std::exception&) {
         }
-        return "expected seconds between 0.001 and 600, got " + text;
+        return fmt::format("expected {} between {} and {}, got {}", what, lo, hi, text);
       },
-      "SECONDS");
+      "NUMBER");
+}
+
+CLI::Validator seconds_validator(double lo, double hi) {
+  return number_validator(lo, hi, "seconds");
+}
+
+CLI::Validator id_validator(std::int64_t lo) {
+  return CLI::Validator(
+      [lo](std::string& text) -> std::string {
+        constexpr std::string_view kMax = "9223372036854775807";
+        const bool digits = !text.empty() && text.size() <= kMax.size() &&
+                            text.find_first_not_of("0123456789") == std::string::npos;
+        if (digits && (text.size() < kMax.size() || text <= kMax) && std::stoll(text) >= lo)
+          return "";
+        return fmt::format("expected a whole number from {} to {}, got {}", lo, kMax, text);
+      },
+      "N");
 }
 
 CLI::Validator natural_validator() {
@@ -180,7 +197,7 @@ int play(const PlayArgs& a) {
     return kBadInput;
   }
   if (auto ok = game->check_config(spec.config, spec.roster.size()); !ok) {
-    report_error("--config: " + ok.error().message);
+    report_error((a.config_given ? "--config: " : "") + ok.error().message);
     return kBadInput;
   }
   std::optional<OutputFile> log_file;
@@ -284,7 +301,14 @@ int checked_stdout(int exit_code) {
   errno = 0;
   std::cout.flush();
   if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout) {
-    const int err = errno;
+    int err = errno;
+    if (err == 0) {
+      // An earlier flush failed and stdio keeps no reason; the output is lost already, so one
+      // more byte may be tried to learn why.
+      std::clearerr(stdout);
+      std::fputc('\n', stdout);
+      if (std::fflush(stdout) != 0) err = errno;
+    }
     report_error(fmt::format("standard output: {}",
                              err == 0 ? "a write failed" : std::strerror(err)));
     if (exit_code == 0) exit_code = kFailed;

@@ -102,7 +102,7 @@ void add_q_net_commands(CLI::App* q, int& exit_code) {
   xserver
       ->add_option("--time-scale", server->time_scale,
                    "Multiply every duration of the config (default 1: the course's timing)")
-      ->check(CLI::Range(0.01, 10.0));
+      ->check(number_validator(0.01, 10, "a factor"));
   xserver->callback([&exit_code, server] {
     exit_code = run_harness("xserver", [&](const std::vector<Json>& in) -> Expected<Json> {
       if (in.size() != 1)
@@ -126,7 +126,7 @@ void add_q_net_commands(CLI::App* q, int& exit_code) {
   xclients
       ->add_option("--time-scale", client->time_scale,
                    "Multiply every duration of the config (default 1: the course's timing)")
-      ->check(CLI::Range(0.01, 10.0));
+      ->check(number_validator(0.01, 10, "a factor"));
   xclients->callback([&exit_code, client] {
     auto in = read_json_values(std::cin);
     if (!in) {
@@ -141,6 +141,10 @@ void add_q_net_commands(CLI::App* q, int& exit_code) {
     if (!done) {
       report_error(done.error().message);
       exit_code = kBadInput;
+    } else if (!done->empty()) {
+      report_error(fmt::format("q xclients: {} client(s) could not connect, e.g. {}",
+                               done->size(), done->front()));
+      exit_code = kFailed;
     }
   });
 }

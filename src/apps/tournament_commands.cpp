@@ -440,7 +440,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
     cmd->add_option("--lease", run_args->lease,
                     "Seconds a claim lasts without renewal, 1 to 3600; a dead worker's matches "
                     "are played again after it (default 30)")
-        ->check(CLI::Range(1.0, 3600.0));
+        ->check(seconds_validator(1, 3600));
   };
   auto add_stderr_dir = [&](CLI::App* cmd) {
     cmd->add_option("--stderr-dir", run_args->stderr_dir,
@@ -492,7 +492,8 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
 
   auto* resume = t->add_subcommand(
       "resume", "Play the matches a tournament still lacks (after a crash or an interrupt)");
-  resume->add_option("id", run_args->tournament, "The tournament's id")->required();
+  resume->add_option("id", run_args->tournament, "The tournament's id")->required()
+      ->check(id_validator());
   add_store(resume);
   add_worker_options(resume);
   add_stderr_dir(resume);
@@ -519,7 +520,8 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
   });
 
   auto* status = t->add_subcommand("status", "Progress of one tournament, or of all in the store");
-  status->add_option("id", run_args->tournament, "The tournament's id (default: all)");
+  status->add_option("id", run_args->tournament, "The tournament's id (default: all)")
+      ->check(id_validator());
   add_store(status);
   status->callback([&exit_code, run_args] {
     auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
@@ -555,8 +557,9 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
     }
   });
 
-  auto* results = t->add_subcommand("results", "StandingsTable and ratings of a tournament so far");
-  results->add_option("id", run_args->tournament, "The tournament's id")->required();
+  auto* results = t->add_subcommand("results", "Standings and ratings of a tournament so far");
+  results->add_option("id", run_args->tournament, "The tournament's id")->required()
+      ->check(id_validator());
   add_store(results);
   add_exports(results);
   results->add_flag("--matches", run_args->matches,
@@ -571,8 +574,10 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
 
   auto log_index = std::make_shared<std::int64_t>(0);
   auto* log = t->add_subcommand("log", "Print the game log of one match (for arbiter replay)");
-  log->add_option("id", run_args->tournament, "The tournament's id")->required();
-  log->add_option("match", *log_index, "The match's index (see results --matches)")->required();
+  log->add_option("id", run_args->tournament, "The tournament's id")->required()
+      ->check(id_validator());
+  log->add_option("match", *log_index, "The match's index (see results --matches)")->required()
+      ->check(id_validator(0));
   log->add_flag("--stderr", run_args->show_stderr,
                 "Print what the match's programs wrote on stderr (the last 8 KiB of each) "
                 "instead of the game log");
@@ -618,7 +623,8 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
       "worker", "Claim and play matches of the tournaments in a store until stopped");
   add_store(worker);
   add_worker_options(worker);
-  worker->add_option("--tournament", run_args->tournament, "Only this tournament");
+  worker->add_option("--tournament", run_args->tournament, "Only this tournament")
+      ->check(id_validator());
   worker->add_flag("--until-finished", run_args->until_finished,
                    "Exit once every tournament in the store (or --tournament) is finished");
   add_stderr_dir(worker);

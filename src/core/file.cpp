@@ -41,6 +41,15 @@ Expected<std::string> read_fd(int fd, std::string_view name, std::size_t max_byt
   return text;
 }
 
+Expected<void> check_readable_file(const std::filesystem::path& path) {
+  if (path.empty()) return fail("an empty file name");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return fail(reason(path, errno));
+  if (S_ISDIR(st.st_mode)) return fail(fmt::format("{}: is a directory", path.string()));
+  if (::access(path.c_str(), R_OK) != 0) return fail(reason(path, errno));
+  return {};
+}
+
 Expected<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes) {
   if (path.empty()) return fail("an empty file name");
   int fd;

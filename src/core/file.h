@@ -17,6 +17,10 @@ namespace arbiter {
 // read error. Errors read "PATH: REASON", e.g. "games/: is a directory".
 Expected<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes);
 
+// Whether `path` exists and may be read as a file (not a directory), without opening it, so that
+// a FIFO is not consumed by the check. "PATH: REASON" if not.
+Expected<void> check_readable_file(const std::filesystem::path& path);
+
 // The same for an open descriptor (standard input); `name` stands for the path in errors.
 Expected<std::string> read_fd(int fd, std::string_view name, std::size_t max_bytes);
 

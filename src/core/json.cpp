@@ -78,7 +78,13 @@ Expected<Json> parse_json(std::string_view text) {
   try {
     return Json::parse(text.begin(), text.end());
   } catch (const Json::exception& e) {
-    return fail(fmt::format("malformed JSON: {}", e.what()));
+    // "[json.exception.parse_error.101] parse error at line 1, column 1: ..." without the
+    // library's tag, which means nothing to the reader.
+    std::string_view why = e.what();
+    if (why.starts_with("[json.exception."))
+      why.remove_prefix(std::min(why.find("] ") + 2, why.size()));
+    if (why.starts_with("parse error ")) why.remove_prefix(12);
+    return fail(fmt::format("malformed JSON: {}", why));
   }
 }
 

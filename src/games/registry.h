@@ -90,6 +90,7 @@ struct GameEntry {
   std::size_t min_seats = 2;  // how many players a match seats (before config overrides)
   std::size_t max_seats = 2;
   bool streams_gui = false;  // whether play takes Hosting::gui (a viewer's text stream)
+  std::string seats_text;    // how the game counts its seats in messages; empty: "N players"
   // Whether `bot` is one of the game's house bots in its syntax (never asked about cmd: or tcp
   // seats). Starts and builds nothing; the Error names what is wrong.
   std::function<Expected<void>(const std::string& bot)> check_bot;

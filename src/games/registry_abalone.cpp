@@ -78,17 +78,20 @@ Expected<AbaloneConfig> decode_abalone_config(const Json& given) {
 }
 
 // The Lua source a house or file seat names; nothing for a seat that is played from outside.
+// The team file a seat names ("" for a house team), or why the bot text names none.
+Expected<std::string> team_file(const std::string& bot) {
+  if (abalone::find_house_team(bot) != nullptr) return std::string();
+  if (bot.starts_with("lua:")) return bot.substr(4);
+  if (bot.ends_with(".lua")) return bot;
+  return fail(fmt::format("bot \"{}\": expected {}, cmd:PROGRAM or tcp", bot, kAbaloneBots));
+}
+
 Expected<std::optional<std::string>> lua_source(const std::string& bot) {
   if (bot == "tcp" || bot.starts_with("cmd:")) return std::optional<std::string>();
   if (const auto* house = abalone::find_house_team(bot)) return house->source;
-  std::string path;
-  if (bot.starts_with("lua:"))
-    path = bot.substr(4);
-  else if (bot.ends_with(".lua"))
-    path = bot;
-  else
-    return fail(fmt::format("bot \"{}\": expected {}, cmd:PROGRAM or tcp", bot, kAbaloneBots));
-  auto text = read_file(path, kMaxTeamFile);
+  auto path = team_file(bot);
+  if (!path) return std::unexpected(path.error());
+  auto text = read_file(*path, kMaxTeamFile);
   if (!text) return fail("the team file " + text.error().message);
   return std::optional<std::string>(std::move(*text));
 }
@@ -133,7 +136,15 @@ class ExternalSeat : public abalone::ExternalTeam {
 
   bool failed() const { return failed_; }
 
+  // The team is out (a failed call or a foul the scheduler judged): no call follows.
+  void ejected(const Ejection& ejection) final {
+    failed_ = true;
+    told(ejection);
+  }
+
  protected:
+  // How the team hears that it is out; a replayed team does not.
+  virtual void told(const Ejection& ejection) { (void)ejection; }
   // One exchange with the team: its reply, or why it failed (already logged by the caller).
   virtual std::expected<Json, Ejection> exchange(const char* call, std::string_view method,
                                                  const Json& args, Duration& elapsed) = 0;
@@ -197,21 +208,32 @@ class WireSeat final : public ExternalSeat {
     if (!failure_.empty()) return std::unexpected(Ejection{seat_, Why::hang_up, call, failure_});
     const Deadline deadline = Deadline::after(clock_, per_call_);
     auto outcome = guarded_call(seat_, call, runner_, deadline,
-                                [channel = channel_, request = wire::call(method, args)] {
+                                [channel = channel_, request = wire::call(method, args),
+                                 process = process_] {
                                   auto reply = channel->exchange(request, *call_deadline());
-                                  if (!reply) throw PlayerFault(reply.error().why, reply.error().detail);
+                                  if (!reply && reply.error().why == Why::hang_up && process)
+                                    throw PlayerFault(Why::hang_up, wire::with_last_words(
+                                                                        reply.error().detail,
+                                                                        *process));
+                                  if (!reply)
+                                    throw PlayerFault(reply.error().why, reply.error().detail);
                                   return std::move(*reply);
                                 });
     elapsed = outcome.elapsed;
     if (!outcome.value) {
-      // A team that failed once is done: told why, its channel closed so that it cannot answer
-      // late, its program stopped after the grace to read the notice.
-      wire::tell_ejected(*channel_, outcome.value.error());
-      if (process_) process_->stop_after(wire::kEjectionGrace);
+      // A team that failed once is done; it hears why in ejected(), which follows at once.
       failure_ = outcome.value.error().detail;
       return std::unexpected(outcome.value.error());
     }
     return std::move(*outcome.value);
+  }
+
+  // Told why, its channel closed so that it cannot answer late, its program stopped after the
+  // grace to read the notice.
+  void told(const Ejection& ejection) override {
+    if (failure_.empty()) failure_ = ejection.detail;
+    wire::tell_ejected(*channel_, ejection);
+    if (process_) process_->stop_after(wire::kEjectionGrace);
   }
 
   std::shared_ptr<Channel> channel_;
@@ -314,6 +336,7 @@ Hosted host(const AbaloneConfig& config, std::uint64_t seed,
     const bool won = s.result.winner && abalone::team_index(*s.result.winner) == i;
     if (external[i] != nullptr && !external[i]->failed()) {
       if (auto ejection = external[i]->win(won)) {
+        external[i]->ejected(*ejection);
         out.result.ejections.push_back(*ejection);
         continue;
       }
@@ -336,8 +359,11 @@ Json match_header(std::uint64_t seed, const AbaloneConfig& config,
 }  // namespace
 
 Expected<void> check_abalone_bot(const std::string& bot) {
-  auto source = lua_source(bot);
-  if (!source) return std::unexpected(source.error());
+  // The file is read once, when the match starts: a FIFO must not be drained by the check.
+  auto path = team_file(bot);
+  if (!path) return std::unexpected(path.error());
+  if (path->empty()) return {};
+  if (auto ok = check_readable_file(*path); !ok) return fail("the team file " + ok.error().message);
   return {};
 }
 

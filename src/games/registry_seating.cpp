@@ -82,6 +82,15 @@ Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tc
 }
 
 Expected<void> check_play(const GameEntry& game, const PlaySpec& spec) {
+  const std::size_t n = spec.roster.size();
+  if (n < game.min_seats || n > game.max_seats)
+    return fail(fmt::format(
+        "{} is for {}, {} given (--player NAME:BOT once per seat)", game.name,
+        !game.seats_text.empty()         ? game.seats_text
+        : game.min_seats == game.max_seats ? fmt::format("{} players", game.min_seats)
+                                           : fmt::format("{} to {} players", game.min_seats,
+                                                         game.max_seats),
+        n));
   if (auto names = seat_names(spec); !names) return std::unexpected(names.error());
   for (const auto& seat : spec.roster)
     if (auto ok = check_seating(game, seat); !ok) return ok;

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -243,6 +244,8 @@ struct ChildProcess::State {
   mutable std::mutex tail_mu;  // the drain writes, anyone reads
   std::string tail;            // up to 2 * tail_cap bytes; the last tail_cap are the tail
   std::string log_error;       // under tail_mu
+  bool stderr_ended = false;   // under tail_mu
+  mutable std::condition_variable stderr_end;
 
   void keep(const char* p, std::size_t n) {
     stderr_bytes.fetch_add(n, std::memory_order_relaxed);
@@ -308,7 +311,12 @@ struct ChildProcess::State {
         std::int64_t expected = at;
         if (kill_at.compare_exchange_strong(expected, 0)) signal_group();
       }
-      if (open && fds[0].revents != 0 && !read_stderr(buf.get())) open = false;
+      if (open && fds[0].revents != 0 && !read_stderr(buf.get())) {
+        open = false;
+        std::lock_guard lock(tail_mu);
+        stderr_ended = true;
+        stderr_end.notify_all();
+      }
     }
   }
 
@@ -502,6 +510,8 @@ void ChildProcess::kill() {
 }
 
 void ChildProcess::stop() {
+  // A program already told to stop (stop_after) keeps its grace; the drain ends it on time.
+  if (s_->kill_at.load() != 0) return;
   s_->signal_group();
 }
 
@@ -548,6 +558,15 @@ std::string ChildProcess::stderr_tail() const {
   std::lock_guard lock(s_->tail_mu);
   const std::string& t = s_->tail;
   return t.size() > s_->tail_cap ? t.substr(t.size() - s_->tail_cap) : t;
+}
+
+std::string ChildProcess::last_words(Duration wait) const {
+  std::unique_lock lock(s_->tail_mu);
+  s_->stderr_end.wait_for(lock, wait, [&] { return s_->stderr_ended || s_->finishing.load(); });
+  std::string_view t = s_->tail;
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.remove_suffix(1);
+  if (const auto nl = t.rfind('\n'); nl != std::string_view::npos) t.remove_prefix(nl + 1);
+  return std::string(t.substr(0, 200));
 }
 
 std::string ChildProcess::stderr_log_error() const {

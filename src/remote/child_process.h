@@ -71,7 +71,7 @@ class ChildProcess {
 
   // SIGKILL to the child's whole process group (or PID namespace) without waiting: the kernel
   // may take a while to free a large child's memory, and reaping waits for that. kill() (or the
-  // destructor) reaps later.
+  // destructor) reaps later. After stop_after() it leaves the child its grace.
   void stop();
 
   // SIGKILL to the child's whole tree `grace` from now, unless it has exited by then; returns at
@@ -87,6 +87,10 @@ class ChildProcess {
 
   // The last spec.stderr_tail bytes the child wrote to stderr so far (complete after kill()).
   std::string stderr_tail() const;
+
+  // The last line the child wrote on stderr (at most 200 bytes of it), once its stderr has
+  // ended or `wait` has passed: what a program that dies usually says about why. Empty if none.
+  std::string last_words(Duration wait) const;
 
   // The first failure to write the stderr log ("PATH: REASON"), or empty. Once a write fails
   // the log gets nothing more; the child is not affected.

@@ -92,7 +92,11 @@ class RemotePlayer final : public Player<G> {
       deadline =
           &fallback.emplace(Deadline::after(SteadyClock::instance(), std::chrono::seconds(6)));
     auto reply = channel_->exchange(wire::call(method, std::move(args)), *deadline);
-    if (!reply) throw PlayerFault(reply.error().why, reply.error().detail);
+    if (!reply) {
+      if (reply.error().why == Why::hang_up && child_)
+        throw PlayerFault(Why::hang_up, wire::with_last_words(reply.error().detail, *child_));
+      throw PlayerFault(reply.error().why, reply.error().detail);
+    }
     return std::move(*reply);
   }
 

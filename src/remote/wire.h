@@ -18,6 +18,7 @@
 #include "core/json.h"
 #include "core/rules.h"
 #include "remote/channel.h"
+#include "remote/child_process.h"
 
 namespace arbiter::wire {
 
@@ -66,6 +67,17 @@ inline Json ejected(const Ejection& e) {
   return call(kEjected, Json::array({Json{{"verdict", std::string(to_string(e.why))},
                                           {"call", e.call},
                                           {"detail", e.detail}}}));
+}
+
+// How long a hang-up waits for the program's stderr to end, for its last words.
+inline constexpr Duration kLastWordsWait = std::chrono::milliseconds(100);
+
+// `detail` of a program's hang-up with the last line it wrote on stderr, which usually says why
+// it died ("python3: can't open file ...").
+inline std::string with_last_words(std::string detail, const ChildProcess& child) {
+  const std::string words = child.last_words(kLastWordsWait);
+  if (!words.empty()) detail += " (its last words on stderr: " + excerpt(Json(words), 200) + ")";
+  return detail;
 }
 
 // Sends the notice without waiting for the peer to take it (best effort: a peer that does not

@@ -236,7 +236,7 @@ TEST(Standings, MatchLinesCarryTheCommandThatReplaysThem) {
             "arbiter play q --player 'p1:cmd:python3 bot.py' --player p0:dag --seed 42 --config "
             "'{\"players\":2}'");
   const std::string csv = matches_csv(spec, {{0, 0, 0, job, win_for(1), "w1", 0.5}});
-  EXPECT_NE(csv.find("0,0,42,p1 p0,p0,0 0,,0.500,w1,,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("0,0,42,p1 p0,p0,0 0,,,0.500,w1,,"), std::string::npos) << csv;
 }
 
 TEST(Spec, RoundTripsThroughJsonAndRejectsNonsense) {

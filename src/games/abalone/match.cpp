@@ -146,6 +146,7 @@ class Match {
          {"call", call},
          {"cycle", cycle_}});
     world_.forfeit(team.team);
+    if (team.external != nullptr) team.external->ejected(*team.ejection);
   }
 
   // §8 setup: the external team says how many pieces to spawn; each appears next to the

@@ -64,6 +64,9 @@ class ExternalTeam {
   virtual ~ExternalTeam() = default;
   virtual std::expected<std::int64_t, Ejection> setup(const Json& view) = 0;
   virtual std::expected<std::vector<Commitment>, Ejection> take_turn(const Json& view) = 0;
+  // The team forfeited (a failed call or a foul): why, for the team to hear. Called once; no
+  // call follows.
+  virtual void ejected(const Ejection& ejection) { (void)ejection; }
 };
 
 struct TeamProgram {

@@ -51,8 +51,10 @@ Expected<Json> xserver(const Json& server_config, std::optional<std::uint16_t> p
 
 // xclients: ClientConfig (+ the optional trailing "divergeBeforeSending" / "sendnameloop")
 // -> runs one TCP client per actor, `wait` seconds apart, until every client has finished or
-// hangs on purpose. `port` overrides the config's.
-Expected<void> xclients(const std::vector<Json>& in, std::optional<std::uint16_t> port,
-                        const NetOptions& options);
+// hangs on purpose. `port` overrides the config's. Returns the clients that never got a
+// connection ("NAME: REASON"); an Error for a config it cannot read.
+Expected<std::vector<std::string>> xclients(const std::vector<Json>& in,
+                                            std::optional<std::uint16_t> port,
+                                            const NetOptions& options);
 
 }  // namespace arbiter::q::harness

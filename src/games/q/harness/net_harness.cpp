@@ -222,33 +222,25 @@ Deadline forever() {
   return after(std::chrono::hours(24 * 365));
 }
 
-void run_client(const ClientPlan& plan, const std::string& host, std::uint16_t port, double scale) {
-  std::unique_ptr<Channel> channel;
-  for (int attempt = 0; attempt < 10 && !channel; ++attempt) {
-    auto connected = tcp_connect(host, port, after(scaled(1, scale)), Framing::values);
-    if (connected)
-      channel = std::move(*connected);
-    else
-      std::this_thread::sleep_for(scaled(1, scale));
-  }
-  if (!channel) return;
-  auto* raw = dynamic_cast<FdChannel*>(channel.get());
+// The client's side of one game on an open connection, scripted by `plan`.
+void play_client(const ClientPlan& plan, Channel& channel) {
+  auto* raw = dynamic_cast<FdChannel*>(&channel);
   const std::string& name = plan.actor.name;
   if (plan.script == Script::diverge_before_sending) {
-    while (channel->receive(forever())) {
+    while (channel.receive(forever())) {
     }
     return;
   }
-  if (!channel->send(Json(name), forever())) return;
+  if (!channel.send(Json(name), forever())) return;
   if (plan.script == Script::send_name_then_loop) {
-    while (channel->receive(forever())) {  // reads, never answers
+    while (channel.receive(forever())) {  // reads, never answers
     }
     return;
   }
   auto player = make_actor(plan.actor);
   try {
     for (;;) {
-      auto message = channel->receive(forever());
+      auto message = channel.receive(forever());
       if (!message) return;  // the server closed the connection
       const Json& m = *message;
       if (!m.is_array() || m.size() != 2 || !m[0].is_string() || !m[1].is_array() || m[1].empty())
@@ -274,24 +266,44 @@ void run_client(const ClientPlan& plan, const std::string& host, std::uint16_t p
       }
       auto text = spoiled_reply(name, method, reply);
       const auto sent = text && raw != nullptr ? raw->send_text(*text, forever())
-                                               : channel->send(reply, forever());
+                                               : channel.send(reply, forever());
       if (!sent || method == wire::kWin) {
         if (method == wire::kWin) {
-          while (channel->receive(forever())) {  // wait for the server to close
+          while (channel.receive(forever())) {  // wait for the server to close
           }
         }
         return;
       }
     }
   } catch (const std::exception&) {
-    channel->close();  // a crashing client drops its connection
+    channel.close();  // a crashing client drops its connection
   }
 }
 
+
+// Plays one client to its end; the reason it never got connected, if it did not.
+std::optional<std::string> run_client(const ClientPlan& plan, const std::string& host,
+                                      std::uint16_t port, double scale) {
+  std::unique_ptr<Channel> channel;
+  std::string why;
+  for (int attempt = 0; attempt < 10 && !channel; ++attempt) {
+    auto connected = tcp_connect(host, port, after(scaled(1, scale)), Framing::values);
+    if (connected) {
+      channel = std::move(*connected);
+    } else {
+      why = connected.error().message;
+      std::this_thread::sleep_for(scaled(1, scale));
+    }
+  }
+  if (!channel) return why;
+  play_client(plan, *channel);
+  return std::nullopt;
+}
 }  // namespace
 
-Expected<void> xclients(const std::vector<Json>& in, std::optional<std::uint16_t> port,
-                        const NetOptions& options) {
+Expected<std::vector<std::string>> xclients(const std::vector<Json>& in,
+                                            std::optional<std::uint16_t> port,
+                                            const NetOptions& options) {
   if (in.empty() || in.size() > 2)
     return fail(
         fmt::format("xclients: expected a ClientConfig and at most one scenario string, got "
@@ -327,19 +339,28 @@ Expected<void> xclients(const std::vector<Json>& in, std::optional<std::uint16_t
   }
 
   const std::uint16_t target = port.value_or(static_cast<std::uint16_t>(*config_port));
-  auto finished = std::make_shared<std::atomic<int>>(0);
+  struct Tally {
+    std::atomic<int> finished{0};
+    std::mutex mu;
+    std::vector<std::string> unconnected;  // "NAME: REASON"
+  };
+  auto tally = std::make_shared<Tally>();
   for (const auto& plan : plans) {
     std::this_thread::sleep_for(scaled(static_cast<double>(*wait), options.time_scale));
-    std::thread([plan, host = *host, target, scale = options.time_scale, finished] {
-      run_client(plan, host, target, scale);
-      finished->fetch_add(1);
+    std::thread([plan, host = *host, target, scale = options.time_scale, tally] {
+      if (auto why = run_client(plan, host, target, scale)) {
+        std::lock_guard lock(tally->mu);
+        tally->unconnected.push_back(fmt::format("{}: {}", plan.actor.name, *why));
+      }
+      tally->finished.fetch_add(1);
     }).detach();
   }
   // Done when every client has finished or is hung on purpose (a looping actor).
   const int n = static_cast<int>(plans.size());
-  while (finished->load() + hanging_threads() < n)
+  while (tally->finished.load() + hanging_threads() < n)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  return {};
+  std::lock_guard lock(tally->mu);
+  return tally->unconnected;
 }
 
 }  // namespace arbiter::q::harness
