@@ -271,9 +271,12 @@ Expected<MatchResult> run_race(const PlaySpec& spec, const std::vector<std::stri
         seat.channel = std::move(opened->channel);
         if (opened->process) {
           seat.ejected = [process = opened->process] {
-            process->stop_after(wire::kEjectionGrace);
+            process->stop_after(wire::kLastMessageGrace);
           };
-          seat.disconnect = [process = std::move(opened->process)] { process->kill(); };
+          // At the end too the program may read its last message ("win") and exit on its own.
+          seat.disconnect = [process = std::move(opened->process)] {
+            process->stop_after(wire::kLastMessageGrace);
+          };
         }
       }
       continue;

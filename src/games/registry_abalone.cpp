@@ -233,7 +233,7 @@ class WireSeat final : public ExternalSeat {
   void told(const Ejection& ejection) override {
     if (failure_.empty()) failure_ = ejection.detail;
     wire::tell_ejected(*channel_, ejection);
-    if (process_) process_->stop_after(wire::kEjectionGrace);
+    if (process_) process_->stop_after(wire::kLastMessageGrace);
   }
 
   std::shared_ptr<Channel> channel_;

@@ -73,12 +73,12 @@ class RemotePlayer final : public Player<G> {
     if (child_) child_->stop();
   }
 
-  // The notice, then the channel closed at once; the program has wire::kEjectionGrace to read
+  // The notice, then the channel closed at once; the program has wire::kLastMessageGrace to read
   // it and exit before it is killed.
   void ejected(const Ejection& ejection) override {
     if (!tell_ejection_) return disconnect();
     if (channel_) wire::tell_ejected(*channel_, ejection);
-    if (child_) child_->stop_after(wire::kEjectionGrace);
+    if (child_) child_->stop_after(wire::kLastMessageGrace);
   }
 
   ChildProcess* child() { return child_.get(); }

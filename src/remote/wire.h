@@ -29,8 +29,9 @@ inline constexpr std::string_view kWin = "win";
 inline constexpr std::string_view kVoid = "void";
 inline constexpr std::string_view kEjected = "ejected";
 
-// How long an ejected program has to read its notice and exit before it is killed.
-inline constexpr Duration kEjectionGrace = std::chrono::milliseconds(100);
+// How long a program has to read its last message (an ejection notice, a real-time game's
+// win) and exit on its own before it is killed.
+inline constexpr Duration kLastMessageGrace = std::chrono::milliseconds(100);
 
 template <Game G>
 Json view_arg(const typename G::View& view, std::string_view name) {
