@@ -169,6 +169,23 @@ std::unique_ptr<Store> open_or_report(const std::string& url, OpenMode mode, int
   return std::move(*store);
 }
 
+// Whether the stored tournament can be played on this machine (its programs may exist where it
+// was created and not here); if not, says why (exit code 2).
+bool playable_here(Store& store, std::int64_t id, int& exit_code) {
+  auto spec = load_spec(store, id);
+  if (!spec) {
+    report_error(spec.error().message);
+    exit_code = kBadInput;
+    return false;
+  }
+  if (auto ok = validate_spec(*spec); !ok) {
+    report_error(fmt::format("tournament {} cannot be played here: {}", id, ok.error().message));
+    exit_code = kBadInput;
+    return false;
+  }
+  return true;
+}
+
 // A tournament built from the flags and stored, or nothing after reporting why not (exit code
 // 2 for bad flags or an unusable store, 1 when storing fails).
 struct Created {
@@ -503,19 +520,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
     if (!outputs_ok(*run_args, exit_code)) return;
     auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
     if (!store) return;
-    auto spec = load_spec(*store, run_args->tournament);
-    if (!spec) {
-      report_error(spec.error().message);
-      exit_code = kBadInput;
-      return;
-    }
-    // Where it is resumed, its programs may be missing.
-    if (auto ok = validate_spec(*spec); !ok) {
-      report_error(fmt::format("tournament {} cannot be played here: {}", run_args->tournament,
-                               ok.error().message));
-      exit_code = kBadInput;
-      return;
-    }
+    if (!playable_here(*store, run_args->tournament, exit_code)) return;
     exit_code = play_tournament(*store, run_args->tournament, *run_args);
   });
 
@@ -633,20 +638,8 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
     if (!outputs_ok(*run_args, exit_code)) return;
     auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
     if (!store) return;
-    if (run_args->tournament != 0) {
-      auto spec = load_spec(*store, run_args->tournament);
-      if (!spec) {
-        report_error(spec.error().message);
-        exit_code = kBadInput;
-        return;
-      }
-      if (auto ok = validate_spec(*spec); !ok) {
-        report_error(fmt::format("tournament {} cannot be played here: {}", run_args->tournament,
-                                 ok.error().message));
-        exit_code = kBadInput;
-        return;
-      }
-    }
+    if (run_args->tournament != 0 && !playable_here(*store, run_args->tournament, exit_code))
+      return;
     WorkerOptions options;
     options.threads = run_args->workers;
     options.batch = run_args->batch;

@@ -214,7 +214,7 @@ Expected<void> validate_spec(const TournamentSpec& spec) {
   for (const auto& p : spec.players) {
     if (auto ok = check_seating(*game, {p.name, p.bot}, /*tcp_allowed=*/false); !ok) return ok;
     if (!names.insert(p.name).second)
-      return fail(fmt::format("player name \"{}\" is given twice", p.name));
+      return fail(fmt::format("player name \"{}\" is used twice", p.name));
   }
   const auto seats = static_cast<std::size_t>(spec.seats);
   if (seats < game->min_seats || seats > game->max_seats)

@@ -127,6 +127,21 @@ def main() -> int:
 
     failures = []
     ran = passed = 0
+
+    def attempt(label, command, cwd):
+        """Runs one command, counting it and reporting a failure under `label`."""
+        nonlocal ran, passed
+        if args.verbose:
+            print(f"RUN  {label}", flush=True)
+        problem, seconds, tail = run(command, cwd, env, args.timeout)
+        ran += 1
+        if problem:
+            failures.append(f"FAIL {label}: {problem}; output ends: {one_line(tail)[-300:]}")
+            print(failures[-1], flush=True)
+        else:
+            passed += 1
+            if args.verbose:
+                print(f"ok   {seconds:.2f} s", flush=True)
     started = time.monotonic()
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="arbiter-docs-"))
     try:
@@ -147,18 +162,7 @@ def main() -> int:
                     failures.append(f"FAIL {doc}: a ``` fence is never closed")
                     print(failures[-1])
                     continue
-                if args.verbose:
-                    print(f"RUN  {doc}:{line}: {one_line(command)}", flush=True)
-                problem, seconds, tail = run(command, cwd, env, args.timeout)
-                ran += 1
-                if problem:
-                    failures.append(f"FAIL {doc}:{line}: {one_line(command)}: {problem}; "
-                                    f"output ends: {one_line(tail)[-300:]}")
-                    print(failures[-1], flush=True)
-                else:
-                    passed += 1
-                    if args.verbose:
-                        print(f"ok   {seconds:.2f} s", flush=True)
+                attempt(f"{doc}:{line}: {one_line(command)}", command, cwd)
 
         if not args.no_toml:
             tomls = sorted((root / "examples").glob("*.toml"))
@@ -170,18 +174,7 @@ def main() -> int:
                 rel = toml.relative_to(root)
                 store = cwd / f"{toml.stem}.db"
                 command = (f"arbiter tournament run -f {rel} --store sqlite:{store} -q")
-                if args.verbose:
-                    print(f"RUN  {command}", flush=True)
-                problem, seconds, tail = run(command, cwd, env, args.timeout)
-                ran += 1
-                if problem:
-                    failures.append(f"FAIL {rel}: {command}: {problem}; "
-                                    f"output ends: {one_line(tail)[-300:]}")
-                    print(failures[-1], flush=True)
-                else:
-                    passed += 1
-                    if args.verbose:
-                        print(f"ok   {seconds:.2f} s", flush=True)
+                attempt(f"{rel}: {command}", command, cwd)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

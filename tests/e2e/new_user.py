@@ -103,7 +103,10 @@ def run_case(case):
         for name in ("bots", "examples", "tests"):
             (d / name).symlink_to(pathlib.Path(ARGS.root) / name)
         if case.setup:
-            case.setup(d)
+            try:
+                case.setup(d)
+            except Exception as e:  # a setup that needs what the arbiter under test lacks
+                return [f"setup failed: {type(e).__name__}: {e}"]
         argv = [a.replace("{dir}", str(d)) for a in case.argv]
         cmd = [ARGS.arbiter, *argv]
         if case.wrap:
@@ -156,7 +159,10 @@ def run_case(case):
         if b"Sanitizer" in stderr or b"terminate called" in stderr:
             problems.append("a crash report on stderr")
         if case.check:
-            problems += case.check(d, stdout, stderr)
+            try:
+                problems += case.check(d, stdout, stderr)
+            except Exception as e:  # output the check could not even read is a failure too
+                problems.append(f"check failed: {type(e).__name__}: {e}")
         if not case.changes:
             changes = diff(before, snapshot(d))
             if changes:
