@@ -1,10 +1,10 @@
 // arbiter: the command line. `arbiter --help` lists the commands.
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <cerrno>
 #include <iostream>
 #include <memory>
 
@@ -12,11 +12,11 @@
 
 #include "apps/commands.h"
 #include "core/file.h"
-#include "revision.h"
 #include "core/interrupt.h"
 #include "games/registry.h"
 #include "games/registry_seating.h"
 #include "remote/tcp.h"
+#include "revision.h"
 #include "tournament/standings.h"
 
 namespace arbiter::cli {
@@ -36,7 +36,11 @@ std::string printable_line(std::string_view text) {
       continue;
     }
     // The length of a well-formed UTF-8 sequence starting here (1 for ASCII), or 0.
-    std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    std::size_t n = c < 0x80           ? 1
+                    : (c >> 5) == 0x6  ? 2
+                    : (c >> 4) == 0xe  ? 3
+                    : (c >> 3) == 0x1e ? 4
+                                       : 0;
     if (n > 1 && (i + n > text.size() || c == 0xc0 || c == 0xc1 || c > 0xf4)) n = 0;
     for (std::size_t k = 1; k < n; ++k)
       if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) n = 0;
@@ -309,8 +313,8 @@ int checked_stdout(int exit_code) {
       std::fputc('\n', stdout);
       if (std::fflush(stdout) != 0) err = errno;
     }
-    report_error(fmt::format("standard output: {}",
-                             err == 0 ? "a write failed" : std::strerror(err)));
+    report_error(
+        fmt::format("standard output: {}", err == 0 ? "a write failed" : std::strerror(err)));
     if (exit_code == 0) exit_code = kFailed;
   }
   return exit_code;
@@ -323,8 +327,8 @@ int main(int argc, char** argv) {
   using namespace arbiter::cli;
   CLI::App app{"arbiter: a referee for games between untrusted players"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", fmt::format("arbiter {} (git {})", ARBITER_VERSION,
-                                                ARBITER_REVISION),
+  app.set_version_flag("--version",
+                       fmt::format("arbiter {} (git {})", ARBITER_VERSION, ARBITER_REVISION),
                        "Print the version and the git revision it was built from");
   app.footer(
       "Exit codes, for every command:\n"

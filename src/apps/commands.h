@@ -36,6 +36,6 @@ int checked_stdout(int exit_code);
 CLI::Validator number_validator(double lo, double hi, std::string what);  // NaN refused too
 CLI::Validator seconds_validator(double lo = 0.001, double hi = 600);
 CLI::Validator id_validator(std::int64_t lo = 1);  // lo to 2^63-1, decimal digits only
-CLI::Validator natural_validator();  // 0 to 2^64-1, decimal digits only
+CLI::Validator natural_validator();                // 0 to 2^64-1, decimal digits only
 
 }  // namespace arbiter::cli

@@ -142,8 +142,8 @@ void add_q_net_commands(CLI::App* q, int& exit_code) {
       report_error(done.error().message);
       exit_code = kBadInput;
     } else if (!done->empty()) {
-      report_error(fmt::format("q xclients: {} client(s) could not connect, e.g. {}",
-                               done->size(), done->front()));
+      report_error(fmt::format("q xclients: {} client(s) could not connect, e.g. {}", done->size(),
+                               done->front()));
       exit_code = kFailed;
     }
   });

@@ -14,8 +14,7 @@ inline constexpr std::string_view kSeatNameRule = "a name is 1 to 20 ASCII lette
 constexpr bool valid_seat_name(std::string_view name) {
   if (name.empty() || name.size() > 20) return false;
   for (char c : name)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
-      return false;
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) return false;
   return true;
 }
 

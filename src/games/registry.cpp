@@ -437,8 +437,8 @@ const std::vector<GameEntry>& registered_games() {
        .min_seats = 2,
        .max_seats = 2,
        .check_bot = [](const std::string& bot) { return checked(battleship::parse_bot(bot)); },
-       .check_config =
-           [](const Json& c, std::size_t seats) { return checked(battleship_config(c, seats)); },
+       .check_config = [](const Json& c,
+                          std::size_t seats) { return checked(battleship_config(c, seats)); },
        .play = play_battleship,
        .replay = [](const std::vector<Json>& log) { return replay<battleship::Battleship>(log); }},
       {.name = "speed_scrabble",
@@ -448,10 +448,8 @@ const std::vector<GameEntry>& registered_games() {
        .min_seats = 2,
        .max_seats = 8,
        .check_bot = [](const std::string& bot) { return checked(parse_racer(bot)); },
-       .check_config =
-           [](const Json& c, std::size_t seats) {
-             return checked(speed_scrabble_config(c, seats));
-           },
+       .check_config = [](const Json& c,
+                          std::size_t seats) { return checked(speed_scrabble_config(c, seats)); },
        .play = play_speed_scrabble,
        .replay = replay_speed_scrabble},
       {.name = "dominosa",
@@ -461,8 +459,8 @@ const std::vector<GameEntry>& registered_games() {
        .min_seats = 1,
        .max_seats = 8,
        .check_bot = [](const std::string& bot) { return checked(parse_racer(bot)); },
-       .check_config =
-           [](const Json& c, std::size_t seats) { return checked(dominosa_config(c, seats)); },
+       .check_config = [](const Json& c,
+                          std::size_t seats) { return checked(dominosa_config(c, seats)); },
        .play = play_dominosa,
        .replay = replay_dominosa},
       {.name = "abalone",

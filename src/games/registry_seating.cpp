@@ -37,8 +37,8 @@ std::vector<ProgramStderr> ProgramRecords::collect() {
   std::vector<ProgramStderr> out;
   for (const auto& [seat, process] : programs_) {
     process->kill();
-    out.push_back({seat, process->stderr_bytes(), process->stderr_tail(),
-                   process->stderr_log_error()});
+    out.push_back(
+        {seat, process->stderr_bytes(), process->stderr_tail(), process->stderr_log_error()});
   }
   return out;
 }
@@ -67,8 +67,9 @@ Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tc
   if (seat.bot.empty()) return refuse("no bot given");
   if (seat.bot == "tcp") {
     if (!tcp_allowed)
-      return refuse("tcp seats cannot play here (no one would connect for every match); use "
-                    "cmd:PROGRAM");
+      return refuse(
+          "tcp seats cannot play here (no one would connect for every match); use "
+          "cmd:PROGRAM");
     return {};
   }
   if (seat.bot.starts_with("cmd:")) {
@@ -84,13 +85,12 @@ Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tc
 Expected<void> check_play(const GameEntry& game, const PlaySpec& spec) {
   const std::size_t n = spec.roster.size();
   if (n < game.min_seats || n > game.max_seats)
-    return fail(fmt::format(
-        "{} is for {}, {} given (--player NAME:BOT once per seat)", game.name,
-        !game.seats_text.empty()         ? game.seats_text
-        : game.min_seats == game.max_seats ? fmt::format("{} players", game.min_seats)
-                                           : fmt::format("{} to {} players", game.min_seats,
-                                                         game.max_seats),
-        n));
+    return fail(fmt::format("{} is for {}, {} given (--player NAME:BOT once per seat)", game.name,
+                            !game.seats_text.empty() ? game.seats_text
+                            : game.min_seats == game.max_seats
+                                ? fmt::format("{} players", game.min_seats)
+                                : fmt::format("{} to {} players", game.min_seats, game.max_seats),
+                            n));
   if (auto names = seat_names(spec); !names) return std::unexpected(names.error());
   for (const auto& seat : spec.roster)
     if (auto ok = check_seating(game, seat); !ok) return ok;

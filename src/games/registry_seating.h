@@ -40,7 +40,8 @@ Expected<PlayOutcome> play_match(const GameEntry& game, const PlaySpec& spec);
 
 // Opens the remote seats of a roster: "cmd:" seats spawn their program, "tcp" seats are accepted
 // in seat order (a client signs up by sending its name as a JSON string, by the seat name rule;
-// other connections are dropped). Other seats stay empty. An Error only when tcp seats cannot be listened for.
+// other connections are dropped). Other seats stay empty. An Error only when tcp seats cannot be
+// listened for.
 Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpec& spec,
                                                                    ChannelLimits limits = {});
 

@@ -16,8 +16,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <mutex>
 #include <string_view>
@@ -237,9 +237,9 @@ struct ChildProcess::State {
   std::size_t tail_cap = 0;
   std::atomic<std::uint64_t> stderr_bytes{0};
   std::thread drain;
-  std::mutex drain_mu;                  // whoever joins the drain
-  std::atomic<bool> finishing{false};   // kill(): the drain takes the last words and returns
-  std::atomic<std::int64_t> kill_at{0}; // stop_after(): when the drain kills (steady ns; 0: no)
+  std::mutex drain_mu;                   // whoever joins the drain
+  std::atomic<bool> finishing{false};    // kill(): the drain takes the last words and returns
+  std::atomic<std::int64_t> kill_at{0};  // stop_after(): when the drain kills (steady ns; 0: no)
 
   mutable std::mutex tail_mu;  // the drain writes, anyone reads
   std::string tail;            // up to 2 * tail_cap bytes; the last tail_cap are the tail
@@ -286,8 +286,8 @@ struct ChildProcess::State {
       const std::int64_t at = kill_at.load();
       int timeout = -1;
       if (at != 0)
-        timeout = static_cast<int>(std::clamp<std::int64_t>((at - now_ns()) / 1'000'000 + 1, 0,
-                                                            60'000));
+        timeout =
+            static_cast<int>(std::clamp<std::int64_t>((at - now_ns()) / 1'000'000 + 1, 0, 60'000));
       pollfd fds[2] = {{open ? stderr_r : -1, POLLIN, 0}, {wake_fd, POLLIN, 0}};
       if (::poll(fds, 2, timeout) < 0) {
         if (errno == EINTR) continue;
@@ -564,7 +564,8 @@ std::string ChildProcess::last_words(Duration wait) const {
   std::unique_lock lock(s_->tail_mu);
   s_->stderr_end.wait_for(lock, wait, [&] { return s_->stderr_ended || s_->finishing.load(); });
   std::string_view t = s_->tail;
-  while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.remove_suffix(1);
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' '))
+    t.remove_suffix(1);
   if (const auto nl = t.rfind('\n'); nl != std::string_view::npos) t.remove_prefix(nl + 1);
   return std::string(t.substr(0, 200));
 }

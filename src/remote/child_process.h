@@ -37,10 +37,10 @@ struct ChildLimits {
 struct ChildSpec {
   std::vector<std::string> argv;  // argv[0] is looked up in PATH if it has no '/'
   ChildLimits limits;
-  std::filesystem::path stderr_log;  // empty: stderr is drained and dropped
-  std::size_t stderr_cap = 1 << 20;  // bytes kept in the log (the first ones)
-  std::size_t stderr_tail = 8 << 10; // bytes kept in memory (the last ones): stderr_tail()
-  bool own_pid_namespace = true;     // falls back to a process group when not permitted
+  std::filesystem::path stderr_log;   // empty: stderr is drained and dropped
+  std::size_t stderr_cap = 1 << 20;   // bytes kept in the log (the first ones)
+  std::size_t stderr_tail = 8 << 10;  // bytes kept in memory (the last ones): stderr_tail()
+  bool own_pid_namespace = true;      // falls back to a process group when not permitted
 };
 
 // The file spawn() would run for `name` (looked up in PATH when it has no '/'), if it is an

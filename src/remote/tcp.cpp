@@ -33,8 +33,8 @@ Expected<Address> parse_address(std::string_view text, std::string_view what, bo
   if (number)
     for (char c : digits) port = port * 10 + static_cast<std::uint32_t>(c - '0');
   if (!number || port < low || port > 65535)
-    return fail(fmt::format("{} \"{}\": the port must be a number from {} to 65535", what, text,
-                            low));
+    return fail(
+        fmt::format("{} \"{}\": the port must be a number from {} to 65535", what, text, low));
   return Address{std::string(text.substr(0, colon)), static_cast<std::uint16_t>(port)};
 }
 namespace {

@@ -35,9 +35,10 @@ Expected<std::unique_ptr<Store>> open_store(std::string_view url, OpenMode mode)
     return open_sqlite_store(std::string(path), mode);
   }
   if (auto scheme = url_scheme(url))
-    return fail(fmt::format("store \"{}\": unknown scheme \"{}\"; expected sqlite:FILE, "
-                            "postgresql://... or a file path (./{} for a file of that name)",
-                            url, *scheme, url));
+    return fail(
+        fmt::format("store \"{}\": unknown scheme \"{}\"; expected sqlite:FILE, "
+                    "postgresql://... or a file path (./{} for a file of that name)",
+                    url, *scheme, url));
   return open_sqlite_store(std::string(url), mode);
 }
 

@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include "games/q/actors.h"
-#include "games/q/harness/harness.h"
 #include "games/q/harness/course_input.h"
+#include "games/q/harness/harness.h"
 #include "games/q/harness/result.h"
 #include "referee/turn_based.h"
 

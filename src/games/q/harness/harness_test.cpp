@@ -182,7 +182,8 @@ TEST(RulesHarness, ARowNamingAColumnTwiceKeepsTheLaterCell) {
   const char* map = R"([[0, [0, {"color": "red", "shape": "square"}],
                             [0, {"color": "green", "shape": "star"}]]])";
   const std::string pub = fmt::format(R"({{"map": {}, "players": [{{"score": 0, "tile*":
-      [{{"color": "green", "shape": "circle"}}]}}, 0], "tile*": 5}})", map);
+      [{{"color": "green", "shape": "circle"}}]}}, 0], "tile*": 5}})",
+                                      map);
   // Next to the green star a green circle fits; next to the red square it would not.
   const std::string legal = pub + R"( [{"coordinate": {"row": 0, "column": 1},
                                          "1tile": {"color": "green", "shape": "circle"}}])";

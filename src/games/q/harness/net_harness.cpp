@@ -12,8 +12,8 @@
 #include "core/interrupt.h"
 #include "core/seat_name.h"
 #include "games/q/actors.h"
-#include "games/q/harness/harness.h"
 #include "games/q/harness/course_input.h"
+#include "games/q/harness/harness.h"
 #include "games/q/harness/result.h"
 #include "referee/turn_based.h"
 #include "remote/fd_channel.h"
@@ -279,7 +279,6 @@ void play_client(const ClientPlan& plan, Channel& channel) {
     channel.close();  // a crashing client drops its connection
   }
 }
-
 
 // Plays one client to its end; the reason it never got connected, if it did not.
 std::optional<std::string> run_client(const ClientPlan& plan, const std::string& host,
