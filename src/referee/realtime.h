@@ -106,6 +106,8 @@ class RealtimeCore {
   }
 
   bool in(Seat p) const { return !out_[p] && !state_.over(); }
+  // Not ejected: still told things, also the notices of the message that ended the game.
+  bool connected(Seat p) const { return !out_[p]; }
 
   // An arrival. The game first catches up with time (it may have ended before `at`).
   Sends message(Seat p, std::uint64_t ticket, Duration at, const Json& message) {
@@ -246,7 +248,7 @@ MatchResult run_realtime(typename G::State& state, std::vector<RealtimeSeat>& se
   };
   auto send_all = [&](const typename detail::RealtimeCore<G>::Sends& sends) {
     for (const auto& [p, m] : sends)
-      if (core.in(p)) send(p, m, "notice");
+      if (core.connected(p)) send(p, m, "notice");
   };
 
   // An ejected seat is cut off at once: told why (best effort), its channel closed (its reader
