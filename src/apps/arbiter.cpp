@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -119,6 +120,10 @@ struct PlayArgs {
   std::uint64_t cpu_seconds = 0;
   std::uint64_t open_files = 0;
   std::uint64_t processes = 0;
+  bool sandbox = false;
+  std::vector<std::string> read_only;
+  std::vector<std::string> env;
+  bool network = false;
 };
 
 std::string reproduce_command(const PlayArgs& a) {
@@ -191,6 +196,34 @@ int play(const PlayArgs& a) {
   if (a.cpu_seconds > 0) spec.hosting.limits.cpu_seconds = a.cpu_seconds;
   if (a.open_files > 0) spec.hosting.limits.open_files = a.open_files;
   if (a.processes > 0) spec.hosting.limits.processes = a.processes;
+  if (a.sandbox) {
+    SandboxSpec walls;
+    for (const auto& p : a.read_only) walls.read_only.push_back(p);
+    walls.network = a.network;
+    for (const auto& e : a.env) {
+      const auto eq = e.find('=');
+      const std::string name = e.substr(0, eq);
+      const char* value = eq == std::string::npos ? std::getenv(name.c_str()) : nullptr;
+      if (name.empty() || name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuv"
+                                                 "wxyz0123456789_") != std::string::npos) {
+        report_error(fmt::format("--env \"{}\": expected NAME or NAME=VALUE", e));
+        return kBadInput;
+      }
+      if (eq != std::string::npos)
+        walls.environment.push_back(e);
+      else if (value != nullptr)
+        walls.environment.push_back(name + "=" + value);
+    }
+    for (const auto& p : walls.read_only)
+      if (auto ok = check_readable_file(p); !ok && !std::filesystem::is_directory(p)) {
+        report_error("--read-only " + ok.error().message);
+        return kBadInput;
+      }
+    spec.hosting.sandbox = walls;
+  } else if (!a.read_only.empty() || !a.env.empty() || a.network) {
+    report_error("--read-only, --env and --allow-network are for --sandbox");
+    return kBadInput;
+  }
   if (!spec.hosting.gui.empty() && !game->streams_gui) {
     report_error(fmt::format("--gui: {} has no viewer stream (only abalone has)", a.game));
     return kBadInput;
@@ -396,6 +429,17 @@ int main(int argc, char** argv) {
       ->add_option("--max-processes", play_args.processes,
                    "Process limit for cmd players (RLIMIT_NPROC; no effect for root), 1 to 1048576")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+  play_cmd->add_flag("--sandbox", play_args.sandbox,
+                     "Run cmd players behind walls: their own root (system read-only, /tmp a "
+                     "64 MiB scratch), uid, /proc, loopback-only network, clean environment "
+                     "(see arbiter sandbox check)");
+  play_cmd->add_option("--read-only", play_args.read_only,
+                       "--sandbox: also show this path read-only (its program and the files "
+                       "its arguments name are shown already)");
+  play_cmd->add_option("--env", play_args.env,
+                       "--sandbox: pass NAME (from here) or NAME=VALUE to cmd players");
+  play_cmd->add_flag("--allow-network", play_args.network,
+                     "--sandbox: let cmd players use the host's network");
   std::string house_bots;
   for (const auto& g : registered_games()) house_bots += fmt::format("  {}: {}\n", g.name, g.bots);
   play_cmd->footer(
@@ -417,6 +461,17 @@ int main(int argc, char** argv) {
     play_args.seed = std::stoull(play_args.seed_text);  // validated by natural_validator
     exit_code = play(play_args);
   });
+
+  auto* sandbox_cmd = app.add_subcommand("sandbox", "The walls around program players");
+  sandbox_cmd->require_subcommand(1);
+  sandbox_cmd->add_subcommand("check", "Say which walls this machine can put up (exit 1 if not all)")
+      ->callback([&exit_code] {
+        const SandboxSupport support = check_sandbox();
+        for (const auto& line : support.lines) fmt::print("{}\n", line);
+        fmt::print("{}\n", support.ok ? "the sandbox works here (arbiter play --sandbox)"
+                                      : "the sandbox does not work here");
+        if (!support.ok) exit_code = kFailed;
+      });
 
   std::string replay_path;
   auto* replay_cmd =

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -63,6 +64,7 @@ struct Hosting {
   std::filesystem::path stderr_dir;
   std::string stderr_prefix;
   ProgramRecords* programs = nullptr;  // when set, every started program is added to it
+  std::optional<SandboxSpec> sandbox;  // "cmd" seats play behind these walls when set
   // HOST:PORT of a viewer listening for the game's text stream (Abalone's §7 GUI protocol);
   // empty: none. Only for games with GameEntry::streams_gui.
   std::string gui;

@@ -119,6 +119,7 @@ Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpe
       if (child.argv.empty())
         return fail(fmt::format("player {}: cmd: needs a program", seat.name));
       child.limits = spec.hosting.limits;
+      child.sandbox = spec.hosting.sandbox;
       if (!spec.hosting.stderr_dir.empty())
         child.stderr_log =
             spec.hosting.stderr_dir / (spec.hosting.stderr_prefix + seat.name + ".stderr");

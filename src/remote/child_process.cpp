@@ -29,6 +29,7 @@
 
 #include "remote/fd_channel.h"
 #include "remote/io.h"
+#include "remote/sandbox.h"
 
 extern char** environ;
 
@@ -45,8 +46,9 @@ using Resource = decltype(RLIMIT_AS);
 
 // What the child writes to the report pipe when it cannot get as far as running the program.
 struct ChildFailure {
-  enum Stage : int { stdio, limits, exec } stage;
+  enum Stage : int { stdio, limits, exec, sandbox } stage;
   int err;
+  int step = 0;  // for sandbox: SandboxPlan's step
 };
 
 // Everything the child needs, prepared before fork() so that the child only makes system calls.
@@ -63,6 +65,7 @@ struct Launch {
   int max_fd = 1024;  // for closing descriptors one by one when close_range() is missing
   pid_t parent = 0;
   bool in_namespace = false;
+  const SandboxPlan* sandbox = nullptr;  // the walls, when the program plays behind them
 };
 
 // Runs in the child between fork and exec: async-signal-safe calls only (no allocation, no
@@ -90,8 +93,8 @@ bool stay_as_init(const Launch& l) {
 }
 
 [[noreturn]] void run_child(const Launch& l) {
-  const auto report = [&](ChildFailure::Stage stage) {
-    const ChildFailure failure{stage, errno};
+  const auto report = [&](ChildFailure::Stage stage, int step = 0) {
+    const ChildFailure failure{stage, errno, step};
     [[maybe_unused]] ssize_t n = ::write(l.report_w, &failure, sizeof failure);
     ::_exit(127);
   };
@@ -117,6 +120,14 @@ bool stay_as_init(const Launch& l) {
 
   if (::dup2(l.stdin_r, 0) < 0 || ::dup2(l.stdout_w, 1) < 0 || ::dup2(l.stderr_w, 2) < 0)
     report(ChildFailure::stdio);
+  // The walls first: the limits may leave too few descriptors to build them, and RLIMIT_NPROC
+  // counts the processes of the sandbox's own uid.
+  if (l.sandbox != nullptr) {
+    if (const int step = l.sandbox->apply(); step != 0) report(ChildFailure::sandbox, step);
+    // Changing credentials cleared the death signal (apply() set it again): check once more
+    // that the parent is still there to receive the report.
+    if (::poll(&reader_gone, 1, 0) < 0 || (reader_gone.revents & POLLERR) != 0) ::_exit(127);
+  }
   for (const auto& [resource, limit] : l.limits) {
     if (::setrlimit(resource, &limit) < 0) report(ChildFailure::limits);
   }
@@ -132,7 +143,8 @@ bool stay_as_init(const Launch& l) {
   sigset_t none;
   ::sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  ::execve(l.path.c_str(), l.argv.data(), environ);
+  ::execve(l.path.c_str(), l.argv.data(),
+           l.sandbox != nullptr ? l.sandbox->environment() : environ);
   report(ChildFailure::exec);
   ::_exit(127);  // not reached
 }
@@ -367,6 +379,13 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
   Launch l;
   l.path = std::move(*path);
   l.args = spec.argv;
+  std::optional<SandboxPlan> plan;
+  if (spec.sandbox) {
+    auto prepared = SandboxPlan::prepare(*spec.sandbox, l.path, l.args);
+    if (!prepared) return fail(fmt::format("cannot run \"{}\": {}", name, prepared.error().message));
+    plan.emplace(std::move(*prepared));
+    l.sandbox = &*plan;
+  }
   for (std::string& arg : l.args) l.argv.push_back(arg.data());
   l.argv.push_back(nullptr);
   add_limit(l, RLIMIT_AS, spec.limits.memory_bytes);
@@ -415,16 +434,18 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
   ::pthread_sigmask(SIG_SETMASK, &all, &old);
   pid_t pid = -1;
   int err = 0;
-  if (spec.own_pid_namespace) {
+  if (spec.own_pid_namespace || plan) {
     // Like fork(), but the child is PID 1 of a new PID namespace: when it dies, the kernel kills
     // everything it started, however it detached itself.
     l.in_namespace = true;
-    pid = static_cast<pid_t>(::syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, 0, 0, 0, 0));
+    const int walls = plan ? plan->clone_flags() : 0;
+    pid = static_cast<pid_t>(::syscall(SYS_clone, CLONE_NEWPID | walls | SIGCHLD, 0, 0, 0, 0));
     if (pid == 0) run_child(l);
     err = errno;
   }
-  if (pid < 0 && (!spec.own_pid_namespace || err == EPERM || err == EINVAL || err == ENOSPC ||
-                  err == EUSERS)) {
+  // A program that should play behind walls never runs without them.
+  if (pid < 0 && !plan && (!spec.own_pid_namespace || err == EPERM || err == EINVAL ||
+                           err == ENOSPC || err == EUSERS)) {
     l.in_namespace = false;
     pid = ::fork();
     if (pid == 0) run_child(l);
@@ -453,6 +474,11 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
   if (n == static_cast<ssize_t>(sizeof failure)) {
     s->kill_and_reap();
     close_all();
+    if (failure.stage == ChildFailure::sandbox)
+      return fail(fmt::format("cannot run \"{}\" in its sandbox: {}: {} (see arbiter sandbox "
+                              "check)",
+                              name, SandboxPlan::step_name(failure.step),
+                              std::strerror(failure.err)));
     const char* what = failure.stage == ChildFailure::exec     ? ""
                        : failure.stage == ChildFailure::limits ? "cannot set its limits: "
                                                                : "cannot set up its stdio: ";

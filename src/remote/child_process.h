@@ -24,6 +24,7 @@
 
 #include "core/json.h"
 #include "remote/channel.h"
+#include "remote/sandbox.h"
 
 namespace arbiter {
 
@@ -41,6 +42,9 @@ struct ChildSpec {
   std::size_t stderr_cap = 1 << 20;   // bytes kept in the log (the first ones)
   std::size_t stderr_tail = 8 << 10;  // bytes kept in memory (the last ones): stderr_tail()
   bool own_pid_namespace = true;      // falls back to a process group when not permitted
+  // Behind the walls of remote/sandbox.h when set; then spawn() fails rather than run the
+  // program without them.
+  std::optional<SandboxSpec> sandbox;
 };
 
 // The file spawn() would run for `name` (looked up in PATH when it has no '/'), if it is an

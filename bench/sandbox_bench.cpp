@@ -1,0 +1,120 @@
+// What the walls cost, side by side in one run: starting a program player and its first
+// exchange, and one call once it runs, without and with the sandbox (remote/sandbox.h). The peer
+// is /bin/cat (it echoes the call), so the figures are the referee's and the kernel's alone.
+// A plain program rather than Google Benchmark: single starts and round trips are the quantity,
+// reported as median and 90th percentile. Results: docs/benchmarks.md, "The sandbox".
+//
+//   sandbox_bench [--starts N] [--calls N]
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "remote/child_process.h"
+
+namespace {
+
+using namespace arbiter;
+using Steady = std::chrono::steady_clock;
+
+double micros(Steady::duration d) {
+  return std::chrono::duration<double, std::micro>(d).count();
+}
+
+struct Stats {
+  double median = 0;
+  double p90 = 0;
+};
+
+Stats stats(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return {v[v.size() / 2], v[v.size() * 9 / 10]};
+}
+
+ChildSpec spec(bool walled) {
+  ChildSpec s;
+  s.argv = {"/bin/cat"};
+  if (walled) s.sandbox = SandboxSpec{};
+  return s;
+}
+
+const Json kCall = Json::array({"win", Json::array({true})});
+
+// Spawn + the first exchange, then kill: what a match pays per program before its first move.
+std::vector<double> starts(bool walled, int n) {
+  std::vector<double> out;
+  for (int i = 0; i < n; ++i) {
+    const auto t0 = Steady::now();
+    auto child = ChildProcess::spawn(spec(walled));
+    if (!child) {
+      fmt::print(stderr, "sandbox_bench: {}\n", child.error().message);
+      std::exit(1);
+    }
+    auto channel = (*child)->take_channel();
+    auto reply = channel->exchange(kCall, Deadline::after(SteadyClock::instance(),
+                                                          std::chrono::seconds(5)));
+    const auto t1 = Steady::now();
+    if (!reply) {
+      fmt::print(stderr, "sandbox_bench: the first exchange failed: {}\n", reply.error().detail);
+      std::exit(1);
+    }
+    out.push_back(micros(t1 - t0));
+    (*child)->kill();
+  }
+  return out;
+}
+
+// One exchange with a running program.
+std::vector<double> calls(bool walled, int n) {
+  auto child = ChildProcess::spawn(spec(walled));
+  if (!child) std::exit(1);
+  auto channel = (*child)->take_channel();
+  std::vector<double> out;
+  for (int i = 0; i < n + 100; ++i) {
+    const auto t0 = Steady::now();
+    auto reply = channel->exchange(kCall, Deadline::after(SteadyClock::instance(),
+                                                          std::chrono::seconds(5)));
+    const auto t1 = Steady::now();
+    if (!reply) std::exit(1);
+    if (i >= 100) out.push_back(micros(t1 - t0));  // the first 100 warm up
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int n_starts = 200, n_calls = 5000;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string_view flag = argv[i];
+    if (flag == "--starts") n_starts = std::max(10, std::atoi(argv[i + 1]));
+    if (flag == "--calls") n_calls = std::max(100, std::atoi(argv[i + 1]));
+  }
+  ChildProcess::ignore_sigpipe();
+  fmt::print("sandbox_bench: /bin/cat as the peer; {} starts and {} calls per row\n\n", n_starts,
+             n_calls);
+  fmt::print("{:<44} {:>12} {:>12}\n", "", "median (us)", "p90 (us)");
+  // Interleaved in rounds, so that a busy spell of the machine hits both sides alike.
+  std::vector<double> plain_start, walled_start, plain_call, walled_call;
+  for (int round = 0; round < 5; ++round) {
+    for (double v : starts(false, n_starts / 5)) plain_start.push_back(v);
+    for (double v : starts(true, n_starts / 5)) walled_start.push_back(v);
+    for (double v : calls(false, n_calls / 5)) plain_call.push_back(v);
+    for (double v : calls(true, n_calls / 5)) walled_call.push_back(v);
+  }
+  const auto row = [](std::string_view name, const Stats& s, const Stats* base) {
+    fmt::print("{:<44} {:>12.1f} {:>12.1f}{}\n", name, s.median, s.p90,
+               base ? fmt::format("   {:.2f}x", s.median / base->median) : "");
+  };
+  const Stats ps = stats(plain_start), ws = stats(walled_start);
+  const Stats pc = stats(plain_call), wc = stats(walled_call);
+  row("start + first exchange, no sandbox", ps, nullptr);
+  row("start + first exchange, sandbox", ws, &ps);
+  row("one exchange, no sandbox", pc, nullptr);
+  row("one exchange, sandbox", wc, &pc);
+  return 0;
+}

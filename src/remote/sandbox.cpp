@@ -1,0 +1,273 @@
+#include "remote/sandbox.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace arbiter {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Where the new root is put together: a path of the host that every system has, covered (in the
+// child's private mount namespace only) by a tmpfs once every bind source has been opened.
+constexpr const char* kStaging = "/tmp";
+
+// The steps of apply(), for messages.
+constexpr const char* kSteps[] = {
+    "",
+    "making the mounts private",
+    "opening a path to show",
+    "making a shown path read-only",
+    "mounting the new root",
+    "making a directory in the new root",
+    "mounting the scratch directory",
+    "placing a shown path",
+    "making a link in the new root",
+    "switching to the new root",
+    "letting go of the old root",
+    "mounting /proc",
+    "making the new root read-only",
+    "bringing up loopback",
+    "dropping to an unprivileged user",
+    "setting no_new_privs",
+    "setting the parent-death signal",
+    "entering the scratch directory",
+};
+enum Step : int {
+  kPrivate = 1, kOpen, kReadOnly, kRoot, kMkdir, kScratch, kPlace, kLink, kPivot, kOldRoot,
+  kProc, kRootReadOnly, kLoopback, kUser, kNoNewPrivs, kDeathSignal, kChdir,
+};
+
+std::atomic<std::uint32_t> g_next_uid{0};
+
+// The directories from the staging root down to `path` (exclusive), e.g. /a/b/c -> /a, /a/b.
+void add_parents(const fs::path& path, std::vector<std::string>& dirs, std::set<std::string>& seen) {
+  fs::path at;
+  for (auto it = path.begin(); it != path.end(); ++it) {
+    if (std::next(it) == path.end()) break;
+    at /= *it;
+    if (at == "/") continue;
+    if (seen.insert(at.string()).second) dirs.push_back(std::string(kStaging) + at.string());
+  }
+}
+
+bool under(const fs::path& path, const fs::path& dir) {
+  auto [d, p] = std::mismatch(dir.begin(), dir.end(), path.begin(), path.end());
+  return d == dir.end();
+}
+
+}  // namespace
+
+const char* SandboxPlan::step_name(int step) {
+  return step > 0 && step < static_cast<int>(std::size(kSteps)) ? kSteps[step] : "?";
+}
+
+Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string& program,
+                                           std::vector<std::string>& argv) {
+  SandboxPlan plan;
+  std::vector<fs::path> shown;  // absolute, canonical
+  std::set<std::string> seen;
+  auto show = [&](const fs::path& p) {
+    for (const auto& s : shown)
+      if (under(p, s)) return;
+    shown.push_back(p);
+  };
+  // The system, read-only: what interpreters and libraries need.
+  for (const char* dir : {"/usr", "/etc"}) show(dir);
+  for (const char* top : {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt"}) {
+    std::error_code ec;
+    const auto status = fs::symlink_status(top, ec);
+    if (ec || !fs::exists(status)) continue;
+    if (fs::is_symlink(status))
+      plan.symlinks_.push_back({fs::read_symlink(top, ec).string(), std::string(kStaging) + top});
+    else if (fs::is_directory(status))
+      show(top);
+  }
+  // The program: where it is installed (its bin directory's parent, for an interpreter such as
+  // a pyenv Python that needs its lib directory too).
+  std::error_code ec;
+  const fs::path real = fs::canonical(program, ec);
+  if (ec) return fail(fmt::format("sandbox: {}: {}", program, ec.message()));
+  const fs::path home = real.parent_path().filename() == "bin" ? real.parent_path().parent_path()
+                                                                : real.parent_path();
+  show(home);
+  program = fs::absolute(program, ec).lexically_normal().string();
+  // Arguments that name files: their directories, read-only; the arguments made absolute.
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    const fs::path arg = argv[i];
+    if (arg.empty() || !fs::exists(arg, ec)) continue;
+    const fs::path abs = fs::canonical(arg, ec);
+    if (ec) continue;
+    show(fs::is_directory(abs) ? abs : abs.parent_path());
+    argv[i] = abs.string();
+  }
+  for (const auto& p : spec.read_only) {
+    if (!fs::exists(p, ec))
+      return fail(fmt::format("sandbox: the read-only path {} does not exist", p.string()));
+    show(fs::canonical(p, ec));
+  }
+  // Staged in this order: the root's own directories, the scratch mount, then the shown paths
+  // (a shown path under /tmp lands inside the scratch directory, read-only).
+  plan.dirs_ = {std::string(kStaging) + "/proc", std::string(kStaging) + "/dev",
+                std::string(kStaging) + "/tmp", std::string(kStaging) + "/.old"};
+  for (const auto& d : plan.dirs_) seen.insert(d.substr(std::strlen(kStaging)));
+  for (const char* dev : {"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom"})
+    plan.binds_.push_back({dev, std::string(kStaging) + dev, true});
+  for (const auto& p : shown) {
+    add_parents(p, plan.dirs_, seen);
+    const bool is_file = !fs::is_directory(p, ec);
+    if (!is_file && seen.insert(p.string()).second)
+      plan.dirs_.push_back(std::string(kStaging) + p.string());
+    plan.binds_.push_back({p.string(), std::string(kStaging) + p.string(), is_file});
+  }
+  plan.symlinks_.push_back({"/proc/self/fd", std::string(kStaging) + "/dev/fd"});
+  plan.network_ = spec.network;
+  // A fresh uid per program: no two players share one, none is root.
+  plan.uid_ = 100000 + (g_next_uid.fetch_add(1) % 100000);
+  plan.scratch_options_ = fmt::format("size={},mode=0700,uid={},gid={}", spec.scratch_bytes,
+                                      plan.uid_, plan.uid_);
+  plan.env_text_ = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8"};
+  for (const auto& e : spec.environment) plan.env_text_.push_back(e);
+  for (auto& e : plan.env_text_) plan.env_.push_back(e.data());
+  plan.env_.push_back(nullptr);
+  plan.fds_.assign(plan.binds_.size(), -1);
+  return plan;
+}
+
+int SandboxPlan::clone_flags() const {
+  return CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | (network_ ? 0 : CLONE_NEWNET);
+}
+
+int SandboxPlan::apply() const noexcept {
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) < 0) return kPrivate;
+  // Every source is opened (as a detached copy of its mounts) before the staging tmpfs covers
+  // anything, so that a source under the staging path is still reachable.
+  for (std::size_t i = 0; i < binds_.size(); ++i) {
+    const int flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (binds_[i].is_file ? 0 : AT_RECURSIVE);
+    fds_[i] = static_cast<int>(::syscall(SYS_open_tree, AT_FDCWD, binds_[i].source.c_str(), flags));
+    if (fds_[i] < 0) return kOpen;
+    mount_attr attr{};
+    attr.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+                    (binds_[i].source.starts_with("/dev/") ? 0 : MOUNT_ATTR_NODEV);
+    if (::syscall(SYS_mount_setattr, fds_[i], "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
+                  sizeof attr) < 0)
+      return kReadOnly;
+  }
+  if (::mount("tmpfs", kStaging, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755") < 0)
+    return kRoot;
+  for (std::size_t i = 0; i < dirs_.size(); ++i) {
+    if (::mkdir(dirs_[i].c_str(), 0755) < 0 && errno != EEXIST) return kMkdir;
+    if (i == 2 && ::mount("tmpfs", dirs_[i].c_str(), "tmpfs", MS_NOSUID | MS_NODEV,
+                          scratch_options_.c_str()) < 0)
+      return kScratch;
+  }
+  for (std::size_t i = 0; i < binds_.size(); ++i) {
+    if (binds_[i].is_file) {
+      const int f = ::open(binds_[i].target.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+      if (f < 0) return kPlace;
+      ::close(f);
+    }
+    if (::syscall(SYS_move_mount, fds_[i], "", AT_FDCWD, binds_[i].target.c_str(),
+                  MOVE_MOUNT_F_EMPTY_PATH) < 0)
+      return kPlace;
+    ::close(fds_[i]);
+  }
+  for (const auto& [target, link] : symlinks_)
+    if (::symlink(target.c_str(), link.c_str()) < 0) return kLink;
+  const std::string& old_root = dirs_[3];
+  if (::syscall(SYS_pivot_root, kStaging, old_root.c_str()) < 0) return kPivot;
+  if (::chdir("/") < 0) return kPivot;
+  if (::umount2("/.old", MNT_DETACH) < 0 || ::rmdir("/.old") < 0) return kOldRoot;
+  if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) < 0)
+    return kProc;
+  if (::mount(nullptr, "/", nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
+              nullptr) < 0)
+    return kRootReadOnly;
+  if (!network_) {
+    const int s = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    ifreq ifr{};
+    std::memcpy(ifr.ifr_name, "lo", 3);
+    if (s < 0 || ::ioctl(s, SIOCGIFFLAGS, &ifr) < 0) return kLoopback;
+    ifr.ifr_flags = static_cast<short>(ifr.ifr_flags | IFF_UP);
+    if (::ioctl(s, SIOCSIFFLAGS, &ifr) < 0) return kLoopback;
+    ::close(s);
+  }
+  if (::setgroups(0, nullptr) < 0 || ::setresgid(uid_, uid_, uid_) < 0 ||
+      ::setresuid(uid_, uid_, uid_) < 0)
+    return kUser;
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) return kNoNewPrivs;
+  // Changing credentials cleared it.
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) return kDeathSignal;
+  if (::chdir("/tmp") < 0) return kChdir;
+  return 0;
+}
+
+SandboxSupport check_sandbox() {
+  SandboxSupport support;
+  SandboxSpec spec;
+  std::vector<std::string> argv{"/bin/true"};
+  std::string program = argv[0];
+  auto plan = SandboxPlan::prepare(spec, program, argv);
+  if (!plan) {
+    support.lines.push_back("no   a sandbox plan: " + plan.error().message);
+    return support;
+  }
+  // One walled child that only checks where it is: the walls go up as for a player.
+  int pipefd[2];
+  if (::pipe2(pipefd, O_CLOEXEC) < 0) {
+    support.lines.push_back(fmt::format("no   a pipe: {}", std::strerror(errno)));
+    return support;
+  }
+  const auto flags = CLONE_NEWPID | plan->clone_flags() | SIGCHLD;
+  const pid_t pid = static_cast<pid_t>(::syscall(SYS_clone, flags, 0, 0, 0, 0));
+  if (pid == 0) {
+    ::close(pipefd[0]);
+    int result[3] = {plan->apply(), errno, static_cast<int>(::getuid())};
+    [[maybe_unused]] ssize_t n = ::write(pipefd[1], result, sizeof result);
+    ::_exit(0);
+  }
+  ::close(pipefd[1]);
+  if (pid < 0) {
+    support.lines.push_back(fmt::format(
+        "no   namespaces (mount, PID, network, IPC, UTS): {} (run as root)", std::strerror(errno)));
+    ::close(pipefd[0]);
+    return support;
+  }
+  int result[3] = {-1, 0, 0};
+  const ssize_t n = ::read(pipefd[0], result, sizeof result);
+  ::close(pipefd[0]);
+  ::waitpid(pid, nullptr, 0);
+  support.lines.push_back("yes  namespaces: mount, PID, network, IPC, UTS");
+  if (n != sizeof result || result[0] != 0) {
+    support.lines.push_back(fmt::format("no   {}: {}", SandboxPlan::step_name(result[0]),
+                                        n == sizeof result ? std::strerror(result[1]) : "no answer"));
+    return support;
+  }
+  support.lines.push_back("yes  a root of its own: the system read-only, /tmp a capped tmpfs");
+  support.lines.push_back("yes  its own /proc; only loopback for a network");
+  support.lines.push_back(fmt::format("yes  an unprivileged uid ({} here), no capabilities, "
+                                      "no_new_privs",
+                                      result[2]));
+  support.ok = true;
+  return support;
+}
+
+}  // namespace arbiter

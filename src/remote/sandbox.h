@@ -1,0 +1,82 @@
+// The walls around a program player (docs/security.md): the child runs in its own mount,
+// network, IPC and UTS namespaces (and the PID namespace ChildProcess gives it), under a root
+// of its own that shows the system read-only (/usr, /etc and the links /bin, /lib, ...), its own
+// program and files read-only, a fresh /proc of its PID namespace, four device nodes, and a
+// size-capped tmpfs at /tmp that is its home and working directory; it runs as an unprivileged
+// uid/gid of its own with no capabilities and no_new_privs, with only loopback for a network
+// (unless allowed) and a clean environment.
+//
+// Built with direct system calls (the new mount API: open_tree, move_mount, mount_setattr;
+// pivot_root) rather than a launcher such as bubblewrap: nothing extra to install or exec, and
+// the walls are set in the same fork that runs the program.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/json.h"
+
+namespace arbiter {
+
+struct SandboxSpec {
+  // Extra paths visible read-only at the same place (the program and the files its arguments
+  // name are added by prepare()).
+  std::vector<std::filesystem::path> read_only;
+  std::uint64_t scratch_bytes = std::uint64_t{64} << 20;  // the size of its /tmp
+  bool network = false;                 // true: the host's network; false: loopback only
+  std::vector<std::string> environment;  // "NAME=VALUE" passed on, besides PATH, HOME and LANG
+};
+
+// Everything the child needs to put up the walls, computed before fork so that the child only
+// makes system calls (no allocation) between fork and exec.
+class SandboxPlan {
+ public:
+  // The plan for running `argv` (argv[0] resolved to `program`). The program and arguments that
+  // name existing files are made absolute (the program's working directory is its scratch
+  // directory) and their directories shown read-only. Fails with a one-line Error (a read_only
+  // path missing).
+  static Expected<SandboxPlan> prepare(const SandboxSpec& spec, std::string& program,
+                                       std::vector<std::string>& argv);
+
+  // The extra clone() flags for the child.
+  int clone_flags() const;
+
+  // Puts up the walls in the child. Async-signal-safe: system calls only. Returns 0, or the
+  // number of the step that failed with errno set (step_name() says which).
+  int apply() const noexcept;
+  static const char* step_name(int step);
+
+  // The environment for execve, null-terminated.
+  char* const* environment() const { return env_.data(); }
+
+  uid_t uid() const { return uid_; }
+
+ private:
+  struct Bind {
+    std::string source;  // absolute, on the host
+    std::string target;  // the same path under the staging root
+    bool is_file = false;
+  };
+  std::vector<Bind> binds_;
+  std::vector<std::string> dirs_;                               // to create under staging, in order
+  std::vector<std::pair<std::string, std::string>> symlinks_;  // {link target, staged path}
+  std::string scratch_options_;
+  bool network_ = false;
+  uid_t uid_ = 0;
+  std::vector<std::string> env_text_;
+  std::vector<char*> env_;
+  mutable std::vector<int> fds_;  // apply()'s, one per bind; sized here so the child allocates nothing
+};
+
+// Which walls this machine can put up, for `arbiter sandbox check` and for a clear refusal.
+struct SandboxSupport {
+  bool ok = false;
+  std::vector<std::string> lines;  // one per wall: "yes  ..." or "no   ... (why)"
+};
+SandboxSupport check_sandbox();
+
+}  // namespace arbiter
