@@ -55,8 +55,8 @@ std::vector<double> starts(bool walled, int n) {
       std::exit(1);
     }
     auto channel = (*child)->take_channel();
-    auto reply = channel->exchange(kCall, Deadline::after(SteadyClock::instance(),
-                                                          std::chrono::seconds(5)));
+    auto reply =
+        channel->exchange(kCall, Deadline::after(SteadyClock::instance(), std::chrono::seconds(5)));
     const auto t1 = Steady::now();
     if (!reply) {
       fmt::print(stderr, "sandbox_bench: the first exchange failed: {}\n", reply.error().detail);
@@ -76,8 +76,8 @@ std::vector<double> calls(bool walled, int n) {
   std::vector<double> out;
   for (int i = 0; i < n + 100; ++i) {
     const auto t0 = Steady::now();
-    auto reply = channel->exchange(kCall, Deadline::after(SteadyClock::instance(),
-                                                          std::chrono::seconds(5)));
+    auto reply =
+        channel->exchange(kCall, Deadline::after(SteadyClock::instance(), std::chrono::seconds(5)));
     const auto t1 = Steady::now();
     if (!reply) std::exit(1);
     if (i >= 100) out.push_back(micros(t1 - t0));  // the first 100 warm up

@@ -464,7 +464,8 @@ int main(int argc, char** argv) {
 
   auto* sandbox_cmd = app.add_subcommand("sandbox", "The walls around program players");
   sandbox_cmd->require_subcommand(1);
-  sandbox_cmd->add_subcommand("check", "Say which walls this machine can put up (exit 1 if not all)")
+  sandbox_cmd
+      ->add_subcommand("check", "Say which walls this machine can put up (exit 1 if not all)")
       ->callback([&exit_code] {
         const SandboxSupport support = check_sandbox();
         for (const auto& line : support.lines) fmt::print("{}\n", line);

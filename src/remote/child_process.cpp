@@ -382,7 +382,8 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
   std::optional<SandboxPlan> plan;
   if (spec.sandbox) {
     auto prepared = SandboxPlan::prepare(*spec.sandbox, l.path, l.args);
-    if (!prepared) return fail(fmt::format("cannot run \"{}\": {}", name, prepared.error().message));
+    if (!prepared)
+      return fail(fmt::format("cannot run \"{}\": {}", name, prepared.error().message));
     plan.emplace(std::move(*prepared));
     l.sandbox = &*plan;
   }
@@ -444,8 +445,9 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
     err = errno;
   }
   // A program that should play behind walls never runs without them.
-  if (pid < 0 && !plan && (!spec.own_pid_namespace || err == EPERM || err == EINVAL ||
-                           err == ENOSPC || err == EUSERS)) {
+  if (pid < 0 && !plan &&
+      (!spec.own_pid_namespace || err == EPERM || err == EINVAL || err == ENOSPC ||
+       err == EUSERS)) {
     l.in_namespace = false;
     pid = ::fork();
     if (pid == 0) run_child(l);
@@ -475,10 +477,10 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
     s->kill_and_reap();
     close_all();
     if (failure.stage == ChildFailure::sandbox)
-      return fail(fmt::format("cannot run \"{}\" in its sandbox: {}: {} (see arbiter sandbox "
-                              "check)",
-                              name, SandboxPlan::step_name(failure.step),
-                              std::strerror(failure.err)));
+      return fail(
+          fmt::format("cannot run \"{}\" in its sandbox: {}: {} (see arbiter sandbox "
+                      "check)",
+                      name, SandboxPlan::step_name(failure.step), std::strerror(failure.err)));
     const char* what = failure.stage == ChildFailure::exec     ? ""
                        : failure.stage == ChildFailure::limits ? "cannot set its limits: "
                                                                : "cannot set up its stdio: ";

@@ -52,14 +52,30 @@ constexpr const char* kSteps[] = {
     "entering the scratch directory",
 };
 enum Step : int {
-  kPrivate = 1, kOpen, kReadOnly, kRoot, kMkdir, kScratch, kPlace, kLink, kPivot, kOldRoot,
-  kProc, kRootReadOnly, kLoopback, kUser, kNoNewPrivs, kDeathSignal, kChdir,
+  kPrivate = 1,
+  kOpen,
+  kReadOnly,
+  kRoot,
+  kMkdir,
+  kScratch,
+  kPlace,
+  kLink,
+  kPivot,
+  kOldRoot,
+  kProc,
+  kRootReadOnly,
+  kLoopback,
+  kUser,
+  kNoNewPrivs,
+  kDeathSignal,
+  kChdir,
 };
 
 std::atomic<std::uint32_t> g_next_uid{0};
 
 // The directories from the staging root down to `path` (exclusive), e.g. /a/b/c -> /a, /a/b.
-void add_parents(const fs::path& path, std::vector<std::string>& dirs, std::set<std::string>& seen) {
+void add_parents(const fs::path& path, std::vector<std::string>& dirs,
+                 std::set<std::string>& seen) {
   fs::path at;
   for (auto it = path.begin(); it != path.end(); ++it) {
     if (std::next(it) == path.end()) break;
@@ -107,7 +123,7 @@ Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string&
   const fs::path real = fs::canonical(program, ec);
   if (ec) return fail(fmt::format("sandbox: {}: {}", program, ec.message()));
   const fs::path home = real.parent_path().filename() == "bin" ? real.parent_path().parent_path()
-                                                                : real.parent_path();
+                                                               : real.parent_path();
   show(home);
   program = fs::absolute(program, ec).lexically_normal().string();
   // Arguments that name files: their directories, read-only; the arguments made absolute.
@@ -142,8 +158,8 @@ Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string&
   plan.network_ = spec.network;
   // A fresh uid per program: no two players share one, none is root.
   plan.uid_ = 100000 + (g_next_uid.fetch_add(1) % 100000);
-  plan.scratch_options_ = fmt::format("size={},mode=0700,uid={},gid={}", spec.scratch_bytes,
-                                      plan.uid_, plan.uid_);
+  plan.scratch_options_ =
+      fmt::format("size={},mode=0700,uid={},gid={}", spec.scratch_bytes, plan.uid_, plan.uid_);
   plan.env_text_ = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8"};
   for (const auto& e : spec.environment) plan.env_text_.push_back(e);
   for (auto& e : plan.env_text_) plan.env_.push_back(e.data());
@@ -196,8 +212,7 @@ int SandboxPlan::apply() const noexcept {
   if (::syscall(SYS_pivot_root, kStaging, old_root.c_str()) < 0) return kPivot;
   if (::chdir("/") < 0) return kPivot;
   if (::umount2("/.old", MNT_DETACH) < 0 || ::rmdir("/.old") < 0) return kOldRoot;
-  if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) < 0)
-    return kProc;
+  if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) < 0) return kProc;
   if (::mount(nullptr, "/", nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
               nullptr) < 0)
     return kRootReadOnly;
@@ -257,15 +272,17 @@ SandboxSupport check_sandbox() {
   ::waitpid(pid, nullptr, 0);
   support.lines.push_back("yes  namespaces: mount, PID, network, IPC, UTS");
   if (n != sizeof result || result[0] != 0) {
-    support.lines.push_back(fmt::format("no   {}: {}", SandboxPlan::step_name(result[0]),
-                                        n == sizeof result ? std::strerror(result[1]) : "no answer"));
+    support.lines.push_back(
+        fmt::format("no   {}: {}", SandboxPlan::step_name(result[0]),
+                    n == sizeof result ? std::strerror(result[1]) : "no answer"));
     return support;
   }
   support.lines.push_back("yes  a root of its own: the system read-only, /tmp a capped tmpfs");
   support.lines.push_back("yes  its own /proc; only loopback for a network");
-  support.lines.push_back(fmt::format("yes  an unprivileged uid ({} here), no capabilities, "
-                                      "no_new_privs",
-                                      result[2]));
+  support.lines.push_back(
+      fmt::format("yes  an unprivileged uid ({} here), no capabilities, "
+                  "no_new_privs",
+                  result[2]));
   support.ok = true;
   return support;
 }

@@ -27,7 +27,7 @@ struct SandboxSpec {
   // name are added by prepare()).
   std::vector<std::filesystem::path> read_only;
   std::uint64_t scratch_bytes = std::uint64_t{64} << 20;  // the size of its /tmp
-  bool network = false;                 // true: the host's network; false: loopback only
+  bool network = false;                  // true: the host's network; false: loopback only
   std::vector<std::string> environment;  // "NAME=VALUE" passed on, besides PATH, HOME and LANG
 };
 
@@ -62,14 +62,15 @@ class SandboxPlan {
     bool is_file = false;
   };
   std::vector<Bind> binds_;
-  std::vector<std::string> dirs_;                               // to create under staging, in order
+  std::vector<std::string> dirs_;                              // to create under staging, in order
   std::vector<std::pair<std::string, std::string>> symlinks_;  // {link target, staged path}
   std::string scratch_options_;
   bool network_ = false;
   uid_t uid_ = 0;
   std::vector<std::string> env_text_;
   std::vector<char*> env_;
-  mutable std::vector<int> fds_;  // apply()'s, one per bind; sized here so the child allocates nothing
+  mutable std::vector<int>
+      fds_;  // apply()'s, one per bind; sized here so the child allocates nothing
 };
 
 // Which walls this machine can put up, for `arbiter sandbox check` and for a clear refusal.
