@@ -9,7 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 scowl
   libsqlite3-dev libpqxx-dev libpq-dev postgresql libtomlplusplus-dev zlib1g-dev
-  liblua5.4-dev
+  liblua5.4-dev libseccomp-dev
 )
 
 missing=()

@@ -4,7 +4,9 @@
 // program and files read-only, a fresh /proc of its PID namespace, four device nodes, and a
 // size-capped tmpfs at /tmp that is its home and working directory; it runs as an unprivileged
 // uid/gid of its own with no capabilities and no_new_privs, with only loopback for a network
-// (unless allowed) and a clean environment.
+// (unless allowed), a clean environment, and a seccomp filter (libseccomp) that refuses with
+// EPERM the system calls no game player needs: new namespaces, mounts, ptrace, bpf,
+// perf_event_open, keyrings, kernel modules and kexec, raw and packet sockets, and the like.
 //
 // Built with direct system calls (the new mount API: open_tree, move_mount, mount_setattr;
 // pivot_root) rather than a launcher such as bubblewrap: nothing extra to install or exec, and
@@ -69,6 +71,7 @@ class SandboxPlan {
   uid_t uid_ = 0;
   std::vector<std::string> env_text_;
   std::vector<char*> env_;
+  std::vector<unsigned char> filter_;  // the seccomp program (struct sock_filter[]), last wall
   mutable std::vector<int>
       fds_;  // apply()'s, one per bind; sized here so the child allocates nothing
 };

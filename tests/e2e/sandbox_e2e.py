@@ -6,7 +6,8 @@ checked from outside.
   b. The probe (tests/misbehaving/probe.py) plays a Q match behind the walls and tries: root,
      /etc/shadow, another entrant's file (read and write), writing to the host, the referee's
      environment, the host's 127.0.0.1, an outside address, other processes, mount, setuid,
-     ptrace, filling its scratch directory, a grandchild that detaches to outlive the match.
+     ptrace, a user namespace, keyrings, raw and packet sockets (the seccomp filter), filling its
+     scratch directory, a grandchild that detaches to outlive the match.
      Its report must show every attempt failed, and from outside: the planted file is unchanged,
      nothing was written, no connection reached the host's port, nothing survives the match.
   c. The same probe without --sandbox gets through (so (b) can fail).
@@ -115,7 +116,8 @@ def check_walls(tmp):
     if probe["uid"] == 0 or probe["euid"] == 0:
         problems.append(f"runs as uid {probe['uid']}")
     for attack in ("shadow", "planted_read", "planted_write", "write_host_dir", "write_usr",
-                   "host_port", "outside", "mount", "setuid0", "ptrace", "fill_scratch"):
+                   "host_port", "outside", "mount", "setuid0", "ptrace", "fill_scratch",
+                   "unshare_user", "keyctl", "raw_socket", "packet_socket"):
         if not probe[attack].startswith("no:"):
             problems.append(f"{attack}: {probe[attack]}")
     if probe["env"] != ["HOME", "LANG", "PATH"]:

@@ -90,6 +90,11 @@ def attacks(planted, host_port, write_dir):
         "mount": attempt(lambda: syscall_result(libc.mount(b"none", b"/tmp", b"tmpfs", 0, None))),
         "setuid0": attempt(lambda: os.setuid(0)),
         "ptrace": attempt(lambda: syscall_result(libc.ptrace(16, 1, None, None))),
+        "unshare_user": attempt(lambda: syscall_result(libc.unshare(0x10000000))),  # CLONE_NEWUSER
+        "keyctl": attempt(lambda: libc.syscall(250, 0, -3, 1) if libc.syscall(250, 0, -3, 1) >= 0
+                          else syscall_result(-1)),  # KEYCTL_GET_KEYRING_ID, the session keyring
+        "raw_socket": attempt(lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)),
+        "packet_socket": attempt(lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW)),
         "fill_scratch": attempt(fill_scratch),
         "survivor": attempt(survive),
     }
