@@ -1,11 +1,11 @@
 #include "remote/sandbox.h"
 
 #include <fcntl.h>
-#include <linux/filter.h>
-#include <seccomp.h>
 #include <grp.h>
+#include <linux/filter.h>
 #include <net/if.h>
 #include <sched.h>
+#include <seccomp.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -80,14 +80,52 @@ enum Step : int {
 // interpreters and runtimes use a wide and changing set, and the other walls bound what the
 // rest can reach.)
 constexpr const char* kRefused[] = {
-    "ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2", "pivot_root",
-    "chroot", "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",
-    "mount_setattr", "unshare", "setns", "bpf", "perf_event_open", "keyctl", "add_key",
-    "request_key", "init_module", "finit_module", "delete_module", "kexec_load",
-    "kexec_file_load", "reboot", "swapon", "swapoff", "acct", "settimeofday", "clock_settime",
-    "clock_adjtime", "adjtimex", "iopl", "ioperm", "open_by_handle_at", "name_to_handle_at",
-    "userfaultfd", "lookup_dcookie", "quotactl", "syslog", "vhangup", "personality",
-    "fanotify_init", "pidfd_getfd",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "open_tree",
+    "move_mount",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
+    "unshare",
+    "setns",
+    "bpf",
+    "perf_event_open",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "kexec_load",
+    "kexec_file_load",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "acct",
+    "settimeofday",
+    "clock_settime",
+    "clock_adjtime",
+    "adjtimex",
+    "iopl",
+    "ioperm",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "userfaultfd",
+    "lookup_dcookie",
+    "quotactl",
+    "syslog",
+    "vhangup",
+    "personality",
+    "fanotify_init",
+    "pidfd_getfd",
 };
 
 // The filter as a BPF program, built and exported by libseccomp before fork.
@@ -105,8 +143,8 @@ Expected<std::vector<unsigned char>> build_filter() {
   // read) answers ENOSYS, so that libc falls back to clone().
   for (const scmp_datum_t flag : {CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER,
                                   CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWCGROUP})
-    if (seccomp_rule_add(ctx, refuse, SCMP_SYS(clone), 1,
-                         SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag)) < 0)
+    if (seccomp_rule_add(ctx, refuse, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag)) <
+        0)
       problem = "clone";
   if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0) < 0) problem = "clone3";
   // Raw and packet sockets: sniffing and forging traffic.
@@ -350,8 +388,8 @@ SandboxSupport check_sandbox() {
       fmt::format("yes  an unprivileged uid ({} here), no capabilities, "
                   "no_new_privs",
                   result[2]));
-  support.lines.push_back(fmt::format("yes  a seccomp filter refusing {} system calls",
-                                      std::size(kRefused) + 4));
+  support.lines.push_back(
+      fmt::format("yes  a seccomp filter refusing {} system calls", std::size(kRefused) + 4));
   support.ok = true;
   return support;
 }
