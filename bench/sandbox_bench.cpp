@@ -1,11 +1,15 @@
 // What the walls cost, side by side in one run: starting a program player and its first
-// exchange, and one call once it runs, without and with the sandbox (remote/sandbox.h). The peer
+// exchange, and one call once it runs, without the sandbox, with it, and with the default terms
+// of `arbiter play` (walls, cgroup caps, an idmapped file of its own) (remote/sandbox.h). The peer
 // is /bin/cat (it echoes the call), so the figures are the referee's and the kernel's alone.
 // A plain program rather than Google Benchmark: single starts and round trips are the quantity,
 // reported as median and 90th percentile. Results: docs/benchmarks.md, "The sandbox".
 //
 //   sandbox_bench [--starts N] [--calls N]
+#include <stdlib.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -14,7 +18,9 @@
 
 #include <fmt/format.h>
 
+#include "core/file.h"
 #include "remote/child_process.h"
+#include "remote/program_terms.h"
 
 namespace {
 
@@ -35,17 +41,29 @@ Stats stats(std::vector<double> v) {
   return {v[v.size() / 2], v[v.size() * 9 / 10]};
 }
 
-ChildSpec spec(bool walled) {
+// plain: no walls, no caps; walled: the walls only (the program is the system's, nothing of its
+// own to show); terms: what `arbiter play` gives a program by default (the walls, the caps in
+// cgroups of its own) with a file of its own in a private directory (an idmapped bind).
+enum class Mode { plain, walled, terms };
+
+std::string g_own_file;  // a file in a 0700 directory, named as an argument in Mode::terms
+
+ChildSpec spec(Mode mode) {
   ChildSpec s;
   s.argv = {"/bin/cat"};
-  if (walled) s.sandbox = SandboxSpec{};
+  if (mode != Mode::plain) s.sandbox = SandboxSpec{};
+  if (mode == Mode::terms) {
+    const ProgramTerms terms;
+    s.limits = terms.limits;
+    s.argv = {"/bin/cat", "-", g_own_file};  // cat reads stdin ("-") to its end first
+  }
   return s;
 }
 
 const Json kCall = Json::array({"win", Json::array({true})});
 
 // Spawn + the first exchange, then kill: what a match pays per program before its first move.
-std::vector<double> starts(bool walled, int n) {
+std::vector<double> starts(Mode walled, int n) {
   std::vector<double> out;
   for (int i = 0; i < n; ++i) {
     const auto t0 = Steady::now();
@@ -69,7 +87,7 @@ std::vector<double> starts(bool walled, int n) {
 }
 
 // One exchange with a running program.
-std::vector<double> calls(bool walled, int n) {
+std::vector<double> calls(Mode walled, int n) {
   auto child = ChildProcess::spawn(spec(walled));
   if (!child) std::exit(1);
   auto channel = (*child)->take_channel();
@@ -95,26 +113,35 @@ int main(int argc, char** argv) {
     if (flag == "--calls") n_calls = std::max(100, std::atoi(argv[i + 1]));
   }
   ChildProcess::ignore_sigpipe();
+  char dir[] = "/tmp/sandbox-bench-XXXXXX";  // mkdtemp: mode 0700
+  if (::mkdtemp(dir) == nullptr) return 1;
+  g_own_file = std::string(dir) + "/own.txt";
+  if (!write_file(g_own_file, "its own file\n")) return 1;
   fmt::print("sandbox_bench: /bin/cat as the peer; {} starts and {} calls per row\n\n", n_starts,
              n_calls);
   fmt::print("{:<44} {:>12} {:>12}\n", "", "median (us)", "p90 (us)");
   // Interleaved in rounds, so that a busy spell of the machine hits both sides alike.
-  std::vector<double> plain_start, walled_start, plain_call, walled_call;
+  std::vector<double> plain_start, walled_start, terms_start, plain_call, walled_call, terms_call;
   for (int round = 0; round < 5; ++round) {
-    for (double v : starts(false, n_starts / 5)) plain_start.push_back(v);
-    for (double v : starts(true, n_starts / 5)) walled_start.push_back(v);
-    for (double v : calls(false, n_calls / 5)) plain_call.push_back(v);
-    for (double v : calls(true, n_calls / 5)) walled_call.push_back(v);
+    for (double v : starts(Mode::plain, n_starts / 5)) plain_start.push_back(v);
+    for (double v : starts(Mode::walled, n_starts / 5)) walled_start.push_back(v);
+    for (double v : starts(Mode::terms, n_starts / 5)) terms_start.push_back(v);
+    for (double v : calls(Mode::plain, n_calls / 5)) plain_call.push_back(v);
+    for (double v : calls(Mode::walled, n_calls / 5)) walled_call.push_back(v);
+    for (double v : calls(Mode::terms, n_calls / 5)) terms_call.push_back(v);
   }
   const auto row = [](std::string_view name, const Stats& s, const Stats* base) {
     fmt::print("{:<44} {:>12.1f} {:>12.1f}{}\n", name, s.median, s.p90,
                base ? fmt::format("   {:.2f}x", s.median / base->median) : "");
   };
-  const Stats ps = stats(plain_start), ws = stats(walled_start);
-  const Stats pc = stats(plain_call), wc = stats(walled_call);
+  const Stats ps = stats(plain_start), ws = stats(walled_start), ts = stats(terms_start);
+  const Stats pc = stats(plain_call), wc = stats(walled_call), tc = stats(terms_call);
   row("start + first exchange, no sandbox", ps, nullptr);
   row("start + first exchange, sandbox", ws, &ps);
+  row("start + first exchange, default terms", ts, &ps);
   row("one exchange, no sandbox", pc, nullptr);
   row("one exchange, sandbox", wc, &pc);
+  row("one exchange, default terms", tc, &pc);
+  std::filesystem::remove_all(dir);
   return 0;
 }

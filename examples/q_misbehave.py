@@ -3,13 +3,15 @@
 its K-th take-turn, so you can see what arbiter does with a bot that goes wrong: the ejection
 reason, the ejection notice the bot receives, and what play and tournaments print.
 
-    arbiter play q -p a:dag -p "me:cmd:python3 examples/q_misbehave.py --mode foul" --stderr-dir logs
+    arbiter play q -p a:dag -p "me:cmd:python3 examples/q_misbehave.py --mode foul" --read-only bots/python --stderr-dir logs
 
 --mode (what it does at its K-th take-turn; --turn K, default 2):
   foul       places a tile it does not hold                  -> foul (tile-not-owned)
   malformed  answers "pss" (valid JSON, not an action)         -> malformed
   garbage    answers a line that is not JSON                 -> malformed
   timeout    never answers                                   -> timeout
+  slow       answers well, but --sleep S seconds late (default 2)
+                                                  -> timeout, or time-bank-exhausted (--clock)
   hang-up    exits without answering                         -> hang-up
   none       plays the whole game correctly
 
@@ -50,7 +52,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mode", default="foul",
-                    choices=["foul", "malformed", "garbage", "timeout", "hang-up", "none"])
+                    choices=["foul", "malformed", "garbage", "timeout", "slow", "hang-up", "none"])
+    ap.add_argument("--sleep", type=float, default=2.0, help="slow: seconds to think")
     ap.add_argument("--turn", type=int, default=2, help="misbehave at this take-turn (1 = first)")
     args = ap.parse_args()
     turns = 0
@@ -77,6 +80,9 @@ def main():
             send("I pass, thanks")
         elif args.mode == "timeout":
             time.sleep(3600)  # keeps reading nothing: the referee gives up at --per-call
+        elif args.mode == "slow":
+            time.sleep(args.sleep)
+            send(json.dumps(q_bot.take_turn(call_args[0])))
         elif args.mode == "hang-up":
             return
 

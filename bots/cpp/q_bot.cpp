@@ -18,7 +18,10 @@ int main(int argc, char** argv) {
   std::string name = "qbot";
   std::string strategy = "dag";
   std::string tcp;
-  app.add_option("--name", name, "The name to sign up with (tcp)");
+  std::string token;
+  app.add_option("--name", name, "The player's name (default qbot)");
+  app.add_option("--token", token,
+                 "The seat's token to sign up with (tcp; the organizer has it from arbiter play)");
   app.add_option("--strategy", strategy, "dag or ldasg (default dag)");
   app.add_option("--tcp", tcp, "HOST:PORT of a referee to connect to instead of stdio");
   CLI11_PARSE(app, argc, argv);
@@ -47,7 +50,11 @@ int main(int argc, char** argv) {
       return 1;
     }
     channel = std::move(*connected);
-    if (!channel->send(Json(name), deadline)) return 1;
+    if (token.empty()) {
+      std::cerr << "q-bot: --tcp needs --token (the seat's token from the organizer)" << std::endl;
+      return 2;
+    }
+    if (!channel->send(Json(token), deadline)) return 1;
   }
   EjectionNotice notice;
   auto end = serve<q::Q>(*channel, *player, &notice);

@@ -1,4 +1,9 @@
 // arbiter: the command line. `arbiter --help` lists the commands.
+#include <algorithm>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -14,8 +19,10 @@
 #include "apps/commands.h"
 #include "core/file.h"
 #include "core/interrupt.h"
+#include "core/units.h"
 #include "games/registry.h"
 #include "games/registry_seating.h"
+#include "remote/cgroup.h"
 #include "remote/tcp.h"
 #include "revision.h"
 #include "tournament/standings.h"
@@ -87,6 +94,88 @@ CLI::Validator id_validator(std::int64_t lo) {
       "N");
 }
 
+bool ProgramOptions::given() const {
+  return !memory.empty() || !processes.empty() || !cpu_time.empty() || !output.empty() ||
+         !open_files.empty() || !read_only.empty() || !env.empty() || network ||
+         unsafe_no_sandbox;
+}
+
+void add_program_options(CLI::App* command, ProgramOptions& o) {
+  const ProgramTerms defaults;
+  const auto group = "Program players (cmd:)";
+  command->add_option("--memory", o.memory,
+                      fmt::format("Memory cap per program, e.g. 512M or none (default {})",
+                                  format_size(*defaults.limits.memory_bytes)))
+      ->group(group);
+  command->add_option("--processes", o.processes,
+                      fmt::format("Processes and threads per program (default {})",
+                                  *defaults.limits.processes))
+      ->group(group);
+  command->add_option("--cpu-time", o.cpu_time,
+                      "CPU time per program for the whole match, e.g. 60s (default: none)")
+      ->group(group);
+  command->add_option("--output", o.output,
+                      fmt::format("Bytes a program may write on stdout and on stderr, e.g. 4M "
+                                  "(default {})",
+                                  format_size(*defaults.limits.output_bytes)))
+      ->group(group);
+  command->add_option("--open-files", o.open_files,
+                      fmt::format("Open files per program (default {})",
+                                  *defaults.limits.open_files))
+      ->group(group);
+  command->add_option("--read-only", o.read_only,
+                      "Also show PATH to programs, read-only (their program and the files their "
+                      "arguments name are shown already)")
+      ->group(group);
+  command->add_option("--env", o.env, "Pass NAME (its value here) or NAME=VALUE to programs")
+      ->group(group);
+  command->add_flag("--allow-network", o.network, "Let programs use the host's network")
+      ->group(group);
+  command->add_flag("--unsafe-no-sandbox", o.unsafe_no_sandbox,
+                    "Run programs WITHOUT the sandbox (their own root, uid, /proc, loopback-only "
+                    "network, clean environment; see arbiter sandbox check); only for programs "
+                    "you trust")
+      ->group(group);
+}
+
+Expected<void> apply_program_options(const ProgramOptions& o, ProgramTerms& terms) {
+  const auto set = [&](const char* option, std::string_view key, const Json& value) {
+    if (auto ok = set_term(terms, key, value); !ok)
+      return Expected<void>(
+          fail(fmt::format("{}: {}", option, ok.error().message)));
+    return Expected<void>();
+  };
+  if (o.unsafe_no_sandbox) {
+    if (o.network || !o.read_only.empty() || !o.env.empty())
+      return fail("--allow-network, --read-only and --env are walls of the sandbox, which "
+                  "--unsafe-no-sandbox turns off");
+    terms.sandbox.reset();
+  }
+  const std::pair<const char*, std::pair<const std::string*, std::string_view>> caps[] = {
+      {"--memory", {&o.memory, "memory"}},       {"--processes", {&o.processes, "processes"}},
+      {"--cpu-time", {&o.cpu_time, "cpu_time"}}, {"--output", {&o.output, "output"}},
+      {"--open-files", {&o.open_files, "open_files"}}};
+  for (const auto& [option, field] : caps)
+    if (!field.first->empty())
+      if (auto ok = set(option, field.second, *field.first); !ok) return ok;
+  if (o.network)
+    if (auto ok = set("--allow-network", "network", true); !ok) return ok;
+  if (!o.read_only.empty())
+    if (auto ok = set("--read-only", "read_only", o.read_only); !ok) return ok;
+  if (!o.env.empty())
+    if (auto ok = set("--env", "env", o.env); !ok) return ok;
+  if (auto ok = check_terms(terms); !ok) {
+    // check_terms names the terms as a tournament file does; here they are options.
+    std::string message = ok.error().message;
+    for (const auto& [term, option] : {std::pair{"memory ", "--memory "},
+                                       std::pair{"read_only ", "--read-only "},
+                                       std::pair{"env ", "--env "}})
+      if (message.starts_with(term)) message = option + message.substr(std::strlen(term));
+    return fail(message);
+  }
+  return {};
+}
+
 CLI::Validator natural_validator() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
@@ -116,21 +205,16 @@ struct PlayArgs {
   std::string listen = "127.0.0.1:0";
   double accept_timeout = 60.0;
   std::string stderr_dir;
-  std::uint64_t memory_mb = 0;
-  std::uint64_t cpu_seconds = 0;
-  std::uint64_t open_files = 0;
-  std::uint64_t processes = 0;
-  bool sandbox = false;
-  std::vector<std::string> read_only;
-  std::vector<std::string> env;
-  bool network = false;
+  ProgramOptions program;
+  std::string clock;
+  std::string tokens_file;
 };
 
 std::string reproduce_command(const PlayArgs& a) {
   Json config;  // null: not given
   if (a.config_given)
     if (auto parsed = parse_json(a.config)) config = *parsed;
-  return tournament::play_command(a.game, a.players, a.seed, config, a.per_call);
+  return tournament::play_command(a.game, a.players, a.seed, config, a.per_call, a.clock);
 }
 
 // One line per problem on stderr; kFailed if there was any.
@@ -176,6 +260,14 @@ int play(const PlayArgs& a) {
     spec.config = *config;
   }
   spec.options.per_call = std::chrono::milliseconds(std::llround(a.per_call * 1000));
+  if (!a.clock.empty()) {
+    auto tc = parse_time_control(a.clock);
+    if (!tc) {
+      report_error(tc.error().message);
+      return kBadInput;
+    }
+    spec.options.time_control = *tc;
+  }
   auto listen = parse_address(a.listen, "--listen", /*any_port=*/true);
   if (!listen) {
     report_error(listen.error().message);
@@ -192,41 +284,24 @@ int play(const PlayArgs& a) {
   spec.hosting.gui = a.gui;
   ProgramRecords programs;
   spec.hosting.programs = &programs;
-  if (a.memory_mb > 0) spec.hosting.limits.memory_bytes = a.memory_mb << 20;
-  if (a.cpu_seconds > 0) spec.hosting.limits.cpu_seconds = a.cpu_seconds;
-  if (a.open_files > 0) spec.hosting.limits.open_files = a.open_files;
-  if (a.processes > 0) spec.hosting.limits.processes = a.processes;
-  if (a.sandbox) {
-    SandboxSpec walls;
-    for (const auto& p : a.read_only) walls.read_only.push_back(p);
-    walls.network = a.network;
-    for (const auto& e : a.env) {
-      const auto eq = e.find('=');
-      const std::string name = e.substr(0, eq);
-      const char* value = eq == std::string::npos ? std::getenv(name.c_str()) : nullptr;
-      if (name.empty() || name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuv"
-                                                 "wxyz0123456789_") != std::string::npos) {
-        report_error(fmt::format("--env \"{}\": expected NAME or NAME=VALUE", e));
-        return kBadInput;
-      }
-      if (eq != std::string::npos)
-        walls.environment.push_back(e);
-      else if (value != nullptr)
-        walls.environment.push_back(name + "=" + value);
-    }
-    for (const auto& p : walls.read_only)
-      if (auto ok = check_readable_file(p); !ok && !std::filesystem::is_directory(p)) {
-        report_error("--read-only " + ok.error().message);
-        return kBadInput;
-      }
-    spec.hosting.sandbox = walls;
-  } else if (!a.read_only.empty() || !a.env.empty() || a.network) {
-    report_error("--read-only, --env and --allow-network are for --sandbox");
+  if (auto ok = apply_program_options(a.program, spec.hosting.program); !ok) {
+    report_error(ok.error().message);
     return kBadInput;
   }
   if (!spec.hosting.gui.empty() && !game->streams_gui) {
     report_error(fmt::format("--gui: {} has no viewer stream (only abalone has)", a.game));
     return kBadInput;
+  }
+  spec.hosting.tokens = make_seat_tokens(spec.roster);
+  if (!a.tokens_file.empty()) {
+    if (spec.hosting.tokens.empty()) {
+      report_error("--tokens: there is no tcp seat to give a token to");
+      return kBadInput;
+    }
+    if (auto ok = check_output_path(a.tokens_file); !ok) {
+      report_error("--tokens " + ok.error().message);
+      return kBadInput;
+    }
   }
   // Every mistake of ours is found before anything is started or created.
   if (auto ok = check_play(*game, spec); !ok) {
@@ -236,6 +311,31 @@ int play(const PlayArgs& a) {
   if (auto ok = game->check_config(spec.config, spec.roster.size()); !ok) {
     report_error((a.config_given ? "--config: " : "") + ok.error().message);
     return kBadInput;
+  }
+  const bool any_program = std::any_of(spec.roster.begin(), spec.roster.end(),
+                                    [](const Seating& s) { return s.bot.starts_with("cmd:"); });
+  if (any_program && !spec.hosting.program.sandbox) report_error(kUnsandboxedWarning);
+  // Each tcp player needs its seat's token: printed here, or written (for the organizer only).
+  if (!spec.hosting.tokens.empty()) {
+    if (a.tokens_file.empty()) {
+      for (const auto& [seat, token] : spec.hosting.tokens)
+        std::cerr << fmt::format("arbiter: seat {} is claimed with the token {}", seat, token)
+                  << std::endl;
+    } else {
+      // Made private before a secret is in it.
+      const int fd = ::open(a.tokens_file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+      const bool private_file = fd >= 0 && ::fchmod(fd, 0600) == 0;
+      const int err = errno;
+      if (fd >= 0) ::close(fd);
+      Json tokens(spec.hosting.tokens);
+      auto ok = private_file ? write_file(a.tokens_file, dump(tokens) + "\n")
+                             : Expected<void>(fail(fmt::format("{}: {}", a.tokens_file,
+                                                               std::strerror(err))));
+      if (!ok) {
+        report_error("--tokens " + ok.error().message);
+        return kBadInput;
+      }
+    }
   }
   std::optional<OutputFile> log_file;
   std::optional<GameLog> log;
@@ -404,42 +504,22 @@ int main(int argc, char** argv) {
       ->add_option("--per-call", play_args.per_call,
                    "Seconds a player may take per call (default 6)")
       ->check(seconds_validator());
+  play_cmd->add_option("--tokens", play_args.tokens_file,
+                       "Write the tcp seats' tokens to FILE as JSON {seat: token} (mode 0600) "
+                       "instead of printing them");
+  play_cmd->add_option("--clock", play_args.clock,
+                       "A chess clock per seat, BANK+INCREMENT[/FIRST-CALL-GRACE], e.g. 60s+1s: "
+                       "each call draws on the bank, then adds the increment (q, battleship)");
   play_cmd->add_flag("--json", play_args.json, "Print the result as one JSON object");
   play_cmd->add_option("--listen", play_args.listen,
                        "HOST:PORT where tcp players connect (default 127.0.0.1:0, any free port)");
   play_cmd
       ->add_option("--accept-timeout", play_args.accept_timeout,
-                   "Seconds to wait for each tcp player to connect and sign up (default 60)")
+                   "Seconds to wait for the tcp players to connect and sign up (default 60)")
       ->check(seconds_validator());
   play_cmd->add_option("--stderr-dir", play_args.stderr_dir,
                        "Keep each cmd player's stderr (first MiB) in DIR/NAME.stderr");
-  play_cmd
-      ->add_option("--memory-mb", play_args.memory_mb,
-                   "Address-space limit for cmd players, 1 to 1048576 MiB (default: none)")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
-  play_cmd
-      ->add_option("--cpu-seconds", play_args.cpu_seconds,
-                   "CPU-time limit for cmd players, 1 to 86400 (default: none)")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{86400}));
-  play_cmd
-      ->add_option("--max-open-files", play_args.open_files,
-                   "Open-file limit for cmd players (RLIMIT_NOFILE), 4 to 1048576")
-      ->check(CLI::Range(std::uint64_t{4}, std::uint64_t{1} << 20));
-  play_cmd
-      ->add_option("--max-processes", play_args.processes,
-                   "Process limit for cmd players (RLIMIT_NPROC; no effect for root), 1 to 1048576")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
-  play_cmd->add_flag("--sandbox", play_args.sandbox,
-                     "Run cmd players behind walls: their own root (system read-only, /tmp a "
-                     "64 MiB scratch), uid, /proc, loopback-only network, clean environment "
-                     "(see arbiter sandbox check)");
-  play_cmd->add_option("--read-only", play_args.read_only,
-                       "--sandbox: also show this path read-only (its program and the files "
-                       "its arguments name are shown already)");
-  play_cmd->add_option("--env", play_args.env,
-                       "--sandbox: pass NAME (from here) or NAME=VALUE to cmd players");
-  play_cmd->add_flag("--allow-network", play_args.network,
-                     "--sandbox: let cmd players use the host's network");
+  add_program_options(play_cmd, play_args.program);
   std::string house_bots;
   for (const auto& g : registered_games()) house_bots += fmt::format("  {}: {}\n", g.name, g.bots);
   play_cmd->footer(
@@ -469,8 +549,17 @@ int main(int argc, char** argv) {
       ->callback([&exit_code] {
         const SandboxSupport support = check_sandbox();
         for (const auto& line : support.lines) fmt::print("{}\n", line);
-        fmt::print("{}\n", support.ok ? "the sandbox works here (arbiter play --sandbox)"
-                                      : "the sandbox does not work here");
+        // Not a wall: the caps hold without cgroups too, but only cgroups say when one was hit.
+        if (auto cgroups = ProgramCgroup::available())
+          fmt::print("yes  cgroups: memory and process caps counted by the kernel, hits named "
+                     "(memory-limit, process-limit)\n");
+        else
+          fmt::print("no   cgroups ({}): memory and processes are capped by rlimits, and a "
+                     "program that dies of them is a hang-up\n",
+                     cgroups.error().message);
+        fmt::print("{}\n", support.ok ? "the sandbox works here (cmd players run behind it)"
+                                      : "the sandbox does not work here (cmd players need "
+                                        "--unsafe-no-sandbox)");
         if (!support.ok) exit_code = kFailed;
       });
 

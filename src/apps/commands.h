@@ -1,7 +1,13 @@
 // The subcommands of the arbiter CLI, one registration function per command group.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
+
+#include "core/json.h"
+#include "remote/program_terms.h"
 
 namespace arbiter::cli {
 
@@ -37,5 +43,26 @@ CLI::Validator number_validator(double lo, double hi, std::string what);  // NaN
 CLI::Validator seconds_validator(double lo = 0.001, double hi = 600);
 CLI::Validator id_validator(std::int64_t lo = 1);  // lo to 2^63-1, decimal digits only
 CLI::Validator natural_validator();                // 0 to 2^64-1, decimal digits only
+
+// How cmd players run (remote/program_terms.h), as options of play and tournament run/create:
+// --memory --processes --cpu-time --output --open-files --read-only --env --allow-network
+// --unsafe-no-sandbox. Kept as written; apply_program_options() checks them.
+struct ProgramOptions {
+  std::string memory, processes, cpu_time, output, open_files;  // empty: not given
+  std::vector<std::string> read_only, env;
+  bool network = false;
+  bool unsafe_no_sandbox = false;
+  bool given() const;  // any of them
+};
+void add_program_options(CLI::App* command, ProgramOptions& options);
+
+// Sets the given options over `terms` (the defaults, or a tournament file's). One-line errors
+// naming the option ("--memory \"5X\": ...").
+Expected<void> apply_program_options(const ProgramOptions& options, ProgramTerms& terms);
+
+// The line printed (and logged) whenever programs run without the sandbox.
+inline constexpr const char* kUnsandboxedWarning =
+    "warning: cmd players run WITHOUT the sandbox (--unsafe-no-sandbox): they can read and write "
+    "everything this user can, use the network and see every process";
 
 }  // namespace arbiter::cli

@@ -57,6 +57,8 @@ struct SpecArgs {
   double per_call = 0;
   std::string hero;
   std::string name;
+  ProgramOptions program;
+  std::string clock;
 };
 
 struct RunArgs {
@@ -117,6 +119,9 @@ void add_spec_options(CLI::App* cmd, SpecArgs& a) {
       ->check(seconds_validator());
   cmd->add_option("--hero", a.hero, "Gauntlet: the entrant who plays every match (default: the first)");
   cmd->add_option("--name", a.name, "The tournament's name (default: tournament)");
+  cmd->add_option("--clock", a.clock,
+                  "A chess clock per seat, BANK+INCREMENT[/GRACE], e.g. 10s+0.1s (q, battleship)");
+  add_program_options(cmd, a.program);
 }
 
 Expected<TournamentSpec> build_spec(const SpecArgs& a) {
@@ -152,6 +157,14 @@ Expected<TournamentSpec> build_spec(const SpecArgs& a) {
   if (a.per_call > 0) spec.per_call_ms = std::llround(a.per_call * 1000);
   if (!a.hero.empty()) spec.hero = a.hero;
   if (!a.name.empty()) spec.name = a.name;
+  if (!a.clock.empty()) {
+    auto tc = parse_time_control(a.clock);
+    if (!tc) return std::unexpected(tc.error());
+    spec.clock = *tc;
+  }
+  // Over the file's terms for every entrant (an entrant's own terms in the file stay its own).
+  if (auto ok = apply_program_options(a.program, spec.program); !ok)
+    return std::unexpected(ok.error());
   if (spec.game.empty()) return fail("no game: give --game or a --file with game = \"...\"");
   if (spec.players.empty()) return fail("no players: give --player NAME:BOT (twice or more)");
   if (auto ok = validate_spec(spec); !ok) return std::unexpected(ok.error());
@@ -203,6 +216,7 @@ std::optional<Created> create_from_args(const SpecArgs& args, const RunArgs& run
     return std::nullopt;
   }
   if (!outputs_ok(run, exit_code)) return std::nullopt;
+  if (unsandboxed(*spec)) report_error(kUnsandboxedWarning);
   const std::string& url = run.store;
   auto store = open_or_report(url, OpenMode::create, exit_code);
   if (!store) return std::nullopt;
@@ -352,11 +366,13 @@ int report_results(Store& store, std::int64_t id, const RunArgs& a) {
     j["tournament"] = id;
     j["spec"] = encode_spec(*spec);
     j["planned"] = progress->planned;
+    j["unsandboxed"] = unsandboxed(*spec);
     j["done"] = progress->done;
     std::cout << dump(j) << std::endl;
   } else {
     fmt::print("tournament {} ({}): {} {}, {} of {} matches, seed {}\n", id, spec->name, spec->game,
                schedule_name(spec->schedule), progress->done, progress->planned, spec->seed);
+    if (unsandboxed(*spec)) fmt::print("{}\n", kUnsandboxedWarning);
     std::cout << standings_text(standings);
     if (!results->empty())
       fmt::print("reproduce a match, e.g. #{}: {}\n", results->front().index,

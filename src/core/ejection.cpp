@@ -4,12 +4,17 @@
 
 namespace arbiter {
 namespace {
-constexpr NameTable<Why, 5> kNames{{
+constexpr NameTable<Why, 10> kNames{{
     {Why::exception, "exception"},
     {Why::timeout, "timeout"},
     {Why::malformed, "malformed"},
     {Why::foul, "foul"},
     {Why::hang_up, "hang-up"},
+    {Why::memory_limit, "memory-limit"},
+    {Why::process_limit, "process-limit"},
+    {Why::output_limit, "output-limit"},
+    {Why::cpu_limit, "cpu-limit"},
+    {Why::time_bank, "time-bank-exhausted"},
 }};
 }  // namespace
 

@@ -16,6 +16,12 @@ enum class Why {
   malformed,  // the answer does not decode to the game's Action (wrong JSON shape, garbage)
   foul,       // the answer decodes but breaks a rule (see Foul::code)
   hang_up,    // the channel closed or the process died
+  // A program's caps (remote/child_process.h), and the time bank of a clocked match:
+  memory_limit,   // the kernel killed it for using more memory than allowed
+  process_limit,  // it tried to run more processes or threads than allowed
+  output_limit,   // it wrote more than allowed on stdout or stderr
+  cpu_limit,      // it used up its CPU time
+  time_bank,      // its clock ran out ("time-bank-exhausted")
 };
 
 std::string_view to_string(Why why);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "referee/match.h"
 #include "referee/replay.h"
 #include "remote/child_process.h"
+#include "remote/program_terms.h"
 
 namespace arbiter {
 
@@ -29,6 +31,9 @@ struct Seating {
   // spaces; a program that cannot be started is ejected at setup with the reason), or "tcp" (a
   // client that connects to the referee and sends its name first).
   std::string bot;
+  // A "cmd" seat's caps and walls when they differ from Hosting::program (a tournament entrant's
+  // own terms).
+  std::optional<ProgramTerms> program;
 };
 
 // What one program of a match (a "cmd:" seat) wrote on stderr.
@@ -57,14 +62,15 @@ class ProgramRecords {
 struct Hosting {
   std::string listen_host = "127.0.0.1";            // for "tcp" seats
   std::uint16_t listen_port = 0;                    // 0: any free port
-  std::chrono::milliseconds accept_timeout{60000};  // for each tcp seat to connect and sign up
+  std::chrono::milliseconds accept_timeout{60000};  // for all tcp seats to connect and sign up
+  // The secret each "tcp" seat is claimed with, by seat name (make_seat_tokens); never logged.
+  std::map<std::string, std::string> tokens;
   std::function<void(std::uint16_t port, std::size_t seats)> on_listen;  // before accepting
-  ChildLimits limits;                                                    // for "cmd" seats
+  ProgramTerms program;  // how "cmd" seats run (sandboxed by default), unless a Seating says
   // "cmd" seats' stderr logs, DIR/PREFIXNAME.stderr (the first MiB); empty: not kept in files.
   std::filesystem::path stderr_dir;
   std::string stderr_prefix;
   ProgramRecords* programs = nullptr;  // when set, every started program is added to it
-  std::optional<SandboxSpec> sandbox;  // "cmd" seats play behind these walls when set
   // HOST:PORT of a viewer listening for the game's text stream (Abalone's §7 GUI protocol);
   // empty: none. Only for games with GameEntry::streams_gui.
   std::string gui;
@@ -92,6 +98,7 @@ struct GameEntry {
   std::size_t min_seats = 2;  // how many players a match seats (before config overrides)
   std::size_t max_seats = 2;
   bool streams_gui = false;  // whether play takes Hosting::gui (a viewer's text stream)
+  bool clocked = false;      // whether play takes RefereeOptions::time_control (turn-based)
   std::string seats_text;    // how the game counts its seats in messages; empty: "N players"
   // Whether `bot` is one of the game's house bots in its syntax (never asked about cmd: or tcp
   // seats). Starts and builds nothing; the Error names what is wrong.

@@ -211,12 +211,7 @@ class WireSeat final : public ExternalSeat {
                                 [channel = channel_, request = wire::call(method, args),
                                  process = process_] {
                                   auto reply = channel->exchange(request, *call_deadline());
-                                  if (!reply && reply.error().why == Why::hang_up && process)
-                                    throw PlayerFault(Why::hang_up, wire::with_last_words(
-                                                                        reply.error().detail,
-                                                                        *process));
-                                  if (!reply)
-                                    throw PlayerFault(reply.error().why, reply.error().detail);
+                                  if (!reply) wire::throw_fault(reply.error(), process.get());
                                   return std::move(*reply);
                                 });
     elapsed = outcome.elapsed;

@@ -4,6 +4,7 @@
 
 #include "core/file.h"
 #include "core/seat_name.h"
+#include "referee/game_log.h"
 #include "remote/tcp.h"
 
 namespace arbiter {
@@ -76,10 +77,47 @@ Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tc
     const auto argv = split_words(seat.bot.substr(4));
     if (argv.empty()) return refuse("cmd: needs a program, e.g. cmd:python3 bot.py");
     if (auto found = find_program(argv[0]); !found) return refuse(found.error().message);
+    // An argument that is a path into a directory that does not exist is a typo (the program
+    // would start and die at once); options and URLs are not paths.
+    for (std::size_t i = 1; i < argv.size(); ++i) {
+      const std::string& arg = argv[i];
+      const char first = arg.empty() ? ' ' : arg[0];
+      const bool path_like = std::isalnum(static_cast<unsigned char>(first)) != 0 ||
+                             first == '/' || first == '.' || first == '_';
+      if (!path_like || arg.find_first_of(":=@") != std::string::npos ||
+          arg.find('/') == std::string::npos)
+        continue;
+      const std::filesystem::path dir = std::filesystem::path(arg).parent_path();
+      std::error_code ec;
+      if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
+        return refuse(fmt::format("argument \"{}\": no directory {}", arg, dir.string()));
+    }
     return {};
   }
   if (auto ok = game.check_bot(seat.bot); !ok) return refuse(ok.error().message);
   return {};
+}
+
+Expected<void> check_program_terms(const Seating& seat, const Hosting& hosting) {
+  if (!seat.bot.starts_with("cmd:")) return {};
+  const ProgramTerms& terms = seat.program ? *seat.program : hosting.program;
+  if (auto ok = check_terms(terms); !ok)
+    return fail(fmt::format("player {}: {}", seat.name, ok.error().message));
+  if (terms.sandbox)
+    if (auto ok = sandbox_available(); !ok) return ok;
+  return {};
+}
+
+std::string token_of(const Hosting& hosting, const std::string& seat) {
+  const auto it = hosting.tokens.find(seat);
+  return it == hosting.tokens.end() ? std::string() : it->second;
+}
+
+std::map<std::string, std::string> make_seat_tokens(const std::vector<Seating>& roster) {
+  std::map<std::string, std::string> tokens;
+  for (const Seating& seat : roster)
+    if (seat.bot == "tcp") tokens[seat.name] = make_token(seat.name);
+  return tokens;
 }
 
 Expected<void> check_play(const GameEntry& game, const PlaySpec& spec) {
@@ -92,8 +130,19 @@ Expected<void> check_play(const GameEntry& game, const PlaySpec& spec) {
                                 : fmt::format("{} to {} players", game.min_seats, game.max_seats),
                             n));
   if (auto names = seat_names(spec); !names) return std::unexpected(names.error());
-  for (const auto& seat : spec.roster)
+  for (const auto& seat : spec.roster) {
     if (auto ok = check_seating(game, seat); !ok) return ok;
+    if (auto ok = check_program_terms(seat, spec.hosting); !ok) return ok;
+  }
+  for (const Seating& seat : spec.roster)
+    if (seat.bot == "tcp" && token_of(spec.hosting, seat.name).size() < 16)
+      return fail(fmt::format("player {}: a tcp seat needs its token (Hosting::tokens; see "
+                              "make_seat_tokens)",
+                              seat.name));
+  if (spec.options.time_control && !game.clocked)
+    return fail(fmt::format("--clock: {} has no turns to clock (only q and battleship have); its "
+                            "players are held to --per-call",
+                            game.name));
   if (!spec.hosting.stderr_dir.empty())
     if (auto ok = check_writable_dir(spec.hosting.stderr_dir); !ok)
       return fail("--stderr-dir " + ok.error().message);
@@ -108,6 +157,13 @@ Expected<PlayOutcome> play_match(const GameEntry& game, const PlaySpec& spec) {
 Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpec& spec,
                                                                    ChannelLimits limits) {
   std::vector<std::optional<OpenedSeat>> seats(spec.roster.size());
+  // The log says under which terms every program ran (and loudly when unwalled).
+  Json programs = Json::object();
+  for (const Seating& seat : spec.roster)
+    if (seat.bot.starts_with("cmd:"))
+      programs[seat.name] = describe_terms(seat.program ? *seat.program : spec.hosting.program);
+  if (spec.options.log != nullptr && !programs.empty())
+    spec.options.log->set_hosting(Json{{"programs", programs}});
   std::vector<std::size_t> tcp_seats;
   for (std::size_t i = 0; i < spec.roster.size(); ++i) {
     const Seating& seat = spec.roster[i];
@@ -118,8 +174,9 @@ Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpe
       child.argv = split_words(seat.bot.substr(4));
       if (child.argv.empty())
         return fail(fmt::format("player {}: cmd: needs a program", seat.name));
-      child.limits = spec.hosting.limits;
-      child.sandbox = spec.hosting.sandbox;
+      const ProgramTerms& terms = seat.program ? *seat.program : spec.hosting.program;
+      child.limits = terms.limits;
+      child.sandbox = terms.sandbox;
       if (!spec.hosting.stderr_dir.empty())
         child.stderr_log =
             spec.hosting.stderr_dir / (spec.hosting.stderr_prefix + seat.name + ".stderr");
@@ -128,7 +185,9 @@ Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpe
       if (!process) {
         opened.failure = process.error().message;
       } else {
-        opened.channel = (*process)->take_channel(Framing::lines, limits);
+        ChannelLimits stdout_limits = limits;
+        if (child.limits.output_bytes) stdout_limits.max_total = *child.limits.output_bytes;
+        opened.channel = (*process)->take_channel(Framing::lines, stdout_limits);
         opened.process = std::move(*process);
         if (spec.hosting.programs != nullptr) spec.hosting.programs->add(seat.name, opened.process);
       }
@@ -139,30 +198,45 @@ Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpe
   auto listener = TcpListener::listen(spec.hosting.listen_host, spec.hosting.listen_port);
   if (!listener) return fail(listener.error().message);
   if (spec.hosting.on_listen) spec.hosting.on_listen((*listener)->port(), tcp_seats.size());
-  for (std::size_t i : tcp_seats) {
-    const Deadline deadline = Deadline::after(SteadyClock::instance(), spec.hosting.accept_timeout);
-    std::unique_ptr<Channel> signed_up;
-    while (!signed_up && !deadline.passed()) {
-      auto accepted = (*listener)->accept(deadline, Framing::lines);
-      if (!accepted) return fail(accepted.error().message);
-      if (!*accepted) break;
-      std::unique_ptr<Channel> channel = std::move(**accepted);
-      const Deadline name_deadline = Deadline::after(
-          SteadyClock::instance(), std::min<Duration>(kSignUpWait, deadline.remaining()));
-      auto hello = channel->receive(name_deadline);
-      if (hello && hello->is_string() && valid_seat_name(hello->get<std::string>()))
-        signed_up = std::move(channel);
-      else
-        channel->close();
+  // Seats are claimed by token, in whatever order the clients come; a connection without a
+  // token of an unclaimed seat is told why and closed, and takes nothing.
+  const Deadline deadline = Deadline::after(SteadyClock::instance(), spec.hosting.accept_timeout);
+  std::size_t unclaimed = tcp_seats.size();
+  while (unclaimed > 0 && !deadline.passed()) {
+    auto accepted = (*listener)->accept(deadline, Framing::lines);
+    if (!accepted) return fail(accepted.error().message);
+    if (!*accepted) break;
+    std::unique_ptr<Channel> channel = std::move(**accepted);
+    const auto refuse = [&](const std::string& why) {
+      channel->send(Json::array({"refused", Json::array({why})}),
+                    Deadline::after(SteadyClock::instance(), Duration::zero()));
+      channel->close();
+    };
+    const Deadline hello_deadline = Deadline::after(
+        SteadyClock::instance(), std::min<Duration>(kSignUpWait, deadline.remaining()));
+    auto hello = channel->receive(hello_deadline);
+    if (!hello || !hello->is_string()) {
+      refuse("sign up by sending your seat's token (a JSON string) first");
+      continue;
     }
-    OpenedSeat opened;
-    if (signed_up)
-      opened.channel = std::move(signed_up);
-    else
-      opened.failure =
-          fmt::format("no tcp client signed up within {} ms", spec.hosting.accept_timeout.count());
-    seats[i] = std::move(opened);
+    std::optional<std::size_t> seat;
+    for (std::size_t i : tcp_seats)
+      if (tokens_match(token_of(spec.hosting, spec.roster[i].name), hello->get<std::string>()))
+        seat = i;
+    if (!seat) {
+      refuse("no tcp seat has this token");
+    } else if (seats[*seat]) {
+      refuse(fmt::format("seat {} is taken", spec.roster[*seat].name));
+    } else {
+      seats[*seat] = OpenedSeat{.channel = std::move(channel)};
+      --unclaimed;
+    }
   }
+  for (std::size_t i : tcp_seats)
+    if (!seats[i])
+      seats[i] = OpenedSeat{.failure = fmt::format("no tcp client signed up with its token within "
+                                                   "{} ms",
+                                                   spec.hosting.accept_timeout.count())};
   return seats;
 }
 

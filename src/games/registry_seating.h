@@ -2,6 +2,7 @@
 // seats played from outside ("cmd:PROGRAM" child processes and "tcp" clients) opened as channels.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,17 +31,27 @@ bool is_remote(const Seating& seat);
 // exists and is executable; "tcp" only where `tcp_allowed`. Errors read "player NAME: ...".
 Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tcp_allowed = true);
 
+// A "cmd:" seat's terms (its own, else the hosting's) are possible here: check_terms, and the
+// sandbox works on this machine unless they turn it off. Other seats pass.
+Expected<void> check_program_terms(const Seating& seat, const Hosting& hosting);
+
+// A secret token for every "tcp" seat of `roster` (remote/tcp.h's make_token), for
+// Hosting::tokens: the organizer hands each player its own.
+std::map<std::string, std::string> make_seat_tokens(const std::vector<Seating>& roster);
+std::string token_of(const Hosting& hosting, const std::string& seat);  // empty: none
+
 // Everything about a match the organizer has to get right, before anything starts: every seat
-// (check_seating), distinct names, and the hosting (stderr_dir an existing writable directory).
+// (check_seating, check_program_terms), distinct names, and the hosting (stderr_dir an existing writable directory).
 // The game's config is checked by the game's play, also before anything starts.
 Expected<void> check_play(const GameEntry& game, const PlaySpec& spec);
 
 // check_play, then the game's play: the one way to play a match.
 Expected<PlayOutcome> play_match(const GameEntry& game, const PlaySpec& spec);
 
-// Opens the remote seats of a roster: "cmd:" seats spawn their program, "tcp" seats are accepted
-// in seat order (a client signs up by sending its name as a JSON string, by the seat name rule;
-// other connections are dropped). Other seats stay empty. An Error only when tcp seats cannot be
+// Opens the remote seats of a roster: "cmd:" seats spawn their program; "tcp" seats are claimed
+// by clients in any order, each by sending its seat's token (Hosting::tokens) as a JSON string
+// first, within Hosting::accept_timeout for them all; any other connection gets ["refused",
+// [REASON]] and is closed. Other seats stay empty. An Error only when tcp seats cannot be
 // listened for.
 Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpec& spec,
                                                                    ChannelLimits limits = {});

@@ -6,7 +6,14 @@
 
 namespace arbiter {
 
-void GameLog::write(const Json& line) {
+void GameLog::write(const Json& given) {
+  Json with_hosting;
+  const bool add = !hosting_.is_null() && given.is_object() && given.value("type", "") == "match";
+  if (add) {
+    with_hosting = given;
+    with_hosting["hosting"] = hosting_;
+  }
+  const Json& line = add ? with_hosting : given;
   if (out_ != nullptr) {
     // One line per record, flushed, so a crash of the referee loses at most the record being
     // written.
@@ -45,7 +52,11 @@ Expected<std::vector<Json>> read_game_log(std::istream& in) {
 
 Json without_timing(const Json& line) {
   Json copy = line;
-  if (copy.is_object()) copy.erase("elapsed_us");
+  if (copy.is_object()) {
+    copy.erase("elapsed_us");
+    copy.erase("clock_us");
+    copy.erase("hosting");
+  }
   return copy;
 }
 

@@ -1,9 +1,13 @@
 // GameLog: the replayable record of a match, one JSON object per line (JSON Lines):
-//   {"type":"match", "game", "seed", "config", "seats":[names], "per_call_ms", "format":1}
-//   {"type":"call", "seat", "call", "args", "reply"?, "verdict", "detail"?, "elapsed_us"}
+//   {"type":"match", "game", "seed", "config", "seats":[names], "per_call_ms", "format":1,
+//    "clock"?: "60s+1s", "hosting"?: {"programs": {name: terms}}}
+//   {"type":"call", "seat", "call", "args", "reply"?, "verdict", "detail"?, "elapsed_us",
+//    "clock_us"? (a clocked match: the seat's bank when the call started)}
 //   {"type":"result", "winners":[seats], "ejections":[{seat, why, call, detail}], "scores"}
-// "verdict" is "ok" or an Ejection reason (exception, timeout, malformed, foul, hang-up).
-// Timing lives only in "elapsed_us", so two runs of one seed differ in nothing else.
+// "verdict" is "ok" or an Ejection reason (exception, timeout, malformed, foul, hang-up,
+// memory-limit, process-limit, output-limit, cpu-limit, time-bank-exhausted).
+// Timing lives only in "elapsed_us" and "clock_us" (and how it was hosted in "hosting"), so two runs of one
+// seed differ in nothing else.
 // The format is documented in docs/protocol.md.
 #pragma once
 
@@ -30,6 +34,11 @@ class GameLog {
   explicit GameLog(OutputFile* file) : file_(file) {}
 
   void write(const Json& line);
+
+  // How the match is hosted, for people reading the log: added as "hosting" to the "match" line
+  // when it is written (set it before the match starts). Like timing, it is not part of what a
+  // replay compares.
+  void set_hosting(Json hosting) { hosting_ = std::move(hosting); }
   const std::vector<Json>& lines() const { return lines_; }
 
  private:
@@ -37,6 +46,7 @@ class GameLog {
   OutputFile* file_ = nullptr;
   bool keep_ = false;
   std::vector<Json> lines_;
+  Json hosting_;
 };
 
 // Reads a game log: every non-empty line must be one JSON object with a "type".

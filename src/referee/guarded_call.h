@@ -15,6 +15,7 @@
 #include "core/ejection.h"
 #include "core/interrupt.h"
 #include "core/player.h"
+#include "core/time_control.h"
 #include "referee/call_runner.h"
 
 namespace arbiter {
@@ -30,9 +31,10 @@ struct Unit {};  // the result of a call that returns nothing
 // Runs fn() (which must return R or void) for `seat` during protocol method `call`.
 // `fn` must own what it uses (capture by value / shared_ptr): after a timeout it may still be
 // running on an abandoned thread when guarded_call has long returned.
+// `bank`: in a clocked match, what the player is told of its time bank (call_clock()).
 template <class Fn>
 auto guarded_call(Seat seat, std::string call, CallRunner& runner, const Deadline& deadline,
-                  Fn fn) {
+                  Fn fn, std::optional<CallClock> bank = std::nullopt) {
   using Raw = std::invoke_result_t<Fn>;
   using R = std::conditional_t<std::is_void_v<Raw>, Unit, Raw>;
   struct Slot {
@@ -40,10 +42,14 @@ auto guarded_call(Seat seat, std::string call, CallRunner& runner, const Deadlin
     std::optional<Ejection> ejection;
   };
   auto slot = std::make_shared<Slot>();
-  auto job = [slot, fn = std::move(fn), seat, call, deadline]() mutable {
+  auto job = [slot, fn = std::move(fn), seat, call, deadline, bank]() mutable {
     set_call_deadline(&deadline);
+    set_call_clock(bank ? &*bank : nullptr);
     struct Clear {
-      ~Clear() { set_call_deadline(nullptr); }
+      ~Clear() {
+        set_call_deadline(nullptr);
+        set_call_clock(nullptr);
+      }
     } clear;
     try {
       if constexpr (std::is_void_v<Raw>) {

@@ -3,10 +3,12 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/clock.h"
+#include "core/time_control.h"
 #include "core/ejection.h"
 #include "core/json.h"
 #include "core/rng.h"
@@ -22,6 +24,8 @@ struct RefereeOptions {
   const Clock* clock = &SteadyClock::instance();
   GameLog* log = nullptr;               // where the match is recorded, if anywhere
   std::uint64_t max_turns = 1'000'000;  // a guard against games that never end
+  // A chess clock per seat on top of per_call (core/time_control.h); turn-based matches only.
+  std::optional<TimeControl> time_control;
 };
 
 struct MatchResult {

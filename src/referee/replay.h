@@ -137,6 +137,12 @@ Expected<ReplayReport> replay(const std::vector<Json>& log) {
   options.isolation = Isolation::inline_call;
   options.clock = &clock;
   options.log = &fresh;
+  if (header.contains("clock")) {
+    auto tc = header["clock"].is_string() ? parse_time_control(header["clock"].get<std::string>())
+                                          : Expected<TimeControl>(fail("not a string"));
+    if (!tc) return fail("the header's clock: " + tc.error().message);
+    options.time_control = *tc;
+  }
 
   ReplayReport report;
   report.calls = calls;

@@ -40,6 +40,10 @@ class TurnReferee {
     for (const auto& player : players_)
       runners_.push_back(std::make_unique<CallRunner>(player->in_process() ? options_.isolation
                                                                              : Isolation::inline_call));
+    if (options_.time_control) {
+      banks_.assign(players_.size(), options_.time_control->bank);
+      called_.assign(players_.size(), false);
+    }
   }
 
   MatchResult run() {
@@ -111,13 +115,47 @@ class TurnReferee {
   // Calls `fn` for `seat` under the per-call deadline, logs the exchange, and ejects the seat if
   // the call fails or (given a `check`, answer -> optional<Foul>) its answer is a foul. Returns
   // the answer or nothing.
+  // In a clocked match the call may also take no more than the seat's bank (plus the grace of
+  // its first call); running out of it is the verdict time_bank; what it took is drawn from the
+  // bank, and a take_turn (a move) then adds the increment.
   template <class ArgsFn, class Fn, class Check = std::nullptr_t>
   auto call(Seat seat, const char* method, ArgsFn args, Fn fn, Check check = nullptr) {
-    const Deadline deadline = Deadline::after(*options_.clock, options_.per_call);
+    Duration allowance = options_.per_call;
+    Duration grace{};
+    std::optional<CallClock> told;
+    bool bank_bound = false;
+    if (const auto& tc = options_.time_control) {
+      grace = called_[seat] ? Duration::zero() : tc->first_grace;
+      called_[seat] = true;
+      told = CallClock{banks_[seat], tc->increment};
+      if (banks_[seat] + grace < allowance) {
+        allowance = banks_[seat] + grace;
+        bank_bound = true;
+      }
+    }
+    const Deadline deadline = Deadline::after(*options_.clock, allowance);
     Json record;
     if (options_.log != nullptr)
       record = {{"type", "call"}, {"seat", seat}, {"call", method}, {"args", args()}};
-    auto outcome = guarded_call(seat, method, *runners_[seat], deadline, std::move(fn));
+    if (told && options_.log != nullptr)
+      record["clock_us"] = std::chrono::duration_cast<std::chrono::microseconds>(told->remaining).count();
+    auto outcome = guarded_call(seat, method, *runners_[seat], deadline, std::move(fn), told);
+    if (told) {
+      const Duration used = std::max(Duration::zero(), outcome.elapsed - grace);
+      if (!outcome.value && outcome.value.error().why == Why::timeout && bank_bound) {
+        banks_[seat] = Duration::zero();
+        outcome.value = std::unexpected(Ejection{
+            seat, Why::time_bank, method,
+            fmt::format("its clock ran out: {} ms left in its bank{}",
+                        std::chrono::duration_cast<std::chrono::milliseconds>(told->remaining).count(),
+                        grace > Duration::zero() ? fmt::format(" and {} ms of first-call grace",
+                                                               std::chrono::duration_cast<std::chrono::milliseconds>(grace).count())
+                                                 : std::string())});
+      } else {
+        banks_[seat] = std::max(Duration::zero(), banks_[seat] - used);
+        if (std::string_view(method) == "take_turn") banks_[seat] += options_.time_control->increment;
+      }
+    }
     using R = typename decltype(outcome.value)::value_type;
     std::optional<R> answer;
     std::optional<Ejection> ejection;
@@ -151,15 +189,16 @@ class TurnReferee {
 
   void log_header() {
     if (options_.log == nullptr) return;
-    options_.log->write(
-        {{"type", "match"},
-         {"format", kGameLogFormat},
-         {"game", std::string(G::kName)},
-         {"seed", seed_},
-         {"config", G::encode(config_)},
-         {"seats", names_},
-         {"per_call_ms",
-          std::chrono::duration_cast<std::chrono::milliseconds>(options_.per_call).count()}});
+    Json header{{"type", "match"},
+                {"format", kGameLogFormat},
+                {"game", std::string(G::kName)},
+                {"seed", seed_},
+                {"config", G::encode(config_)},
+                {"seats", names_},
+                {"per_call_ms",
+                 std::chrono::duration_cast<std::chrono::milliseconds>(options_.per_call).count()}};
+    if (options_.time_control) header["clock"] = format_time_control(*options_.time_control);
+    options_.log->write(header);
   }
 
   typename G::Config config_;
@@ -169,6 +208,8 @@ class TurnReferee {
   RefereeOptions options_;
   typename G::State state_;
   std::vector<std::unique_ptr<CallRunner>> runners_;
+  std::vector<Duration> banks_;  // clocked matches: what is left of each seat's time
+  std::vector<bool> called_;     // clocked matches: whether the seat has had its first call
   MatchResult result_;
 };
 

@@ -96,6 +96,87 @@ TEST(TurnReferee, AHangingPlayerIsEjectedAtTheDeadline) {
   EXPECT_EQ(r.winners, Seats{1});
 }
 
+// Takes one stone per turn after "thinking" for `think` of the referee's virtual clock.
+class Thinker : public Taker {
+ public:
+  Thinker(ManualClock& clock, Duration think, Duration setup_think = {})
+      : Taker(1), clock_(clock), think_(think), setup_think_(setup_think) {}
+  void setup(const Countdown::View& v) override {
+    clock_.advance(setup_think_);
+    Taker::setup(v);
+  }
+  int take_turn(const Countdown::View& v) override {
+    clock_.advance(think_);
+    told.push_back(call_clock() != nullptr ? call_clock()->remaining : Duration(-1));
+    return Taker::take_turn(v);
+  }
+  std::vector<Duration> told;
+
+ private:
+  ManualClock& clock_;
+  Duration think_;
+  Duration setup_think_;
+};
+
+TEST(TurnReferee, AClockedSeatThatSpendsItsBankIsEjectedInVirtualTime) {
+  ManualClock clock;
+  std::ostringstream text;
+  GameLog log(&text, /*keep=*/true);
+  RefereeOptions options;
+  options.clock = &clock;
+  options.isolation = Isolation::inline_call;
+  options.log = &log;
+  options.time_control = TimeControl{1000ms, 100ms, 0ms};
+  auto thinker = std::make_shared<Thinker>(clock, 350ms);
+  auto quick = std::make_shared<Taker>(1);
+  const MatchResult r = play({thinker, quick}, options);
+  // 1000 -350 +100 = 750 -350 +100 = 500 -350 +100 = 250: the 4th move may take 250 ms only.
+  ASSERT_EQ(r.ejections.size(), 1u);
+  EXPECT_EQ(r.ejections[0],
+            (Ejection{0, Why::time_bank, "take_turn", "its clock ran out: 250 ms left in its bank"}));
+  EXPECT_EQ(to_string(Why::time_bank), "time-bank-exhausted");
+  EXPECT_EQ(r.winners, Seats{1});
+  EXPECT_EQ(thinker->told, (std::vector<Duration>{1000ms, 750ms, 500ms, 250ms}));
+  // The log has the clock in the header and each call's bank as it started.
+  EXPECT_EQ(log.lines()[0]["clock"], "1s+100ms");
+  std::vector<std::int64_t> banks;
+  for (const Json& line : log.lines())
+    if (line.value("type", "") == "call" && line["seat"] == 0 && line["call"] == "take_turn")
+      banks.push_back(line["clock_us"].get<std::int64_t>());
+  EXPECT_EQ(banks, (std::vector<std::int64_t>{1'000'000, 750'000, 500'000, 250'000}));
+  // The recorded match replays identically (the verdict is the recorded one).
+  auto report = replay<Countdown>(log.lines());
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_TRUE(report->identical) << report->difference;
+}
+
+TEST(TurnReferee, TheFirstCallsGraceIsNotDrawnFromTheBank) {
+  ManualClock clock;
+  RefereeOptions options;
+  options.clock = &clock;
+  options.isolation = Isolation::inline_call;
+  options.time_control = TimeControl{1000ms, 0ms, 500ms};
+  // Setup is the first call: it may take 1500 ms and its first 500 ms are free: 1000 - 700 =
+  // 300 left. Moves are later calls and draw fully: 300 - 200 = 100, then 100 < 200: out.
+  auto thinker = std::make_shared<Thinker>(clock, 200ms, 1200ms);
+  const MatchResult r = play({thinker, std::make_shared<Taker>(1)}, options, 20);
+  ASSERT_EQ(r.ejections.size(), 1u);
+  EXPECT_EQ(r.ejections[0].why, Why::time_bank);
+  EXPECT_EQ(r.ejections[0].call, "take_turn");
+  EXPECT_EQ(thinker->told, (std::vector<Duration>{300ms, 100ms}));
+}
+
+TEST(TurnReferee, AnUnclockedMatchTellsNoClock) {
+  ManualClock clock;
+  RefereeOptions options;
+  options.clock = &clock;
+  options.isolation = Isolation::inline_call;
+  auto thinker = std::make_shared<Thinker>(clock, 1ms);
+  play({thinker, std::make_shared<Taker>(1)}, options);
+  ASSERT_FALSE(thinker->told.empty());
+  EXPECT_EQ(thinker->told.front(), Duration(-1));
+}
+
 TEST(TurnReferee, FailuresInEveryCallAreEjectionsInOrder) {
   auto setup = std::make_shared<Thrower>("setup");
   auto tiles = std::make_shared<Thrower>("new_tiles");

@@ -37,6 +37,8 @@ enum class Framing {
 
 struct ChannelLimits {
   std::size_t max_message = 1 << 20;  // bytes in one message (without the newline)
+  std::uint64_t max_total = 0;  // bytes received over the channel's life (0: no cap); more is
+                                // Why::output_limit
 };
 
 class Channel {

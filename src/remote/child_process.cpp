@@ -27,6 +27,8 @@
 
 #include <fmt/format.h>
 
+#include "core/units.h"
+#include "remote/cgroup.h"
 #include "remote/fd_channel.h"
 #include "remote/io.h"
 #include "remote/sandbox.h"
@@ -41,6 +43,8 @@ namespace arbiter {
 namespace {
 
 constexpr std::size_t kChunk = 64 * 1024;
+constexpr int kCgroupPollMs = 20;
+
 
 using Resource = decltype(RLIMIT_AS);
 
@@ -66,6 +70,7 @@ struct Launch {
   pid_t parent = 0;
   bool in_namespace = false;
   const SandboxPlan* sandbox = nullptr;  // the walls, when the program plays behind them
+  const std::vector<int>* cgroup_joins = nullptr;  // cgroup.procs files to write "0" to
 };
 
 // Runs in the child between fork and exec: async-signal-safe calls only (no allocation, no
@@ -120,6 +125,10 @@ bool stay_as_init(const Launch& l) {
 
   if (::dup2(l.stdin_r, 0) < 0 || ::dup2(l.stdout_w, 1) < 0 || ::dup2(l.stderr_w, 2) < 0)
     report(ChildFailure::stdio);
+  // Into its cgroups while still privileged; whatever it starts is born in them.
+  if (l.cgroup_joins != nullptr)
+    for (const int fd : *l.cgroup_joins)
+      if (::write(fd, "0", 1) != 1) report(ChildFailure::limits);
   // The walls first: the limits may leave too few descriptors to build them, and RLIMIT_NPROC
   // counts the processes of the sandbox's own uid.
   if (l.sandbox != nullptr) {
@@ -253,14 +262,47 @@ struct ChildProcess::State {
   std::atomic<bool> finishing{false};    // kill(): the drain takes the last words and returns
   std::atomic<std::int64_t> kill_at{0};  // stop_after(): when the drain kills (steady ns; 0: no)
 
+  // The caps, and the first one found hit (-1: none yet; else a Why).
+  std::unique_ptr<ProgramCgroup> cgroup;  // destroyed after the child is reaped
+  ChildLimits limits;
+  std::atomic<int> hit{-1};
+  std::string hit_detail;  // written before `hit` is set, read after
+  int status = 0;          // under mu once reaped: the wait status and usage of the child
+  rusage usage{};
+
   mutable std::mutex tail_mu;  // the drain writes, anyone reads
   std::string tail;            // up to 2 * tail_cap bytes; the last tail_cap are the tail
   std::string log_error;       // under tail_mu
   bool stderr_ended = false;   // under tail_mu
   mutable std::condition_variable stderr_end;
 
+  // Records the first cap hit and kills the tree (the referee sees a hang-up and asks why).
+  void record_hit(Why why, std::string detail) {
+    if (hit.load() != -1) return;
+    hit_detail = std::move(detail);
+    int none = -1;
+    if (hit.compare_exchange_strong(none, static_cast<int>(why))) signal_group();
+  }
+
+  // What the cgroup's counters say, if a cap was hit.
+  std::optional<LimitHit> cgroup_hit() const {
+    if (!cgroup) return std::nullopt;
+    if (cgroup->memory_hit())
+      return LimitHit{Why::memory_limit,
+                      fmt::format("the kernel killed it for using more than {} of memory",
+                                  format_size(*limits.memory_bytes))};
+    if (cgroup->processes_hit())
+      return LimitHit{Why::process_limit,
+                      fmt::format("it tried to run more than {} processes or threads",
+                                  *limits.processes)};
+    return std::nullopt;
+  }
+
   void keep(const char* p, std::size_t n) {
-    stderr_bytes.fetch_add(n, std::memory_order_relaxed);
+    const std::uint64_t total = stderr_bytes.fetch_add(n, std::memory_order_relaxed) + n;
+    if (limits.output_bytes && total > *limits.output_bytes)
+      record_hit(Why::output_limit,
+                 fmt::format("more than {} of output on stderr", format_size(*limits.output_bytes)));
     {
       std::lock_guard lock(tail_mu);
       const std::size_t take = std::min(n, tail_cap);
@@ -300,6 +342,12 @@ struct ChildProcess::State {
       if (at != 0)
         timeout =
             static_cast<int>(std::clamp<std::int64_t>((at - now_ns()) / 1'000'000 + 1, 0, 60'000));
+      // A program that hits a cgroup cap may go on running (a refused fork is only an error to
+      // it): the counters are looked at every kCgroupPoll and the first hit ends it.
+      if (cgroup && hit.load() == -1) {
+        if (auto found = cgroup_hit()) record_hit(found->why, std::move(found->detail));
+        timeout = timeout < 0 ? kCgroupPollMs : std::min(timeout, kCgroupPollMs);
+      }
       pollfd fds[2] = {{open ? stderr_r : -1, POLLIN, 0}, {wake_fd, POLLIN, 0}};
       if (::poll(fds, 2, timeout) < 0) {
         if (errno == EINTR) continue;
@@ -351,8 +399,7 @@ struct ChildProcess::State {
   void kill_and_reap() {
     ::kill(-pid, SIGKILL);
     ::kill(pid, SIGKILL);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
     }
     reaped = true;
   }
@@ -389,15 +436,29 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
   }
   for (std::string& arg : l.args) l.argv.push_back(arg.data());
   l.argv.push_back(nullptr);
-  add_limit(l, RLIMIT_AS, spec.limits.memory_bytes);
+  const bool own_namespace = spec.own_pid_namespace || plan;
+  // The reaper that is process 1 of its PID namespace counts as one of its processes.
+  std::optional<std::uint64_t> processes = spec.limits.processes;
+  if (processes && own_namespace) *processes += 1;
+  std::unique_ptr<ProgramCgroup> cgroup;
+  if ((spec.limits.memory_bytes || processes) && ProgramCgroup::available()) {
+    auto made = ProgramCgroup::create(spec.limits.memory_bytes, processes);
+    if (!made) return fail(fmt::format("cannot run \"{}\": {}", name, made.error().message));
+    cgroup = std::move(*made);
+    l.cgroup_joins = &cgroup->join_fds();
+  } else {
+    add_limit(l, RLIMIT_AS, spec.limits.memory_bytes);
+    add_limit(l, RLIMIT_NPROC, processes);
+  }
   add_limit(l, RLIMIT_CPU, spec.limits.cpu_seconds);
   add_limit(l, RLIMIT_NOFILE, spec.limits.open_files);
-  add_limit(l, RLIMIT_NPROC, spec.limits.processes);
   if (rlimit files{}; ::getrlimit(RLIMIT_NOFILE, &files) == 0)
     l.max_fd = static_cast<int>(std::min<rlim_t>(files.rlim_cur, 1 << 20));
   l.parent = ::getpid();
 
   auto s = std::make_unique<State>();
+  s->limits = spec.limits;
+  s->cgroup = std::move(cgroup);
   s->stderr_cap = spec.stderr_cap;
   s->tail_cap = spec.stderr_tail;
   s->log_path = spec.stderr_log;
@@ -435,7 +496,7 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
   ::pthread_sigmask(SIG_SETMASK, &all, &old);
   pid_t pid = -1;
   int err = 0;
-  if (spec.own_pid_namespace || plan) {
+  if (own_namespace) {
     // Like fork(), but the child is PID 1 of a new PID namespace: when it dies, the kernel kills
     // everything it started, however it detached itself.
     l.in_namespace = true;
@@ -576,6 +637,38 @@ bool ChildProcess::exited() {
   if (info.si_pid == 0) return false;
   s.kill_and_reap();
   return true;
+}
+
+std::optional<LimitHit> ChildProcess::limit_hit(Duration wait) {
+  State& s = *s_;
+  const auto recorded = [&]() -> std::optional<LimitHit> {
+    const int why = s.hit.load();
+    if (why == -1) return std::nullopt;
+    return LimitHit{static_cast<Why>(why), s.hit_detail};
+  };
+  if (auto found = recorded()) return found;
+  const std::int64_t until = State::now_ns() + std::chrono::nanoseconds(wait).count();
+  while (!exited() && State::now_ns() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  if (auto found = recorded()) return found;
+  if (auto found = s.cgroup_hit()) return found;
+  if (s.limits.cpu_seconds) {
+    std::lock_guard lock(s.mu);
+    // The reaper passes the program's death on as its exit code (128 + signal); its usage
+    // includes the program's, which it reaped.
+    const bool xcpu = s.in_namespace ? WIFEXITED(s.status) && WEXITSTATUS(s.status) == 128 + SIGXCPU
+                                     : WIFSIGNALED(s.status) && WTERMSIG(s.status) == SIGXCPU;
+    const auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
+    const double used = seconds(s.usage.ru_utime) + seconds(s.usage.ru_stime);
+    if (s.reaped && (xcpu || used >= static_cast<double>(*s.limits.cpu_seconds)))
+      return LimitHit{Why::cpu_limit,
+                      fmt::format("it used up its {} s of CPU time", *s.limits.cpu_seconds)};
+  }
+  return std::nullopt;
+}
+
+bool ChildProcess::in_own_cgroup() const {
+  return s_->cgroup != nullptr;
 }
 
 std::uint64_t ChildProcess::stderr_bytes() const {

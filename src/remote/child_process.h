@@ -22,17 +22,30 @@
 #include <string>
 #include <vector>
 
+#include "core/ejection.h"
 #include "core/json.h"
 #include "remote/channel.h"
 #include "remote/sandbox.h"
 
 namespace arbiter {
 
+// The caps on one program. Memory and processes are a cgroup of the program's own where the
+// machine allows it (remote/cgroup.h: the kernel counts the whole tree and says when a cap was
+// hit), else RLIMIT_AS and RLIMIT_NPROC (which cap as well, but a program that dies of them
+// dies as a hang-up). Each cap that is hit is named: limit_hit().
 struct ChildLimits {
-  std::optional<std::uint64_t> memory_bytes;  // RLIMIT_AS
-  std::optional<std::uint64_t> cpu_seconds;   // RLIMIT_CPU
+  std::optional<std::uint64_t> memory_bytes;  // cgroup memory, else RLIMIT_AS
+  std::optional<std::uint64_t> cpu_seconds;   // RLIMIT_CPU, for the whole life of the program
   std::optional<std::uint64_t> open_files;    // RLIMIT_NOFILE
-  std::optional<std::uint64_t> processes;     // RLIMIT_NPROC
+  std::optional<std::uint64_t> processes;     // cgroup pids, else RLIMIT_NPROC; the program's own
+  std::optional<std::uint64_t> output_bytes;  // on stderr (here) and on stdout (the channel's)
+  friend bool operator==(const ChildLimits&, const ChildLimits&) = default;
+};
+
+// A cap the program ran into: the verdict (Why::memory_limit, ...) and what happened.
+struct LimitHit {
+  Why why;
+  std::string detail;
 };
 
 struct ChildSpec {
@@ -85,6 +98,14 @@ class ChildProcess {
 
   // Whether the child has exited (non-blocking; reaps it if so).
   bool exited();
+
+  // The cap the program ran into, if any: its stderr passed the output cap, its cgroup saw an
+  // OOM kill or a refused fork, or it died of its CPU time. Waits up to `wait` for a child
+  // whose output has ended to exit, so that how it died is known.
+  std::optional<LimitHit> limit_hit(Duration wait);
+
+  // Whether the memory and process caps are the kernel's cgroup ones (see ChildLimits).
+  bool in_own_cgroup() const;
 
   // Bytes the child wrote to stderr so far, including those beyond the cap.
   std::uint64_t stderr_bytes() const;

@@ -18,6 +18,8 @@
 
 #include <gtest/gtest.h>
 
+#include "remote/cgroup.h"
+
 namespace arbiter {
 namespace {
 
@@ -339,14 +341,106 @@ TEST(ChildProcess, StderrWithoutALogIsCountedAndDropped) {
 }
 
 TEST(ChildProcess, LimitsApply) {
-  auto child =
-      sh("ulimit -n; ulimit -t; ulimit -v",
-         ChildSpec{.limits = {.memory_bytes = 512u << 20, .cpu_seconds = 5, .open_files = 16}});
+  // The memory cap is a cgroup of its own where this machine has one, else RLIMIT_AS.
+  auto child = sh(
+      "ulimit -n; ulimit -t; if grep -q ':memory:.*arbiter-' /proc/self/cgroup; then "
+      "cat /sys/fs/cgroup/memory/$(sed -n 's/^[0-9]*:memory://p' /proc/self/cgroup)/"
+      "memory.limit_in_bytes; else echo $(($(ulimit -v) * 1024)); fi",
+      ChildSpec{.limits = {.memory_bytes = 512u << 20, .cpu_seconds = 5, .open_files = 16}});
   ASSERT_TRUE(child);
   auto channel = child->take_channel();
   EXPECT_EQ(channel->receive(in(500ms)).value_or(0), 16);
   EXPECT_EQ(channel->receive(in(500ms)).value_or(0), 5);
-  EXPECT_EQ(channel->receive(in(500ms)).value_or(0), 512 * 1024);  // KiB
+  EXPECT_EQ(channel->receive(in(500ms)).value_or(0), 512 << 20);
+}
+
+// The caps are named when hit (the referee turns them into verdicts: wire::throw_fault).
+TEST(ChildProcess, AMemoryBombIsAMemoryLimit) {
+  if (!ProgramCgroup::available()) {
+    // RLIMIT_AS still caps it: the allocation fails inside the program.
+    auto child = spawn(ChildSpec{
+        .argv = {"/usr/bin/python3", "-c", "x = b'a' * (1 << 30)"},
+        .limits = {.memory_bytes = 64u << 20}});
+    ASSERT_TRUE(child);
+    EXPECT_EQ(child->take_channel()->receive(in(5s)).error().why, Why::hang_up);
+    EXPECT_NE(child->last_words(1s).find("MemoryError"), std::string::npos);
+    return;
+  }
+  auto child = spawn(ChildSpec{.argv = {"/usr/bin/python3", "-c", "x = b'a' * (1 << 30)"},
+                               .limits = {.memory_bytes = 64u << 20}});
+  ASSERT_TRUE(child);
+  EXPECT_TRUE(child->in_own_cgroup());
+  EXPECT_EQ(child->take_channel()->receive(in(5s)).error().why, Why::hang_up);
+  auto hit = child->limit_hit(1s);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->why, Why::memory_limit);
+  EXPECT_EQ(hit->detail, "the kernel killed it for using more than 64 MiB of memory");
+}
+
+TEST(ChildProcess, AForkBombIsAProcessLimit) {
+  auto child = sh("i=0; while [ $i -lt 40 ]; do sleep 30 & i=$((i+1)); done; echo '\"forked\"'; "
+                  "sleep 30",
+                  ChildSpec{.limits = {.processes = 8}});
+  ASSERT_TRUE(child);
+  auto channel = child->take_channel();
+  if (!child->in_own_cgroup()) {
+    // RLIMIT_NPROC: the forks fail, the shell goes on.
+    EXPECT_EQ(channel->receive(in(5s)).value_or(0), "forked");
+    EXPECT_NE(child->stderr_tail().find("fork"), std::string::npos);
+    return;
+  }
+  // The drain sees the cgroup's refused forks and ends the program.
+  const auto reply = channel->receive(in(5s));
+  if (reply) {
+    EXPECT_EQ(channel->receive(in(5s)).error().why, Why::hang_up);
+  }
+  auto hit = child->limit_hit(1s);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->why, Why::process_limit);
+  EXPECT_EQ(hit->detail, "it tried to run more than 8 processes or threads");
+}
+
+TEST(ChildProcess, TooMuchStderrIsAnOutputLimit) {
+  auto child = sh("head -c 300000 /dev/zero >&2; sleep 30",
+                  ChildSpec{.limits = {.output_bytes = 64u << 10}});
+  ASSERT_TRUE(child);
+  EXPECT_EQ(child->take_channel()->receive(in(5s)).error().why, Why::hang_up);
+  auto hit = child->limit_hit(1s);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->why, Why::output_limit);
+  EXPECT_EQ(hit->detail, "more than 64 KiB of output on stderr");
+}
+
+TEST(ChildProcess, TooMuchStdoutIsAnOutputLimitOfTheChannel) {
+  auto child = sh("head -c 300000 /dev/zero | tr '\\0' 'a'; sleep 30");
+  ASSERT_TRUE(child);
+  auto channel = child->take_channel(Framing::lines, ChannelLimits{.max_total = 64u << 10});
+  const auto reply = channel->receive(in(5s));
+  ASSERT_FALSE(reply);
+  EXPECT_EQ(reply.error().why, Why::output_limit);
+  EXPECT_EQ(reply.error().detail, "more than 65536 bytes of output on stdout");
+}
+
+TEST(ChildProcess, SpinningPastItsCpuTimeIsACpuLimit) {
+  auto child = sh("while :; do :; done", ChildSpec{.limits = {.cpu_seconds = 1}});
+  ASSERT_TRUE(child);
+  EXPECT_EQ(child->take_channel()->receive(in(10s)).error().why, Why::hang_up);
+  auto hit = child->limit_hit(2s);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->why, Why::cpu_limit);
+  EXPECT_EQ(hit->detail, "it used up its 1 s of CPU time");
+}
+
+TEST(ChildProcess, AProgramThatEndsWithinItsCapsHitNone) {
+  auto child = sh("echo '\"hi\"'", ChildSpec{.limits = {.memory_bytes = 256u << 20,
+                                                         .cpu_seconds = 5,
+                                                         .processes = 8,
+                                                         .output_bytes = 1024}});
+  ASSERT_TRUE(child);
+  auto channel = child->take_channel();
+  EXPECT_EQ(channel->receive(in(5s)).value_or(0), "hi");
+  EXPECT_EQ(channel->receive(in(5s)).error().why, Why::hang_up);
+  EXPECT_FALSE(child->limit_hit(1s));
 }
 
 TEST(ChildProcess, TheChildGetsDefaultSignalsAndOnlyItsStdio) {

@@ -47,7 +47,8 @@ struct FdChannel::State {
   // Used by the calling thread only.
   bool socket = false;
   bool eof = false;
-  bool send_broken = false;  // a send timed out part way: the peer's stream is out of step
+  bool send_broken = false;
+  std::uint64_t received = 0;  // a send timed out part way: the peer's stream is out of step
   Framer framer;
   ChannelLimits limits;
   std::unique_ptr<char[]> chunk = std::make_unique<char[]>(kChunk);
@@ -67,6 +68,11 @@ struct FdChannel::State {
     for (;;) {
       const ssize_t n = ::read(read_fd, chunk.get(), kChunk);
       if (n > 0) {
+        received += static_cast<std::uint64_t>(n);
+        if (limits.max_total != 0 && received > limits.max_total)
+          return std::unexpected(ChannelFault{
+              Why::output_limit,
+              fmt::format("more than {} bytes of output on stdout", limits.max_total)});
         framer.append(std::string_view(chunk.get(), static_cast<std::size_t>(n)));
         return true;
       }

@@ -50,7 +50,7 @@ class RemotePlayer final : public Player<G> {
   }
 
   typename G::Action take_turn(const typename G::View& view) override {
-    const Json reply = call(wire::kTakeTurn, Json::array({wire::view_arg<G>(view, name_)}));
+    const Json reply = call(wire::kTakeTurn, wire::take_turn_args<G>(view, name_));
     auto action = G::decode_action(reply);
     if (!action)
       throw PlayerFault(Why::malformed, fmt::format("take-turn reply: {}", action.error().message));
@@ -92,11 +92,7 @@ class RemotePlayer final : public Player<G> {
       deadline =
           &fallback.emplace(Deadline::after(SteadyClock::instance(), std::chrono::seconds(6)));
     auto reply = channel_->exchange(wire::call(method, std::move(args)), *deadline);
-    if (!reply) {
-      if (reply.error().why == Why::hang_up && child_)
-        throw PlayerFault(Why::hang_up, wire::with_last_words(reply.error().detail, *child_));
-      throw PlayerFault(reply.error().why, reply.error().detail);
-    }
+    if (!reply) wire::throw_fault(reply.error(), child_.get());
     return std::move(*reply);
   }
 

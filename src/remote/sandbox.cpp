@@ -188,6 +188,36 @@ bool under(const fs::path& path, const fs::path& dir) {
   return d == dir.end();
 }
 
+// A user namespace whose root is `uid` (and gid) of the host, for idmapped mounts: a file the
+// referee's user owns, seen through such a mount, is owned by `uid`. Made by a helper child
+// that exists only until its maps are written. Returns an open descriptor of it, or -1 (errno).
+int make_owner_map(uid_t uid) {
+  // The helper waits to be killed: waiting for a pipe to close would deadlock when two threads
+  // make helpers at once (each helper holds a copy of the other's pipe).
+  const auto helper = static_cast<pid_t>(::syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0));
+  if (helper == 0) {
+    for (;;) ::pause();
+  }
+  if (helper < 0) return -1;
+  int ns = -1;
+  const std::string map = fmt::format("0 {} 1\n", uid);
+  const auto put = [&](const char* file, const std::string& text) {
+    const int fd = ::open(fmt::format("/proc/{}/{}", helper, file).c_str(), O_WRONLY | O_CLOEXEC);
+    const bool ok =
+        fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    if (fd >= 0) ::close(fd);
+    return ok;
+  };
+  if (put("uid_map", map) && put("setgroups", "deny") && put("gid_map", map))
+    ns = ::open(fmt::format("/proc/{}/ns/user", helper).c_str(), O_RDONLY | O_CLOEXEC);
+  const int err = errno;
+  ::kill(helper, SIGKILL);
+  while (::waitpid(helper, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  errno = err;
+  return ns;
+}
+
 }  // namespace
 
 const char* SandboxPlan::step_name(int step) {
@@ -199,10 +229,12 @@ Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string&
   SandboxPlan plan;
   std::vector<fs::path> shown;  // absolute, canonical
   std::set<std::string> seen;
-  auto show = [&](const fs::path& p) {
+  std::set<std::string> own;  // the program's own paths (not the system's): owned by it
+  auto show = [&](const fs::path& p, bool its_own = false) {
     for (const auto& s : shown)
       if (under(p, s)) return;
     shown.push_back(p);
+    if (its_own) own.insert(p.string());
   };
   // The system, read-only: what interpreters and libraries need.
   for (const char* dir : {"/usr", "/etc"}) show(dir);
@@ -222,7 +254,7 @@ Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string&
   if (ec) return fail(fmt::format("sandbox: {}: {}", program, ec.message()));
   const fs::path home = real.parent_path().filename() == "bin" ? real.parent_path().parent_path()
                                                                : real.parent_path();
-  show(home);
+  show(home, true);
   program = fs::absolute(program, ec).lexically_normal().string();
   // Arguments that name files: their directories, read-only; the arguments made absolute.
   for (std::size_t i = 1; i < argv.size(); ++i) {
@@ -230,13 +262,13 @@ Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string&
     if (arg.empty() || !fs::exists(arg, ec)) continue;
     const fs::path abs = fs::canonical(arg, ec);
     if (ec) continue;
-    show(fs::is_directory(abs) ? abs : abs.parent_path());
+    show(fs::is_directory(abs) ? abs : abs.parent_path(), true);
     argv[i] = abs.string();
   }
   for (const auto& p : spec.read_only) {
     if (!fs::exists(p, ec))
       return fail(fmt::format("sandbox: the read-only path {} does not exist", p.string()));
-    show(fs::canonical(p, ec));
+    show(fs::canonical(p, ec), true);
   }
   // Staged in this order: the root's own directories, the scratch mount, then the shown paths
   // (a shown path under /tmp lands inside the scratch directory, read-only).
@@ -250,16 +282,34 @@ Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string&
     const bool is_file = !fs::is_directory(p, ec);
     if (!is_file && seen.insert(p.string()).second)
       plan.dirs_.push_back(std::string(kStaging) + p.string());
-    plan.binds_.push_back({p.string(), std::string(kStaging) + p.string(), is_file});
+    plan.binds_.push_back(
+        {p.string(), std::string(kStaging) + p.string(), is_file, own.contains(p.string())});
   }
   plan.symlinks_.push_back({"/proc/self/fd", std::string(kStaging) + "/dev/fd"});
   plan.network_ = spec.network;
   // A fresh uid per program: no two players share one, none is root.
   plan.uid_ = 100000 + (g_next_uid.fetch_add(1) % 100000);
+  // Its own files are shown as owned by it, so that it can read them wherever they are (in a
+  // private directory of the organizer, say); still read-only, and never the system's files.
+  if (!own.empty()) {
+    const int ns = make_owner_map(plan.uid_);
+    if (ns < 0)
+      return fail(fmt::format("sandbox: a user namespace for its own files: {}", std::strerror(errno)));
+    plan.owner_map_ = std::shared_ptr<int>(new int(ns), [](int* fd) {
+      ::close(*fd);
+      delete fd;
+    });
+  }
   plan.scratch_options_ =
       fmt::format("size={},mode=0700,uid={},gid={}", spec.scratch_bytes, plan.uid_, plan.uid_);
   plan.env_text_ = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8"};
-  for (const auto& e : spec.environment) plan.env_text_.push_back(e);
+  for (const auto& e : spec.environment) {
+    if (e.find('=') != std::string::npos) {
+      plan.env_text_.push_back(e);
+    } else if (const char* value = std::getenv(e.c_str()); value != nullptr) {
+      plan.env_text_.push_back(e + "=" + value);
+    }
+  }
   for (auto& e : plan.env_text_) plan.env_.push_back(e.data());
   plan.env_.push_back(nullptr);
   plan.fds_.assign(plan.binds_.size(), -1);
@@ -278,14 +328,20 @@ int SandboxPlan::apply() const noexcept {
   // Every source is opened (as a detached copy of its mounts) before the staging tmpfs covers
   // anything, so that a source under the staging path is still reachable.
   for (std::size_t i = 0; i < binds_.size(); ++i) {
-    const int flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (binds_[i].is_file ? 0 : AT_RECURSIVE);
+    // The program's own paths without what is mounted below them: an idmapping is per mount.
+    const bool recursive = !binds_[i].is_file && !binds_[i].own;
+    const int flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (recursive ? AT_RECURSIVE : 0);
     fds_[i] = static_cast<int>(::syscall(SYS_open_tree, AT_FDCWD, binds_[i].source.c_str(), flags));
     if (fds_[i] < 0) return kOpen;
     mount_attr attr{};
     attr.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
                     (binds_[i].source.starts_with("/dev/") ? 0 : MOUNT_ATTR_NODEV);
-    if (::syscall(SYS_mount_setattr, fds_[i], "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
-                  sizeof attr) < 0)
+    if (binds_[i].own) {
+      attr.attr_set |= MOUNT_ATTR_IDMAP;
+      attr.userns_fd = static_cast<std::uint64_t>(*owner_map_);
+    }
+    if (::syscall(SYS_mount_setattr, fds_[i], "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0),
+                  &attr, sizeof attr) < 0)
       return kReadOnly;
   }
   if (::mount("tmpfs", kStaging, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755") < 0)
@@ -326,8 +382,10 @@ int SandboxPlan::apply() const noexcept {
     if (::ioctl(s, SIOCSIFFLAGS, &ifr) < 0) return kLoopback;
     ::close(s);
   }
-  if (::setgroups(0, nullptr) < 0 || ::setresgid(uid_, uid_, uid_) < 0 ||
-      ::setresuid(uid_, uid_, uid_) < 0)
+  // The raw system calls: glibc's wrappers broadcast the change to every thread the referee
+  // had when it cloned us, and wait for threads that do not exist here (a deadlock).
+  if (::syscall(SYS_setgroups, 0, nullptr) < 0 || ::syscall(SYS_setresgid, uid_, uid_, uid_) < 0 ||
+      ::syscall(SYS_setresuid, uid_, uid_, uid_) < 0)
     return kUser;
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) return kNoNewPrivs;
   // Changing credentials cleared it.

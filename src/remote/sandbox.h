@@ -3,7 +3,8 @@
 // of its own that shows the system read-only (/usr, /etc and the links /bin, /lib, ...), its own
 // program and files read-only, a fresh /proc of its PID namespace, four device nodes, and a
 // size-capped tmpfs at /tmp that is its home and working directory; it runs as an unprivileged
-// uid/gid of its own with no capabilities and no_new_privs, with only loopback for a network
+// uid/gid of its own with no capabilities and no_new_privs (its own files, shown through an
+// idmapped mount, are owned by that uid, so it reads them whatever their mode), with only loopback for a network
 // (unless allowed), a clean environment, and a seccomp filter (libseccomp) that refuses with
 // EPERM the system calls no game player needs: new namespaces, mounts, ptrace, bpf,
 // perf_event_open, keyrings, kernel modules and kexec, raw and packet sockets, and the like.
@@ -17,6 +18,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,7 +32,10 @@ struct SandboxSpec {
   std::vector<std::filesystem::path> read_only;
   std::uint64_t scratch_bytes = std::uint64_t{64} << 20;  // the size of its /tmp
   bool network = false;                  // true: the host's network; false: loopback only
-  std::vector<std::string> environment;  // "NAME=VALUE" passed on, besides PATH, HOME and LANG
+  // Passed on besides PATH, HOME and LANG: "NAME=VALUE", or "NAME" for the referee's own value
+  // of NAME when the program starts (nothing if it has none).
+  std::vector<std::string> environment;
+  friend bool operator==(const SandboxSpec&, const SandboxSpec&) = default;
 };
 
 // Everything the child needs to put up the walls, computed before fork so that the child only
@@ -62,6 +67,7 @@ class SandboxPlan {
     std::string source;  // absolute, on the host
     std::string target;  // the same path under the staging root
     bool is_file = false;
+    bool own = false;  // the program's own: idmapped so that the referee's files are its own
   };
   std::vector<Bind> binds_;
   std::vector<std::string> dirs_;                              // to create under staging, in order
@@ -69,6 +75,7 @@ class SandboxPlan {
   std::string scratch_options_;
   bool network_ = false;
   uid_t uid_ = 0;
+  std::shared_ptr<int> owner_map_;  // a user namespace mapping its root to uid_, for own binds
   std::vector<std::string> env_text_;
   std::vector<char*> env_;
   std::vector<unsigned char> filter_;  // the seccomp program (struct sock_filter[]), last wall

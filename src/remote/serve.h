@@ -42,6 +42,9 @@ Expected<ServeEnd> serve(Channel& channel, Player<G>& player, EjectionNotice* no
       return fail("not a call [method, [args...]]: " + excerpt(m));
     const std::string method = m[0].get<std::string>();
     const Json& args = m[1];
+    if (method == "refused")
+      return fail("the referee refused the sign-up: " +
+                  (args[0].is_string() ? args[0].get<std::string>() : excerpt(args[0])));
     if (method == wire::kEjected) {
       if (notice != nullptr)
         *notice = {string_or(args[0], "verdict"), string_or(args[0], "call"),

@@ -1,6 +1,9 @@
 // TCP listener and connector (IPv4 listening; connecting to whatever the host resolves to).
 #include "remote/tcp.h"
 
+#include <sys/random.h>
+#include <system_error>
+
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -237,6 +240,28 @@ Expected<std::unique_ptr<Channel>> tcp_connect(const std::string& host, std::uin
                             err == ETIMEDOUT ? "timed out" : std::strerror(err)));
   }
   return std::make_unique<FdChannel>(fd, fd, framing, limits, fmt::format("tcp {}:{}", host, port));
+}
+
+std::string make_token(std::string_view seat) {
+  unsigned char bytes[16];
+  std::size_t got = 0;
+  while (got < sizeof bytes) {
+    const ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n > 0) got += static_cast<std::size_t>(n);
+    else if (errno != EINTR) throw std::system_error(errno, std::generic_category(), "getrandom");
+  }
+  std::string token(seat);
+  token += '-';
+  for (unsigned char b : bytes) token += fmt::format("{:02x}", b);
+  return token;
+}
+
+bool tokens_match(std::string_view expected, std::string_view given) {
+  if (expected.empty() || expected.size() != given.size()) return false;
+  unsigned char diff = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    diff |= static_cast<unsigned char>(expected[i] ^ given[i]);
+  return diff == 0;
 }
 
 }  // namespace arbiter

@@ -42,6 +42,13 @@ class TcpListener {
   std::uint16_t port_;
 };
 
+// A secret for claiming a tcp seat: "SEAT-" and 32 hex digits from the kernel's random source
+// (never from a match's seed, which is no secret).
+std::string make_token(std::string_view seat);
+
+// Whether `given` is `expected`, in time that does not depend on where they differ.
+bool tokens_match(std::string_view expected, std::string_view given);
+
 // Connects to host:port within the deadline.
 Expected<std::unique_ptr<Channel>> tcp_connect(const std::string& host, std::uint16_t port,
                                                const Deadline& deadline, Framing framing,

@@ -16,7 +16,9 @@
 #include "core/clock.h"
 #include "core/ejection.h"
 #include "core/json.h"
+#include "core/player.h"
 #include "core/rules.h"
+#include "core/time_control.h"
 #include "remote/channel.h"
 #include "remote/child_process.h"
 
@@ -39,6 +41,20 @@ Json view_arg(const typename G::View& view, std::string_view name) {
     return G::wire_view(view, name);
   else
     return G::encode(view);
+}
+
+// take-turn's arguments: [view], and in a clocked match [view, {"remaining_ms", "increment_ms"}]
+// (what is left of the seat's time bank as the call starts, and what each call adds).
+template <Game G>
+Json take_turn_args(const typename G::View& view, std::string_view name) {
+  Json args = Json::array({view_arg<G>(view, name)});
+  if (const CallClock* clock = call_clock()) {
+    const auto ms = [](Duration d) {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+    };
+    args.push_back({{"remaining_ms", ms(clock->remaining)}, {"increment_ms", ms(clock->increment)}});
+  }
+  return args;
 }
 
 template <Game G>
@@ -79,6 +95,19 @@ inline std::string with_last_words(std::string detail, const ChildProcess& child
   const std::string words = child.last_words(kLastWordsWait);
   if (!words.empty()) detail += " (its last words on stderr: " + excerpt(Json(words), 200) + ")";
   return detail;
+}
+
+// The PlayerFault for a failed exchange with a program: a cap it ran into (the child's
+// limit_hit(), which also explains a hang-up or a timeout caused by the cap) is named first;
+// a hang-up gets the program's last words.
+[[noreturn]] inline void throw_fault(const ChannelFault& fault, ChildProcess* child) {
+  if (child != nullptr && fault.why != Why::output_limit) {
+    const bool ended = fault.why == Why::hang_up;
+    if (auto hit = child->limit_hit(ended ? kLastWordsWait : Duration::zero()))
+      throw PlayerFault(hit->why, hit->detail);
+    if (ended) throw PlayerFault(fault.why, with_last_words(fault.detail, *child));
+  }
+  throw PlayerFault(fault.why, fault.detail);
 }
 
 // Sends the notice without waiting for the peer to take it (best effort: a peer that does not

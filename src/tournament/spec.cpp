@@ -39,7 +39,7 @@ Expected<Entrant> parse_entrant(std::string_view text) {
   const auto colon = text.find(':');
   if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size())
     return fail(fmt::format("--player \"{}\": expected NAME:BOT, e.g. alice:dag", text));
-  return Entrant{std::string(text.substr(0, colon)), std::string(text.substr(colon + 1))};
+  return Entrant{std::string(text.substr(0, colon)), std::string(text.substr(colon + 1)), {}};
 }
 
 namespace {
@@ -55,7 +55,11 @@ bool valid_tournament_name(std::string_view name) {
 
 Json encode_spec(const TournamentSpec& spec) {
   Json players = Json::array();
-  for (const auto& p : spec.players) players.push_back({{"name", p.name}, {"bot", p.bot}});
+  for (const auto& p : spec.players) {
+    Json player{{"name", p.name}, {"bot", p.bot}};
+    if (p.program) player["program"] = encode_terms(*p.program);
+    players.push_back(std::move(player));
+  }
   Json j{{"name", spec.name},
          {"game", spec.game},
          {"players", players},
@@ -64,15 +68,17 @@ Json encode_spec(const TournamentSpec& spec) {
          {"rounds", spec.rounds},
          {"seed", spec.seed},
          {"config", spec.config},
-         {"per_call_ms", spec.per_call_ms}};
+         {"per_call_ms", spec.per_call_ms},
+         {"program", encode_terms(spec.program)}};
   if (!spec.hero.empty()) j["hero"] = spec.hero;
+  if (spec.clock) j["clock"] = format_time_control(*spec.clock);
   return j;
 }
 
 Expected<TournamentSpec> decode_spec(const Json& j) {
   constexpr std::string_view what = "the tournament spec";
   if (auto ok = only_keys(j, {"name", "game", "players", "schedule", "seats", "rounds", "seed",
-                              "config", "per_call_ms", "hero"},
+                              "config", "per_call_ms", "hero", "program", "clock"},
                           what);
       !ok)
     return std::unexpected(ok.error());
@@ -91,7 +97,7 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
   if (!players) return std::unexpected(players.error());
   if (!(*players)->is_array()) return fail("players: expected a list of {name, bot}");
   for (const Json& p : **players) {
-    if (auto ok = only_keys(p, {"name", "bot"}, "a player"); !ok)
+    if (auto ok = only_keys(p, {"name", "bot", "program"}, "a player"); !ok)
       return std::unexpected(ok.error());
     auto name_field = member(p, "name", "a player");
     if (!name_field) return std::unexpected(name_field.error());
@@ -101,7 +107,26 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
     if (!bot_field) return std::unexpected(bot_field.error());
     auto bot = arbiter::to_string(**bot_field, "the bot of " + *name);
     if (!bot) return std::unexpected(bot.error());
-    spec.players.push_back(Entrant{*name, *bot});
+    Entrant entrant{*name, *bot, {}};
+    if (p.contains("program")) {
+      auto terms = decode_terms(p["program"]);
+      if (!terms) return fail(fmt::format("player {}: {}", *name, terms.error().message));
+      entrant.program = std::move(*terms);
+    }
+    spec.players.push_back(std::move(entrant));
+  }
+  if (j.contains("clock")) {
+    auto text = arbiter::to_string(j["clock"], "the clock");
+    if (!text) return std::unexpected(text.error());
+    auto tc = parse_time_control(*text);
+    if (!tc) return std::unexpected(tc.error());
+    spec.clock = *tc;
+  }
+  // A spec stored before program terms existed runs under the defaults.
+  if (j.contains("program")) {
+    auto terms = decode_terms(j["program"]);
+    if (!terms) return std::unexpected(terms.error());
+    spec.program = std::move(*terms);
   }
   if (j.contains("schedule")) {
     auto text = arbiter::to_string(j["schedule"], "the schedule");
@@ -180,12 +205,58 @@ Expected<TournamentSpec> read_spec_file(const std::string& path) {
   }
   static const std::set<std::string> known{"name",   "game", "schedule", "seats",
                                            "rounds", "seed", "per_call", "hero",
-                                           "config", "player"};
+                                           "config", "player", "clock"};
+  const auto is_term = [](std::string_view key) {
+    return std::find(std::begin(kTermKeys), std::end(kTermKeys), key) != std::end(kTermKeys);
+  };
   for (const auto& [key, value] : table)
-    if (!known.contains(std::string(key.str())))
+    if (!known.contains(std::string(key.str())) && !is_term(key.str()))
       return fail(fmt::format("{}:{}: unknown key \"{}\" (known: name, game, schedule, seats, "
-                              "rounds, seed, per_call, hero, [config], [[player]])",
+                              "rounds, seed, per_call, hero, clock, [config], [[player]], and the "
+                              "program terms memory, processes, cpu_time, output, open_files, "
+                              "network, read_only, env, sandbox)",
                               path, value.source().begin.line, key.str()));
+  // The program terms, as written, with the line each is on.
+  ProgramTerms terms;
+  const auto set_terms = [&](ProgramTerms& into, const toml::table& t,
+                             const std::string& where) -> Expected<void> {
+    // "sandbox" first: the walls' own terms need it.
+    if (const auto* node = t.get("sandbox"))
+      if (auto ok = set_term(into, "sandbox", to_json(*node)); !ok)
+        return fail(fmt::format("{}:{}: {}sandbox: {}", path, node->source().begin.line, where,
+                                ok.error().message));
+    for (const auto& [key, value] : t) {
+      if (!is_term(key.str()) || key.str() == "sandbox") continue;
+      if (auto ok = set_term(into, key.str(), to_json(value)); !ok)
+        return fail(fmt::format("{}:{}: {}{}: {}", path, value.source().begin.line, where,
+                                key.str(), ok.error().message));
+    }
+    return {};
+  };
+  if (auto ok = set_terms(terms, table, ""); !ok) return std::unexpected(ok.error());
+  std::vector<std::optional<ProgramTerms>> own;
+  if (const auto* players = table.get_as<toml::array>("player")) {
+    for (const auto& node : *players) {
+      const auto* t = node.as_table();
+      bool has = false;
+      if (t != nullptr)
+        for (const auto& [key, value] : *t) has = has || is_term(key.str());
+      if (!has) {
+        own.emplace_back();
+        continue;
+      }
+      ProgramTerms mine = terms;
+      const auto* name = t->get_as<std::string>("name");
+      if (auto ok = set_terms(mine, *t, fmt::format("player {}: ", name ? name->get() : "?")); !ok)
+        return std::unexpected(ok.error());
+      own.push_back(std::move(mine));
+    }
+  }
+  for (const auto key : kTermKeys) table.erase(key);
+  if (auto* players = table.get_as<toml::array>("player"))
+    for (auto& node : *players)
+      if (auto* t = node.as_table())
+        for (const auto key : kTermKeys) t->erase(key);
   Json j = to_json(table);
   if (j.contains("player")) {
     j["players"] = j["player"];
@@ -202,6 +273,9 @@ Expected<TournamentSpec> read_spec_file(const std::string& path) {
   }
   auto spec = decode_spec(j);
   if (!spec) return fail(path + ": " + spec.error().message);
+  spec->program = terms;
+  for (std::size_t i = 0; i < own.size() && i < spec->players.size(); ++i)
+    spec->players[i].program = own[i];
   return spec;
 }
 
@@ -212,7 +286,11 @@ Expected<void> validate_spec(const TournamentSpec& spec) {
     return fail(fmt::format("tournament name \"{}\": use letters, digits, '_' and '-'", spec.name));
   std::set<std::string> names;
   for (const auto& p : spec.players) {
-    if (auto ok = check_seating(*game, {p.name, p.bot}, /*tcp_allowed=*/false); !ok) return ok;
+    const Seating seat{p.name, p.bot, p.program};
+    if (auto ok = check_seating(*game, seat, /*tcp_allowed=*/false); !ok) return ok;
+    Hosting hosting;
+    hosting.program = spec.program;
+    if (auto ok = check_program_terms(seat, hosting); !ok) return ok;
     if (!names.insert(p.name).second)
       return fail(fmt::format("player name \"{}\" is used twice", p.name));
   }
@@ -249,11 +327,20 @@ Expected<void> validate_spec(const TournamentSpec& spec) {
   }
   if (spec.schedule == Schedule::swiss && spec.seats != 2)
     return fail("swiss pairs two players per match; use --seats 2");
+  if (spec.clock && !game->clocked)
+    return fail(fmt::format("--clock: {} has no turns to clock (only q and battleship have)",
+                            spec.game));
   if (!spec.hero.empty() && spec.schedule != Schedule::gauntlet)
     return fail("a hero is only for the gauntlet schedule");
   if (!spec.hero.empty() && !names.contains(spec.hero))
     return fail(fmt::format("hero \"{}\" is not among the players", spec.hero));
   return {};
+}
+
+bool unsandboxed(const TournamentSpec& spec) {
+  return std::any_of(spec.players.begin(), spec.players.end(), [&](const Entrant& e) {
+    return e.bot.starts_with("cmd:") && !(e.program ? e.program->sandbox : spec.program.sandbox);
+  });
 }
 
 std::uint64_t match_seed(std::uint64_t master_seed, std::int64_t index) {

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "core/json.h"
+#include "core/time_control.h"
+#include "remote/program_terms.h"
 
 namespace arbiter::tournament {
 
@@ -24,6 +26,8 @@ Expected<Schedule> parse_schedule(std::string_view text);
 struct Entrant {
   std::string name;  // unique in the tournament; core/seat_name.h's rule
   std::string bot;   // as for `arbiter play`: a house bot, cmd:PROGRAM [ARGS] (tcp is refused)
+  std::optional<ProgramTerms> program;  // a cmd: entrant's own caps and walls, if not the
+                                        // tournament's
 };
 
 // "NAME:BOT" as given to --player (by arbiter play too): split at the first colon.
@@ -40,16 +44,24 @@ struct TournamentSpec {
   Json config;              // the game's config overrides; null for its defaults
   std::int64_t per_call_ms = 6000;
   std::string hero;  // gauntlet: the entrant who plays every match (default: the first)
+  ProgramTerms program;  // how cmd: entrants run, unless an Entrant has its own
+  std::optional<TimeControl> clock;  // a chess clock per seat (turn-based games)
 };
+
+// Whether any cmd: entrant runs without the sandbox (said in every standings table).
+bool unsandboxed(const TournamentSpec& spec);
 
 Json encode_spec(const TournamentSpec& spec);
 Expected<TournamentSpec> decode_spec(const Json& j);
 
 // Reads a tournament file (TOML):
 //   name = "league"      game = "q"       schedule = "round-robin"   seats = 2   rounds = 10
-//   seed = 1             per_call = 6.0   hero = "alice"
+//   seed = 1             per_call = 6.0   hero = "alice"    clock = "10s+0.1s"
 //   [config]             # the game's config overrides
 //   [[player]]           name = "alice"   bot = "dag"
+// and the program terms of remote/program_terms.h (memory = "512M", processes = 32, cpu_time =
+// "60s", output = "4M", open_files, network, read_only, env, sandbox) at the top for every
+// cmd: entrant, and in a [[player]] for that one (over the top's).
 // Unknown keys are errors, with the key's name and line.
 Expected<TournamentSpec> read_spec_file(const std::string& path);
 

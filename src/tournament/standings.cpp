@@ -191,12 +191,14 @@ Json standings_json(const StandingsTable& s) {
 }
 
 std::string play_command(std::string_view game, const std::vector<std::string>& players,
-                         std::uint64_t seed, const Json& config, double per_call_seconds) {
+                         std::uint64_t seed, const Json& config, double per_call_seconds,
+                         std::string_view clock) {
   std::string cmd = "arbiter play " + std::string(game);
   for (const auto& p : players) cmd += " --player " + shell_word(p);
   cmd += " --seed " + std::to_string(seed);
   if (!config.is_null()) cmd += " --config " + shell_word(dump(config));
   if (per_call_seconds != 6.0) cmd += fmt::format(" --per-call {}", per_call_seconds);
+  if (!clock.empty()) cmd += " --clock " + shell_word(std::string(clock));
   return cmd;
 }
 
@@ -219,7 +221,8 @@ std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec) 
   for (std::size_t e : seated(job_spec))
     if (e < spec.players.size()) players.push_back(spec.players[e].name + ":" + spec.players[e].bot);
   return play_command(spec.game, players, seed_of(job_spec), spec.config,
-                      spec.per_call_ms / 1000.0);
+                      spec.per_call_ms / 1000.0,
+                      spec.clock ? format_time_control(*spec.clock) : std::string());
 }
 
 std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResult>& results) {

@@ -149,7 +149,9 @@ TEST(Schedule, SwissGivesTheOddOneOutAByeOnlyOnce) {
     }
     ASSERT_EQ(playing.size(), 4u);
     for (std::size_t e = 0; e < 5; ++e)
-      if (!playing.contains(e)) EXPECT_TRUE(byes.insert(e).second) << "second bye for " << e;
+      if (!playing.contains(e)) {
+        EXPECT_TRUE(byes.insert(e).second) << "second bye for " << e;
+      }
   }
 }
 
@@ -308,6 +310,60 @@ TEST(Spec, ReadsATomlFileAndNamesTheLineOfAnUnknownKey) {
   ASSERT_FALSE(broken.has_value());
   EXPECT_NE(broken.error().message.find("broken.toml:1:"), std::string::npos) << broken.error().message;
   EXPECT_FALSE(read_spec_file(dir + "/missing.toml").has_value());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Spec, ProgramTermsAndTheClockAtTheTopAndPerPlayer) {
+  const std::string dir = temp_dir();
+  {
+    std::ofstream f(dir + "/terms.toml");
+    f << "game = \"q\"\nclock = \"10s+0.1s\"\nmemory = \"512M\"\nprocesses = 32\n"
+         "[[player]]\nname = \"a\"\nbot = \"dag\"\n"
+         "[[player]]\nname = \"b\"\nbot = \"cmd:/bin/cat\"\ncpu_time = \"60s\"\n"
+         "env = [\"OMP_NUM_THREADS=1\"]\n"
+         "[[player]]\nname = \"c\"\nbot = \"cmd:/bin/cat\"\nsandbox = false\n";
+  }
+  auto spec = read_spec_file(dir + "/terms.toml");
+  ASSERT_TRUE(spec.has_value()) << spec.error().message;
+  ASSERT_TRUE(spec->clock.has_value());
+  EXPECT_EQ(format_time_control(*spec->clock), "10s+100ms");
+  EXPECT_EQ(spec->program.limits.memory_bytes, 512u << 20);
+  EXPECT_EQ(spec->program.limits.processes, 32u);
+  EXPECT_TRUE(spec->program.sandbox.has_value());
+  EXPECT_FALSE(spec->players[0].program.has_value());
+  // An entrant's own terms start from the top's.
+  ASSERT_TRUE(spec->players[1].program.has_value());
+  EXPECT_EQ(spec->players[1].program->limits.memory_bytes, 512u << 20);
+  EXPECT_EQ(spec->players[1].program->limits.cpu_seconds, 60u);
+  EXPECT_EQ(spec->players[1].program->sandbox->environment,
+            std::vector<std::string>{"OMP_NUM_THREADS=1"});
+  ASSERT_TRUE(spec->players[2].program.has_value());
+  EXPECT_FALSE(spec->players[2].program->sandbox.has_value());
+  EXPECT_TRUE(unsandboxed(*spec));
+  // The store keeps them all.
+  auto back = decode_spec(encode_spec(*spec));
+  ASSERT_TRUE(back.has_value()) << back.error().message;
+  EXPECT_EQ(encode_spec(*back), encode_spec(*spec));
+  EXPECT_EQ(back->players[1].program, spec->players[1].program);
+  EXPECT_EQ(back->clock, spec->clock);
+  // Bad terms name the file, the line and the key.
+  {
+    std::ofstream f(dir + "/bad.toml");
+    f << "game = \"q\"\n[[player]]\nname = \"b\"\nbot = \"cmd:/bin/cat\"\nmemory = \"5X\"\n";
+  }
+  auto bad = read_spec_file(dir + "/bad.toml");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message.find("bad.toml:5: player b: memory: \"5X\" is not a size"),
+            std::string::npos)
+      << bad.error().message;
+  // A clock for a game without turns is refused.
+  auto race = spec_of(3);
+  race.game = "dominosa";
+  for (auto& p : race.players) p.bot = "slow=1";
+  race.clock = TimeControl{std::chrono::seconds(10), {}, {}};
+  auto refused = validate_spec(race);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_NE(refused.error().message.find("no turns to clock"), std::string::npos);
   std::filesystem::remove_all(dir);
 }
 

@@ -53,7 +53,7 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
   PlaySpec play;
   for (std::size_t e : seated(job.spec)) {
     if (e >= spec.players.size()) return error("the job seats an entrant the tournament lacks");
-    play.roster.push_back({spec.players[e].name, spec.players[e].bot});
+    play.roster.push_back({spec.players[e].name, spec.players[e].bot, spec.players[e].program});
   }
   if (play.roster.empty()) return error("the job seats no one");
   if (!job.spec.contains("seed") || !job.spec["seed"].is_number_unsigned())
@@ -61,7 +61,9 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
   play.seed = job.spec["seed"].get<std::uint64_t>();
   play.config = spec.config;
   play.options.per_call = std::chrono::milliseconds(spec.per_call_ms);
+  play.options.time_control = spec.clock;
   play.hosting.stderr_dir = stderr_dir;
+  play.hosting.program = spec.program;
   play.hosting.stderr_prefix = fmt::format("t{}-m{}-", job.tournament, job.index);
   ProgramRecords programs;
   play.hosting.programs = &programs;

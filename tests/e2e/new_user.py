@@ -436,34 +436,50 @@ def item2():
 
 
 def tcp_sign_up_case():
-    """A TCP client that signs up with a name the rule refuses is dropped; one that keeps it
-    plays the seat."""
+    """TCP seats are claimed by token: a client that sends a name, a wrong token or garbage is
+    told why and takes no seat; the client with the seat's token plays it."""
     problems = []
     proc = subprocess.Popen([ARGS.arbiter, "play", "q", "-p", "a:dag", "-p", "b:tcp", "--listen",
                              "127.0.0.1:0", "--accept-timeout", "20", "--seed", "2"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
-        line = proc.stderr.readline().decode()
-        m = re.search(r"on port (\d+)", line)
-        if not m:
-            return [f"no port announced: {line!r}"]
-        port = int(m.group(1))
-        bad = socket.create_connection(("127.0.0.1", port), timeout=5)
-        bad.sendall(b'"my_bot"\n')
-        bad.settimeout(5)
-        try:
-            dropped = bad.recv(100) == b""
-        except (socket.timeout, ConnectionResetError):
-            dropped = False
-        if not dropped:
-            problems.append("a client signing up as my_bot was not dropped")
-        bad.close()
+        token, port = None, None
+        while port is None:
+            line = proc.stderr.readline().decode()
+            if not line:
+                return ["arbiter ended before it listened"]
+            if m := re.search(r"seat b is claimed with the token (\S+)", line):
+                token = m.group(1)
+            if m := re.search(r"on port (\d+)", line):
+                port = int(m.group(1))
+        if not token or not re.fullmatch(r"b-[0-9a-f]{32}", token):
+            return [f"no token for seat b printed: {token!r}"]
+        for hello, words in ((b'"b"\n', b"no tcp seat has this token"),
+                             (b'"b-00000000000000000000000000000000"\n', b"no tcp seat has this token"),
+                             (b'{"token": 1}\n', b"sign up by sending your seat's token"),
+                             (b"\x00garbage\n", b"sign up by sending your seat's token")):
+            bad = socket.create_connection(("127.0.0.1", port), timeout=5)
+            bad.sendall(hello)
+            bad.settimeout(5)
+            try:
+                reply = bad.recv(300)
+            except (socket.timeout, ConnectionResetError) as e:
+                reply = repr(e).encode()
+            if not reply.startswith(b'["refused",') or words not in reply:
+                problems.append(f"{hello!r} was not refused with {words!r}: {reply!r}")
+            bad.close()
         if ARGS.qbot:
-            good = subprocess.run([ARGS.qbot, "--tcp", f"127.0.0.1:{port}", "--name", "bob"],
+            wrong = subprocess.run([ARGS.qbot, "--tcp", f"127.0.0.1:{port}", "--token", "nope"],
+                                   capture_output=True, timeout=30)
+            if wrong.returncode == 0 or b"refused the sign-up" not in wrong.stderr:
+                problems.append(f"q-bot with a wrong token: exit {wrong.returncode} {wrong.stderr!r}")
+            good = subprocess.run([ARGS.qbot, "--tcp", f"127.0.0.1:{port}", "--token", token],
                                   capture_output=True, timeout=30)
             if good.returncode != 0:
-                problems.append(f"q-bot as bob: exit {good.returncode}")
+                problems.append(f"q-bot with the token: exit {good.returncode} {good.stderr!r}")
         out, err = proc.communicate(timeout=30)
+        if token.encode() in out:
+            problems.append("the token is in the result")
         if ARGS.qbot and b"ejected: b" in out:
             problems.append(f"the good client was ejected: {out!r}")
     except subprocess.TimeoutExpired:
@@ -644,7 +660,7 @@ def item6():
                  "tournament", "log", "1", "0", "--stderr", "--store", "t.db", cwd=d).stdout
              else ["no notice in tournament log --stderr"]),
         Case(6, "the example Python bot logs the notice",
-             ["play", "q", "-p", "a:dag", "-p", f"b:cmd:{PY} examples/q_misbehave.py --mode foul --turn 1",
+             ["play", "q", "-p", "a:dag", "-p", f"b:cmd:{PY} examples/q_misbehave.py --mode foul --turn 1", "--read-only", "bots/python",
               "--stderr-dir", "."], code=0, check=file_holds("b.stderr", "ejected: foul during take_turn")),
         Case(6, "a program that cannot start says why in its ejection",
              ["play", "q", "-p", "a:dag", "-p", f"b:cmd:{PY} no-such-script.py"], code=0,
@@ -885,7 +901,7 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(ARGS.jobs) as pool:
         results = list(pool.map(lambda c: (c, run_case(c)), cases))
     if not ARGS.k or "tcp" in ARGS.k:
-        results.append((Case(2, "TCP sign-up drops a name the rule refuses", []), tcp_sign_up_case()))
+        results.append((Case(2, "TCP seats are claimed by token only", []), tcp_sign_up_case()))
     for case, problems in results:
         if problems:
             failed += 1

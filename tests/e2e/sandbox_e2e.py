@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The walls around program players (arbiter play --sandbox), attacked from a real process and
+"""The walls around program players (on by default), attacked from a real process and
 checked from outside.
 
   a. `arbiter sandbox check` says every wall is up on this machine.
@@ -10,10 +10,17 @@ checked from outside.
      scratch directory, a grandchild that detaches to outlive the match.
      Its report must show every attempt failed, and from outside: the planted file is unchanged,
      nothing was written, no connection reached the host's port, nothing survives the match.
-  c. The same probe without --sandbox gets through (so (b) can fail).
+  c. The same probe with --unsafe-no-sandbox gets through (so (b) can fail).
   d. Players still play behind the walls: the example Python bot, q-bot, an Abalone team, the
      ejection notice.
   e. Bad sandbox options are one-line errors, exit 2.
+  f. The hostile matrix: a fork bomb, a memory bomb, 100 MB on stderr and a spinning CPU get
+     their named verdicts; an fd bomb, a detached grandchild, kill(-1) and kill of a host pid,
+     and a full scratch disk change nothing outside; the match goes on and nothing survives it.
+  g. The probe gets nowhere in a tournament (SQLite) or as an Abalone team either; a bot in a
+     private (0700) directory still runs.
+  h. A referee that cannot build the walls (run as nobody) refuses cmd players in one line and
+     runs them with --unsafe-no-sandbox, warning.
 
 Usage: sandbox_e2e.py --arbiter PATH --root REPO --qbot PATH   (as root; Python: /usr/bin/python3)
 """
@@ -21,6 +28,7 @@ import argparse
 import json
 import os
 import pathlib
+import shutil
 import socket
 import subprocess
 import sys
@@ -78,8 +86,8 @@ def run_probe(tmp, sandboxed, reads_only=False):
             f"p:cmd:{PY} tests/misbehaving/probe.py @{planted} {port} @{write_dir}"
             + (" --reads-only" if reads_only else ""),
             "--stderr-dir", str(logs), "--per-call", "30"]
-    if sandboxed:
-        argv.append("--sandbox")
+    if not sandboxed:
+        argv.append("--unsafe-no-sandbox")
     r = arbiter(*argv, env=env)
     problems = []
     if r.returncode != 0:
@@ -113,6 +121,14 @@ def check_walls(tmp):
     if probe is None:
         report("b. the probe behind the walls", problems + ["no report from the probe"])
         return
+    problems += probe_problems(probe)
+    problems += [what for what, ok in outside.items() if not ok]
+    report("b. the probe gets nowhere behind the walls", problems)
+
+
+def probe_problems(probe):
+    """What the probe managed that it must not have."""
+    problems = []
     if probe["uid"] == 0 or probe["euid"] == 0:
         problems.append(f"runs as uid {probe['uid']}")
     for attack in ("shadow", "planted_read", "planted_write", "write_host_dir", "write_usr",
@@ -126,8 +142,7 @@ def check_walls(tmp):
         problems.append(f"sees processes {probe['pids']}")
     if "Errno 28" not in probe["fill_scratch"]:
         problems.append(f"scratch not capped: {probe['fill_scratch']}")
-    problems += [what for what, ok in outside.items() if not ok]
-    report("b. the probe gets nowhere behind the walls", problems)
+    return problems
 
 
 def check_control(tmp):
@@ -137,20 +152,20 @@ def check_control(tmp):
     got_through = probe is not None and (probe["planted_read"].startswith("ok:") or
                                         probe["write_host_dir"].startswith("ok:") or
                                         "ARBITER_TEST_SECRET" in probe["env"])
-    report("c. without --sandbox the same probe gets through (the check can fail)",
+    report("c. with --unsafe-no-sandbox the same probe gets through (the check can fail)",
            problems + ([] if got_through else [f"the probe got nowhere unwalled: {probe}"]))
 
 
 def check_players(tmp):
     cases = [
         ("the example Python Q bot", ["play", "q", "-p", "a:dag", "-p", f"b:cmd:{PY} bots/python/q_bot.py",
-                                      "--sandbox", "--seed", "4"], "winners:"),
-        ("q-bot", ["play", "q", "-p", "a:dag", "-p", f"b:cmd:{ARGS.qbot} --strategy ldasg", "--sandbox"],
+                                      "--seed", "4"], "winners:"),
+        ("q-bot", ["play", "q", "-p", "a:dag", "-p", f"b:cmd:{ARGS.qbot} --strategy ldasg"],
          "winners:"),
         ("an Abalone team from outside", ["play", "abalone", "--black", "simple", "--white",
-                                          f"cmd:{PY} bots/python/abalone_team.py", "--sandbox"], "winners:"),
+                                          f"cmd:{PY} bots/python/abalone_team.py"], "winners:"),
         ("a Battleship bot", ["play", "battleship", "-p", "a:hunt", "-p",
-                              f"b:cmd:{PY} bots/python/battleship_bot.py", "--sandbox"], "winners:"),
+                              f"b:cmd:{PY} bots/python/battleship_bot.py"], "winners:"),
     ]
     for name, argv, want in cases:
         r = arbiter(*argv)
@@ -162,22 +177,174 @@ def check_players(tmp):
         report(f"d. {name} plays behind the walls", problems)
     logs = tmp / "told"
     logs.mkdir()
-    r = arbiter("play", "q", "-p", "a:dag", "-p", f"b:cmd:{PY} tests/misbehaving/told_why.py", "--sandbox",
+    r = arbiter("play", "q", "-p", "a:dag", "-p", f"b:cmd:{PY} tests/misbehaving/told_why.py",
                 "--stderr-dir", str(logs))
     text = (logs / "b.stderr").read_text() if (logs / "b.stderr").exists() else ""
     report("d. the ejection notice reaches a walled program",
            [] if 'RECEIVED ["ejected"' in text else [f"stderr {text!r}, exit {r.returncode} {r.stderr}"])
 
 
+HOSTILE = "tests/misbehaving/hostile.py"
+
+# mode, extra options, the verdict expected for the hostile seat (None: it plays on).
+MATRIX = [
+    ("fork-bomb", ["--processes", "16"], "process-limit"),
+    ("memory-bomb", ["--memory", "128M"], "memory-limit"),
+    ("stderr-flood", ["--output", "4M"], "output-limit"),
+    ("cpu-spin", ["--cpu-time", "1s"], "cpu-limit"),
+    ("fd-bomb", ["--open-files", "64"], None),
+    ("double-fork", [], None),
+    ("kill-all", [], None),
+    ("fill-scratch", [], None),
+]
+
+
+def check_matrix(tmp, cgroups):
+    """f. Each hostile program, behind the walls: the verdict is named, the match goes on, the
+    host is untouched and nothing of the program survives the match (checked from outside).
+    Without cgroups the caps are rlimits, which cap as well but do not say so: a fork bomb is
+    refused forks and plays on, a memory bomb dies of a MemoryError (a hang-up)."""
+    for mode, extra, verdict in MATRIX:
+        if not cgroups and verdict in ("process-limit", "memory-limit"):
+            verdict = None if verdict == "process-limit" else "hang-up"
+        logs = tmp / f"hostile-{mode}"
+        logs.mkdir()
+        host_file = pathlib.Path("/tmp/fill")
+        existed = host_file.exists()
+        start = time.monotonic()
+        r = arbiter("play", "q", "-p", "a:dag", "-p", f"h:cmd:{PY} {HOSTILE} {mode} {os.getpid()}",
+                    "-p", "b:ldasg", "--per-call", "30", "--json", "--stderr-dir", str(logs), *extra)
+        seconds = time.monotonic() - start
+        problems = []
+        if r.returncode != 0:
+            problems.append(f"play exit {r.returncode}: {r.stderr.strip()[:300]}")
+        try:
+            result = json.loads(r.stdout)
+        except json.JSONDecodeError:
+            result = {}
+            problems.append(f"no JSON result: {r.stdout[:200]!r}")
+        ejected = [e for e in result.get("ejections", []) if e.get("seat") == 1]
+        got = ejected[0]["why"] if ejected else None
+        if got != verdict:
+            problems.append(f"verdict {got!r} ({ejected}), expected {verdict!r}")
+        if not result.get("winners"):
+            problems.append(f"the match did not go on to a winner: {result}")
+        time.sleep(0.3)
+        left = survivors(HOSTILE) + survivors("hostile-survivor")
+        if left:
+            problems.append(f"processes {left} outlived the match")
+            for pid in left:
+                try:
+                    os.kill(int(pid), 9)
+                except OSError:
+                    pass
+        if host_file.exists() and not existed:
+            problems.append("the scratch file landed on the host's /tmp")
+        said = (logs / "h.stderr").read_text(errors="replace") if (logs / "h.stderr").exists() else ""
+        line = next((l for l in said.splitlines() if l.startswith("HOSTILE")), "(said nothing)")
+        report(f"f. {mode} {' '.join(extra)} -> {verdict or 'plays on'} ({line[:90]}; {seconds:.1f} s)",
+               problems)
+
+
+def check_programs_elsewhere(tmp):
+    """g. The probe gets nowhere in a tournament (SQLite) either, nor as an Abalone team; and a
+    bot in a private directory (mode 0700) of the organizer still runs (its own files are its
+    own behind the walls)."""
+    other = tmp / "other"
+    planted = other / "planted.txt"
+    for name, argv, log in (
+            ("in a tournament (SQLite)",
+             ["tournament", "run", "-g", "q", "-p", "a:dag", "-p",
+              f"p:cmd:{PY} tests/misbehaving/probe.py @{planted} 9 @{tmp / 'host'}",
+              "--store", f"sqlite:{tmp / 'probe.db'}", "-q", "--stderr-dir", "{logs}"],
+             "t1-m0-p.stderr"),
+            ("as an Abalone team",
+             ["play", "abalone", "--black", "simple", "--white",
+              f"cmd:{PY} tests/misbehaving/probe.py @{planted} 9 @{tmp / 'host'}",
+              "--stderr-dir", "{logs}"], "white.stderr")):
+        logs = tmp / ("logs-" + name.split()[-1].strip("()"))
+        logs.mkdir()
+        r = arbiter(*[a.replace("{logs}", str(logs)) for a in argv])
+        probe = None
+        if (logs / log).exists():
+            for line in (logs / log).read_text().splitlines():
+                if line.startswith("PROBE "):
+                    probe = json.loads(line[6:])
+        problems = [] if r.returncode == 0 else [f"exit {r.returncode}: {r.stderr[:200]}"]
+        if probe is None:
+            problems.append("no report from the probe")
+        else:
+            problems += probe_problems(probe)
+        if planted.read_text() != "another entrant's secret strategy\n":
+            problems.append("the planted file changed")
+        report(f"g. the probe gets nowhere {name}", problems)
+    private = tmp / "private"
+    private.mkdir(mode=0o700)
+    (private / "bot.py").write_text((pathlib.Path(ARGS.root) / "bots/python/q_bot.py").read_text())
+    os.chmod(private / "bot.py", 0o600)
+    r = arbiter("play", "q", "-p", "a:dag", "-p", f"b:cmd:{PY} {private / 'bot.py'}", "--json")
+    ok = r.returncode == 0 and '"ejections":[]' in r.stdout.replace(" ", "")
+    report("g. a bot in a private directory (0700, the file 0600) runs behind the walls",
+           [] if ok else [f"exit {r.returncode}: {r.stdout[:300]} {r.stderr[:300]}"])
+
+
+def check_unprivileged():
+    """h. A referee that cannot build the walls (here: one running as nobody) says so in one line
+    and refuses cmd players (exit 2); with --unsafe-no-sandbox it runs them, with a warning."""
+    d = pathlib.Path(tempfile.mkdtemp(prefix="arbiter-nobody-"))
+    try:
+        os.chmod(d, 0o755)
+        exe = d / "arbiter"
+        shutil.copy(ARGS.arbiter, exe)
+        shutil.copy(pathlib.Path(ARGS.root) / "bots/python/q_bot.py", d / "q_bot.py")
+        for f in (exe, d / "q_bot.py"):
+            os.chmod(f, 0o755)
+        nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", str(exe)]
+        play = ["play", "q", "-p", "a:dag", "-p", f"b:cmd:{PY} {d / 'q_bot.py'}", "--seed", "2"]
+        run = lambda *extra: subprocess.run([*nobody, *extra], capture_output=True, text=True,
+                                            timeout=120, cwd=d)
+        check = run("sandbox", "check")
+        refused = run(*play)
+        unsafe = run(*play, "--unsafe-no-sandbox")
+        problems = []
+        if check.returncode != 1 or "no " not in check.stdout:
+            problems.append(f"sandbox check as nobody: exit {check.returncode} {check.stdout!r}")
+        lines = refused.stderr.splitlines()
+        if refused.returncode != 2 or len(lines) != 1 or \
+                "the sandbox for program players does not work here" not in lines[0] or \
+                "--unsafe-no-sandbox" not in lines[0] or refused.stdout:
+            problems.append(f"refusal: exit {refused.returncode} {refused.stderr!r} {refused.stdout!r}")
+        if unsafe.returncode != 0 or "WITHOUT the sandbox" not in unsafe.stderr or \
+                "winners:" not in unsafe.stdout or "ejected" in unsafe.stdout:
+            problems.append(f"unsafe: exit {unsafe.returncode} {unsafe.stderr!r} {unsafe.stdout!r}")
+        report("h. without the walls (as nobody): one-line refusal; --unsafe-no-sandbox runs, "
+               "warned", problems)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def check_bad_options():
+    bot = ["-p", f"b:cmd:{PY} bots/python/q_bot.py"]
     cases = [
-        (["--sandbox", "--read-only", "/no/such/path"], "--read-only /no/such/path"),
-        (["--sandbox", "--env", "BAD NAME"], '--env "BAD NAME"'),
-        (["--env", "HOME"], "are for --sandbox"),
-        (["--allow-network"], "are for --sandbox"),
+        ([*bot, "--read-only", "/no/such/path"], "--read-only /no/such/path"),
+        ([*bot, "--env", "BAD NAME"], '--env: "BAD NAME": expected NAME or NAME=VALUE'),
+        ([*bot, "--unsafe-no-sandbox", "--env", "HOME"], "walls of the sandbox"),
+        ([*bot, "--unsafe-no-sandbox", "--allow-network"], "walls of the sandbox"),
+        ([*bot, "--memory", "5X"], '--memory: "5X" is not a size'),
+        ([*bot, "--memory", "12 parsecs"], "units K, M, G"),
+        ([*bot, "--memory", "900G"], "--memory 900 GiB: more than this machine has"),
+        ([*bot, "--memory", "1K"], "--memory: 1 KiB is too small (at least 16M)"),
+        ([*bot, "--output", "lots"], '--output: "lots" is not a size'),
+        ([*bot, "--cpu-time", "1.5s"], "--cpu-time: 1.5 s: CPU time is counted in whole seconds"),
+        ([*bot, "--cpu-time", "10 fortnights"], "is not a duration"),
+        ([*bot, "--processes", "0"], "--processes: expected a whole number from 1 to 65536"),
+        ([*bot, "--clock", "60x+1s"], '--clock "60x+1s"'),
+        (["-p", f"b:cmd:{PY} no/such/dir/bot.py"], 'argument "no/such/dir/bot.py": no directory'),
+        (["-p", "b:tcp", "--tokens", "/no/such/dir/tokens.json"], "--tokens /no/such/dir/tokens.json"),
+        (["-p", "b:ldasg", "--tokens", "/tmp/tokens.json"], "no tcp seat"),
     ]
     for extra, words in cases:
-        r = arbiter("play", "q", "-p", "a:dag", "-p", f"b:cmd:{PY} bots/python/q_bot.py", *extra)
+        r = arbiter("play", "q", "-p", "a:dag", *extra)
         lines = r.stderr.splitlines()
         ok = r.returncode == 2 and len(lines) == 1 and words in lines[0] and not r.stdout
         report(f"e. {' '.join(extra)}: one line, exit 2",
@@ -196,12 +363,17 @@ def main():
     r = arbiter("sandbox", "check")
     report("a. sandbox check: every wall is up", [] if r.returncode == 0 and "the sandbox works here" in r.stdout
            else [f"exit {r.returncode}: {r.stdout} {r.stderr}"])
+    cgroups = "yes  cgroups" in r.stdout
+    print(f"     (cgroups {'writable' if cgroups else 'not writable'} here)")
     with tempfile.TemporaryDirectory(prefix="arbiter-sandbox-") as d:
         tmp = pathlib.Path(d)
         check_walls(tmp)
         check_control(tmp)
         check_players(tmp)
+        check_matrix(tmp, cgroups)
+        check_programs_elsewhere(tmp)
     check_bad_options()
+    check_unprivileged()
     print(f"{'all passed' if not FAILED else f'{len(FAILED)} failed'}")
     return 1 if FAILED else 0
 

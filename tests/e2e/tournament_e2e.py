@@ -312,6 +312,47 @@ def test_postgres_two_workers(url):
     TALLY.report("postgresql: create + two workers", problems, f"played {played}, 300 results, none twice")
 
 
+def test_postgres_probe(tmp, url):
+    """The sandbox probe as an entrant of a PostgreSQL tournament played by a worker: it gets
+    nowhere (its report comes back in the stored stderr tail), PGPASSWORD does not reach it."""
+    sys.path.insert(0, os.path.dirname(__file__))
+    from sandbox_e2e import probe_problems  # noqa: E402  the same checks as behind play
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    other = os.path.join(tmp, "probe-other")
+    host = os.path.join(tmp, "probe-host")
+    os.makedirs(other)
+    os.makedirs(host)
+    planted = os.path.join(other, "planted.txt")
+    with open(planted, "w") as f:
+        f.write("another entrant's secret strategy\n")
+    probe = os.path.join(root, "tests", "misbehaving", "probe.py")
+    r = arbiter("tournament", "create", "-g", "q", "-p", "a:dag", "-p",
+                f"p:cmd:/usr/bin/python3 {probe} @{planted} 9 @{host}", "--rounds", "1",
+                "--per-call", "30", "--store", url, check=True)
+    tid = int(r.stdout.strip())
+    env = dict(os.environ, PGPASSWORD="hunter2")
+    w = subprocess.run([ARGS.arbiter, "worker", "--store", url, "--tournament", str(tid),
+                        "--until-finished"], capture_output=True, text=True, timeout=300, env=env)
+    problems = [] if w.returncode == 0 else [f"worker exit {w.returncode}: {w.stderr.strip()}"]
+    report = None
+    for index in (0, 1):
+        log = arbiter("tournament", "log", str(tid), str(index), "--stderr", "--store", url)
+        for line in log.stdout.splitlines():
+            if line.startswith("PROBE "):
+                report = json.loads(line[6:])
+    if report is None:
+        problems.append("no probe report in the stored stderr tails")
+    else:
+        problems += probe_problems(report)
+    with open(planted) as f:
+        if f.read() != "another entrant's secret strategy\n":
+            problems.append("the planted file changed")
+    if os.listdir(host):
+        problems.append(f"the probe wrote {os.listdir(host)} on the host")
+    TALLY.report("postgresql: the sandbox probe gets nowhere as a worker's entrant", problems,
+                 "report checked, host unchanged")
+
+
 def main():
     global ARGS
     p = argparse.ArgumentParser(description=__doc__)
@@ -328,6 +369,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="arbiter-tournament-")
     if ARGS.postgres:
         tests = [lambda: test_postgres_two_workers(ARGS.postgres),
+                 lambda: test_postgres_probe(tmp, ARGS.postgres),
                  lambda: test_worker_killed_mid_batch(tmp, ARGS.postgres, "postgresql")]
     else:
         tests = [lambda: test_errors(tmp), lambda: test_run_from_file(tmp),

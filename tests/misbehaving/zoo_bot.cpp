@@ -1,7 +1,8 @@
 // zoo-bot: a Q player that speaks the wire protocol correctly except for one chosen misbehaviour.
 //
-// Usage: zoo-bot MODE [--tcp HOST:PORT --name NAME] [--delay S] [--pid-file PATH]
-// Over stdin/stdout by default; with --tcp it connects to a referee and signs up with its name.
+// Usage: zoo-bot MODE [--tcp HOST:PORT --token TOKEN] [--delay S] [--pid-file PATH]
+// Over stdin/stdout by default; with --tcp it connects to a referee and signs up with the token
+// (--name is the same option).
 // It answers "void" to setup, new-tiles and win and "pass" to take-turn, except that MODE
 // misbehaves (at the first take-turn unless stated):
 //   good            never misbehaves
@@ -335,7 +336,7 @@ int main(int argc, char** argv) {
     const std::string value = argv[++i];
     if (arg == "--tcp") {
       tcp = value;
-    } else if (arg == "--name") {
+    } else if (arg == "--name" || arg == "--token") {
       name = value;
     } else if (arg == "--delay") {
       delay = std::atof(value.c_str());

@@ -20,6 +20,11 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import procs  # noqa: E402
 
+# Unsandboxed on purpose (--unsafe-no-sandbox): the zoo records its pids in a file of the host
+# for the survivor checks, which the walls forbid; the walled programs are attacked by
+# tests/e2e/hostile_matrix.py.
+UNWALLED = ["--unsafe-no-sandbox"]
+
 PER_CALL = "0.3"
 STDERR_CAP = 1 << 20
 
@@ -52,7 +57,10 @@ TCP_EXITS_ON_ITS_OWN = {"silent", "late", "garbage", "huge-line", "no-newline", 
 
 def base_cmd(arbiter, z_bot, seed):
     return [arbiter, "play", "q", "--player", "a:dag", "--player", "z:" + z_bot, "--player",
-            "b:ldasg", "--seed", str(seed), "--per-call", PER_CALL, "--json"]
+            "b:ldasg", "--seed", str(seed), "--per-call", PER_CALL, "--json", *UNWALLED,
+            # stderr-flood checks that a chatty stderr never blocks the referee, not the cap
+            # (the cap's verdict, output-limit, is checked by sandbox_e2e.py).
+            "--output", "none"]
 
 
 class Run:
@@ -83,10 +91,13 @@ def run_tcp(arbiter, zoo, mode, seed, timeout=30):
     bot = None
     note = ""
     try:
-        first = ref.stderr.readline()  # "arbiter: waiting for 1 tcp player(s) on port P"
+        # "arbiter: seat z is claimed with the token T", then "... waiting for 1 tcp player(s)
+        # on port P"
+        first = ref.stderr.readline() + ref.stderr.readline()
+        token = first.split("\n")[0].rsplit(" ", 1)[-1]
         port = first.strip().rsplit(" ", 1)[-1]
         if "waiting for" in first and port.isdigit():
-            bot = subprocess.Popen([zoo, mode, "--tcp", "127.0.0.1:" + port, "--name", "z"],
+            bot = subprocess.Popen([zoo, mode, "--tcp", "127.0.0.1:" + port, "--token", token],
                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
         out, err = ref.communicate()

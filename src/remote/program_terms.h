@@ -1,0 +1,51 @@
+// ProgramTerms: how a program player is run, as an organizer states it (on `arbiter play`, for
+// every entrant of a tournament or for one, in the store): its caps (ChildLimits) and its walls
+// (SandboxSpec; none only when the organizer says --unsafe-no-sandbox). The same keys everywhere:
+//   memory "1G"   processes 64   cpu_time "60s"   output "16M"   open_files 256
+//   network false   read_only ["/opt/data"]   env ["OMP_NUM_THREADS=1", "LANG"]   sandbox true
+// A cap may be "none". The defaults are in docs/security.md and default_terms().
+#pragma once
+
+#include <string_view>
+
+#include "core/json.h"
+#include "remote/child_process.h"
+#include "remote/sandbox.h"
+
+namespace arbiter {
+
+struct ProgramTerms {
+  ChildLimits limits{.memory_bytes = std::uint64_t{1} << 30,
+                     .open_files = 256,
+                     .processes = 64,
+                     .output_bytes = std::uint64_t{16} << 20};
+  std::optional<SandboxSpec> sandbox = SandboxSpec{};  // nullopt: unwalled (unsafe)
+  friend bool operator==(const ProgramTerms&, const ProgramTerms&) = default;
+};
+
+// The keys set_term() knows, in the order of the docs.
+inline constexpr std::string_view kTermKeys[] = {"memory",  "processes", "cpu_time",
+                                                 "output",  "open_files", "network",
+                                                 "read_only", "env",     "sandbox"};
+
+// Sets one term from what was written: a size or duration as text ("512M", "60s") or a number
+// (bytes, seconds), "none" for no cap, a bool, or a list of strings. The Error is one line
+// without the key (the caller says where it was written).
+Expected<void> set_term(ProgramTerms& terms, std::string_view key, const Json& value);
+
+// What can be checked before any program starts: the caps are possible (memory at least 16 MiB
+// and at most this machine's RAM, ...), read-only paths exist, env names are names.
+Expected<void> check_terms(const ProgramTerms& terms);
+
+// For the store: every term, and back (a stored row is checked like written input).
+Json encode_terms(const ProgramTerms& terms);
+Expected<ProgramTerms> decode_terms(const Json& j);
+
+// One line for people: "sandboxed; memory 1 GiB, 64 processes, output 16 MiB, 256 files".
+std::string describe_terms(const ProgramTerms& terms);
+
+// Whether the sandbox works here, asked once per process: check_sandbox() is a walled child.
+// The Error says what is missing and how to go on.
+Expected<void> sandbox_available();
+
+}  // namespace arbiter
