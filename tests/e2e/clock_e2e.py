@@ -13,21 +13,21 @@ Usage: clock_e2e.py --arbiter PATH --root REPO --qbot PATH --python PATH
 """
 import argparse
 import json
+import os
 import pathlib
 import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from procs import Tally  # noqa: E402
+
 ARGS = None
-FAILED = []
+TALLY = Tally()
 
 
 def report(name, problems):
-    if problems:
-        FAILED.append(name)
-        print(f"FAIL {name}: " + "; ".join(problems))
-    else:
-        print(f"ok   {name}")
+    TALLY.report(name, problems, "as expected")
 
 
 def arbiter(*argv, timeout=300):
@@ -132,8 +132,8 @@ def main():
         check_tournament(tmp)
         check_bank_runs_out(tmp)
     check_refusals()
-    print("all passed" if not FAILED else f"{len(FAILED)} failed")
-    return 1 if FAILED else 0
+    print(f"{TALLY.passed} passed, {TALLY.failed} failed")
+    return 1 if TALLY.failed else 0
 
 
 if __name__ == "__main__":
