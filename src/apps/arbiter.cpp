@@ -508,8 +508,9 @@ int main(int argc, char** argv) {
                        "Write the tcp seats' tokens to FILE as JSON {seat: token} (mode 0600) "
                        "instead of printing them");
   play_cmd->add_option("--clock", play_args.clock,
-                       "A chess clock per seat, BANK+INCREMENT[/FIRST-CALL-GRACE], e.g. 60s+1s: "
-                       "each call draws on the bank, then adds the increment (q, battleship)");
+                       "A chess clock per seat, BANK+INCREMENT[/FIRST-CALL-GRACE][~DELAY], e.g. "
+                       "60s+1s: each call draws on the bank (past its DELAY), each move adds "
+                       "the increment (q, battleship)");
   play_cmd->add_flag("--json", play_args.json, "Print the result as one JSON object");
   play_cmd->add_option("--listen", play_args.listen,
                        "HOST:PORT where tcp players connect (default 127.0.0.1:0, any free port)");
@@ -524,7 +525,8 @@ int main(int argc, char** argv) {
   for (const auto& g : registered_games()) house_bots += fmt::format("  {}: {}\n", g.name, g.bots);
   play_cmd->footer(
       "BOT is a house bot of the game, cmd:PROGRAM [ARGS] (a program speaking the wire protocol\n"
-      "on stdin/stdout; arguments split at spaces) or tcp (a client connecting to --listen).\n"
+      "on stdin/stdout; arguments split at spaces; behind the sandbox) or tcp (a client\n"
+      "connecting to --listen and sending its seat's token, printed at start).\n"
       "House bots per game (arbiter games):\n" +
       house_bots +
       "Examples:\n"

@@ -120,7 +120,8 @@ void add_spec_options(CLI::App* cmd, SpecArgs& a) {
   cmd->add_option("--hero", a.hero, "Gauntlet: the entrant who plays every match (default: the first)");
   cmd->add_option("--name", a.name, "The tournament's name (default: tournament)");
   cmd->add_option("--clock", a.clock,
-                  "A chess clock per seat, BANK+INCREMENT[/GRACE], e.g. 10s+0.1s (q, battleship)");
+                  "A chess clock per seat, BANK+INCREMENT[/GRACE][~DELAY], e.g. 10s+0.1s (q, "
+                  "battleship)");
   add_program_options(cmd, a.program);
 }
 

@@ -27,12 +27,20 @@ std::string compact(Duration d) {
 Expected<TimeControl> parse_time_control(std::string_view text) {
   const auto refuse = [&](const std::string& why) {
     return fail(fmt::format("--clock \"{}\": {}; write BANK+INCREMENT such as 60s+1s or "
-                            "10s+0.1s (optionally /GRACE for the first call, as in 60s+1s/5s)",
+                            "10s+0.1s (optionally /GRACE for the first call, as in 60s+1s/5s, "
+                            "and ~DELAY free in every call, as in 60s+0s~2s)",
                             text, why));
   };
   TimeControl tc;
   std::string_view rest = text;
+  std::string_view delay;
+  const bool has_delay = rest.find('~') != std::string_view::npos;
+  if (has_delay) {
+    delay = rest.substr(rest.find('~') + 1);
+    rest = rest.substr(0, rest.find('~'));
+  }
   std::string_view grace;
+  const bool has_grace = rest.find('/') != std::string_view::npos;
   if (const auto slash = rest.find('/'); slash != std::string_view::npos) {
     grace = rest.substr(slash + 1);
     rest = rest.substr(0, slash);
@@ -44,9 +52,9 @@ Expected<TimeControl> parse_time_control(std::string_view text) {
     increment = rest.substr(plus + 1);
     rest = rest.substr(0, plus);
   }
-  if ((has_increment && increment.empty()) ||
-      (text.find('/') != std::string_view::npos && grace.empty()))
-    return refuse("a part after + or / is missing");
+  if ((has_increment && increment.empty()) || (has_delay && delay.empty()) ||
+      (has_grace && grace.empty()))
+    return refuse("a part after +, / or ~ is missing");
   auto bank = parse_duration(rest);
   if (!bank) return refuse(bank.error().message);
   if (bank->count() <= 0) return refuse("the bank must be more than 0");
@@ -61,15 +69,21 @@ Expected<TimeControl> parse_time_control(std::string_view text) {
     if (!g) return refuse(g.error().message);
     tc.first_grace = *g;
   }
+  if (!delay.empty()) {
+    auto d = parse_duration(delay);
+    if (!d) return refuse(d.error().message);
+    tc.delay = *d;
+  }
   if (tc.bank > std::chrono::hours(24) || tc.increment > std::chrono::hours(1) ||
-      tc.first_grace > std::chrono::hours(1))
-    return refuse("at most 24 h of bank and 1 h of increment or grace");
+      tc.first_grace > std::chrono::hours(1) || tc.delay > std::chrono::hours(1))
+    return refuse("at most 24 h of bank and 1 h of increment, grace or delay");
   return tc;
 }
 
 std::string format_time_control(const TimeControl& tc) {
   std::string s = compact(tc.bank) + "+" + compact(tc.increment);
   if (tc.first_grace.count() > 0) s += "/" + compact(tc.first_grace);
+  if (tc.delay.count() > 0) s += "~" + compact(tc.delay);
   return s;
 }
 

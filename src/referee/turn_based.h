@@ -125,7 +125,7 @@ class TurnReferee {
     std::optional<CallClock> told;
     bool bank_bound = false;
     if (const auto& tc = options_.time_control) {
-      grace = called_[seat] ? Duration::zero() : tc->first_grace;
+      grace = (called_[seat] ? Duration::zero() : tc->first_grace) + tc->delay;
       called_[seat] = true;
       told = CallClock{banks_[seat], tc->increment};
       if (banks_[seat] + grace < allowance) {
@@ -148,7 +148,7 @@ class TurnReferee {
             seat, Why::time_bank, method,
             fmt::format("its clock ran out: {} ms left in its bank{}",
                         std::chrono::duration_cast<std::chrono::milliseconds>(told->remaining).count(),
-                        grace > Duration::zero() ? fmt::format(" and {} ms of first-call grace",
+                        grace > Duration::zero() ? fmt::format(" and {} ms of grace",
                                                                std::chrono::duration_cast<std::chrono::milliseconds>(grace).count())
                                                  : std::string())});
       } else {

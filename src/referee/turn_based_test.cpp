@@ -166,6 +166,23 @@ TEST(TurnReferee, TheFirstCallsGraceIsNotDrawnFromTheBank) {
   EXPECT_EQ(thinker->told, (std::vector<Duration>{300ms, 100ms}));
 }
 
+TEST(TurnReferee, ADelayIsFreeInEveryCallAndTheBankIsTheOverage) {
+  ManualClock clock;
+  RefereeOptions options;
+  options.clock = &clock;
+  options.isolation = Isolation::inline_call;
+  // Kaggle's rule: every call's own allowance is free, the bank is the overage.
+  // 1 s of every call is free and 500 ms of overage: moves of 1150 ms draw 150 ms each,
+  // 500 -> 350 -> 200 -> 50, and then 1050 ms is not enough.
+  options.time_control = TimeControl{500ms, 0ms, 0ms, 1000ms};
+  auto thinker = std::make_shared<Thinker>(clock, 1150ms);
+  const MatchResult r = play({thinker, std::make_shared<Taker>(1)}, options, 20);
+  ASSERT_EQ(r.ejections.size(), 1u);
+  EXPECT_EQ(r.ejections[0].why, Why::time_bank);
+  EXPECT_EQ(r.ejections[0].detail, "its clock ran out: 50 ms left in its bank and 1000 ms of grace");
+  EXPECT_EQ(thinker->told, (std::vector<Duration>{500ms, 350ms, 200ms, 50ms}));
+}
+
 TEST(TurnReferee, AnUnclockedMatchTellsNoClock) {
   ManualClock clock;
   RefereeOptions options;

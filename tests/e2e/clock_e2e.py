@@ -108,7 +108,7 @@ def check_refusals():
               "--clock", "60s+1s", "--store", "sqlite:/nonexistent-dir/x.db"],
              "--clock: dominosa has no turns to clock"),
             (["play", "q", "-p", "a:dag", "-p", "b:dag", "--clock", "60s+"],
-             '--clock "60s+": a part after + or / is missing'),
+             '--clock "60s+": a part after +, / or ~ is missing'),
             (["play", "q", "-p", "a:dag", "-p", "b:dag", "--clock", "0s"],
              "the bank must be more than 0")):
         r = arbiter(*argv)
