@@ -100,12 +100,16 @@ Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tc
 
 Expected<void> check_program_terms(const Seating& seat, const Hosting& hosting) {
   if (!seat.bot.starts_with("cmd:")) return {};
-  const ProgramTerms& terms = seat.program ? *seat.program : hosting.program;
+  const ProgramTerms& terms = terms_of(seat, hosting);
   if (auto ok = check_terms(terms); !ok)
     return fail(fmt::format("player {}: {}", seat.name, ok.error().message));
   if (terms.sandbox)
     if (auto ok = sandbox_available(); !ok) return ok;
   return {};
+}
+
+const ProgramTerms& terms_of(const Seating& seat, const Hosting& hosting) {
+  return seat.program ? *seat.program : hosting.program;
 }
 
 std::string token_of(const Hosting& hosting, const std::string& seat) {
@@ -133,12 +137,11 @@ Expected<void> check_play(const GameEntry& game, const PlaySpec& spec) {
   for (const auto& seat : spec.roster) {
     if (auto ok = check_seating(game, seat); !ok) return ok;
     if (auto ok = check_program_terms(seat, spec.hosting); !ok) return ok;
-  }
-  for (const Seating& seat : spec.roster)
     if (seat.bot == "tcp" && token_of(spec.hosting, seat.name).size() < 16)
       return fail(fmt::format("player {}: a tcp seat needs its token (Hosting::tokens; see "
                               "make_seat_tokens)",
                               seat.name));
+  }
   if (spec.options.time_control && !game.clocked)
     return fail(fmt::format("--clock: {} has no turns to clock (only q and battleship have); its "
                             "players are held to --per-call",
@@ -161,7 +164,7 @@ Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpe
   Json programs = Json::object();
   for (const Seating& seat : spec.roster)
     if (seat.bot.starts_with("cmd:"))
-      programs[seat.name] = describe_terms(seat.program ? *seat.program : spec.hosting.program);
+      programs[seat.name] = describe_terms(terms_of(seat, spec.hosting));
   if (spec.options.log != nullptr && !programs.empty())
     spec.options.log->set_hosting(Json{{"programs", programs}});
   std::vector<std::size_t> tcp_seats;
@@ -174,7 +177,7 @@ Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpe
       child.argv = split_words(seat.bot.substr(4));
       if (child.argv.empty())
         return fail(fmt::format("player {}: cmd: needs a program", seat.name));
-      const ProgramTerms& terms = seat.program ? *seat.program : spec.hosting.program;
+      const ProgramTerms& terms = terms_of(seat, spec.hosting);
       child.limits = terms.limits;
       child.sandbox = terms.sandbox;
       if (!spec.hosting.stderr_dir.empty())

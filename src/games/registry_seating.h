@@ -31,6 +31,9 @@ bool is_remote(const Seating& seat);
 // exists and is executable; "tcp" only where `tcp_allowed`. Errors read "player NAME: ...".
 Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tcp_allowed = true);
 
+// The terms a "cmd:" seat's program runs under: its own, else the hosting's.
+const ProgramTerms& terms_of(const Seating& seat, const Hosting& hosting);
+
 // A "cmd:" seat's terms (its own, else the hosting's) are possible here: check_terms, and the
 // sandbox works on this machine unless they turn it off. Other seats pass.
 Expected<void> check_program_terms(const Seating& seat, const Hosting& hosting);
