@@ -242,6 +242,9 @@ TEST(LuaLoad, BadTeamChunksAreRefusedWithOneLineErrors) {
 TEST(LuaMemory, ATeamOverItsCapIsOutOfMemoryAndOthersAreUnaffected) {
   SandboxOptions options;
   options.memory_limit = 4 << 20;
+  // About memory, not time: a loaded CI machine must not let the wall-clock watchdog end the
+  // hog before its memory runs out.
+  options.watchdog = std::chrono::seconds(10);
   Sandbox greedy(options);
   // pcall cannot save it: the failure is sticky for the whole team.
   auto hog = load(greedy,
@@ -1162,7 +1165,9 @@ TEST(LuaDeterminism, TableSortCallsTheComparatorExactlyAsLuaDoes) {
   const std::string expected = lua_tostring(stock, -1);
   lua_close(stock);
 
-  Sandbox sandbox;
+  SandboxOptions options;
+  options.watchdog = std::chrono::seconds(10);  // about sorting, not time (a loaded CI machine)
+  Sandbox sandbox(options);
   const StepResult r = run_to_end(sandbox, script);
   ASSERT_EQ(r.status, StepStatus::finished) << r.detail;
   EXPECT_EQ(global_string(sandbox, "result"), expected);
