@@ -301,6 +301,7 @@ Expected<MatchResult> run_race(const PlaySpec& spec, const std::vector<std::stri
     options.setup_order.push_back(static_cast<Seat>(p));
   Rng order_rng(Rng::derive(spec.seed, "setup-order"));
   order_rng.shuffle(options.setup_order.begin(), options.setup_order.end());
+  options.notice_order_seed = Rng::derive(spec.seed, "notice-order");
   return run_realtime<G>(state, seats, options);
 }
 

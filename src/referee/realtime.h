@@ -44,6 +44,7 @@
 #include "core/json.h"
 #include "core/racer.h"
 #include "core/realtime.h"
+#include "core/rng.h"
 #include "referee/game_log.h"
 #include "referee/match.h"
 #include "referee/replay.h"
@@ -64,6 +65,11 @@ struct RealtimeOptions {
   // crossed in some order; the registry draws it from the match seed so that no seat is first
   // by construction.
   std::vector<Seat> setup_order;
+  // Where one arrival makes notices for several seats (a tile for everyone), the seats are sent
+  // theirs in an order drawn afresh from this seed for every batch: whoever is told first gets a
+  // head start on a busy machine, so no seat may be first by construction. Only the sending
+  // order is drawn; the log keeps the game's order, so replay does not depend on it.
+  std::uint64_t notice_order_seed = 0;
 };
 
 // One seat: either a remote channel (the referee's end), or an in-process racer, or nothing
@@ -83,6 +89,24 @@ inline std::int64_t micros(Duration d) {
   return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
 }
 
+// Messages to send: (seat, wire message).
+using Sends = std::vector<std::pair<Seat, Json>>;
+
+// The order in which to send a batch (indices into `sends`): the seats in an order drawn from
+// `rng`, each seat's messages in the order they were made.
+inline std::vector<std::size_t> sending_order(const Sends& sends, Rng& rng) {
+  std::vector<Seat> seats;
+  for (const auto& [p, m] : sends)
+    if (std::find(seats.begin(), seats.end(), p) == seats.end()) seats.push_back(p);
+  if (seats.size() > 1) rng.shuffle(seats.begin(), seats.end());
+  std::vector<std::size_t> order;
+  order.reserve(sends.size());
+  for (Seat q : seats)
+    for (std::size_t i = 0; i < sends.size(); ++i)
+      if (sends[i].first == q) order.push_back(i);
+  return order;
+}
+
 // The deterministic part of the referee: given arrivals, faults and time, it drives the game,
 // decides ejections and writes the log. The live referee and the replay share it.
 template <RealtimeGame G>
@@ -91,9 +115,8 @@ class RealtimeCore {
   RealtimeCore(typename G::State& state, GameLog* log, int seats, int max_rate)
       : state_(state), log_(log), max_rate_(max_rate), recent_(seats), out_(seats, false) {}
 
-  // Messages to send: (seat, wire message). The live referee sends them and reports failures
-  // back through fault().
-  using Sends = std::vector<std::pair<Seat, Json>>;
+  // The live referee sends the Sends and reports failures back through fault().
+  using Sends = detail::Sends;
 
   Sends setup() {
     Sends sends;
@@ -246,9 +269,10 @@ MatchResult run_realtime(typename G::State& state, std::vector<RealtimeSeat>& se
     if (!ok) core.fault(p, ok.error().why, call, ok.error().detail, since());
     return static_cast<bool>(ok);
   };
-  auto send_all = [&](const typename detail::RealtimeCore<G>::Sends& sends) {
-    for (const auto& [p, m] : sends)
-      if (core.connected(p)) send(p, m, "notice");
+  Rng notice_order(options.notice_order_seed);
+  auto send_all = [&](const detail::Sends& sends) {
+    for (std::size_t i : detail::sending_order(sends, notice_order))
+      if (core.connected(sends[i].first)) send(sends[i].first, sends[i].second, "notice");
   };
 
   // An ejected seat is cut off at once: told why (best effort), its channel closed (its reader

@@ -3,6 +3,7 @@
 // valid board and test racers need no solver.
 #include "referee/realtime.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -165,6 +166,32 @@ TEST(Realtime, TheFasterRacerWinsAndEveryoneGetsEveryTile) {
   EXPECT_EQ(r.scores[0], 15);
   EXPECT_LT(r.scores[1], 15);
   expect_replays(*m, 1);
+}
+
+TEST(Realtime, ABatchOfNoticesGoesOutInADrawnSeatOrderEachSeatsInItsOwnOrder) {
+  // A tile for everyone after seat 1's board: its verdict, then one tile per seat.
+  const detail::Sends sends = {
+      {1, Json("verdict")}, {0, Json("tile")}, {1, Json("tile")}, {2, Json("tile")}};
+  Rng rng(7);
+  int first[3] = {0, 0, 0};
+  const int batches = 3000;
+  for (int b = 0; b < batches; ++b) {
+    const auto order = detail::sending_order(sends, rng);
+    ASSERT_EQ(order.size(), sends.size());
+    std::vector<std::size_t> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, (std::vector<std::size_t>{0, 1, 2, 3}));
+    // Seat 1's verdict still comes before its tile, and its two messages stay together.
+    const auto v = std::find(order.begin(), order.end(), 0u);
+    ASSERT_NE(v + 1, order.end());
+    EXPECT_EQ(*(v + 1), 2u);
+    ++first[sends[order[0]].first];
+  }
+  // No seat is first by construction: each is first about a third of the time.
+  for (int count : first) {
+    EXPECT_GT(count, batches / 3 - 200);
+    EXPECT_LT(count, batches / 3 + 200);
+  }
 }
 
 TEST(Realtime, MessagesAreAppliedInTicketOrder) {

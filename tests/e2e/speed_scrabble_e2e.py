@@ -11,7 +11,7 @@
      the named reason (garbage, a non-"submit" message, a flood, too many invalid boards, an
      oversized message, hanging up) while the house bot finishes and wins; well-behaved zoo
      modes are not ejected; no zoo process outlives arbiter; the logs replay;
-  e. fairness: two identical solvers over 40 seeds; each seat must win a reasonable share
+  e. fairness: two identical solvers over 80 seeds; each seat must win a reasonable share
      (at least MIN_SHARE of the decided games); the split is printed.
 
 Prints one line per check and "N passed, M failed" last; exits 1 on any failure.
@@ -34,8 +34,12 @@ import procs  # noqa: E402
 # tests/e2e/hostile_matrix.py.
 UNWALLED = ["--unsafe-no-sandbox"]
 
-MIN_SHARE = 0.25    # e: the smallest share of wins either seat may have (about 3 sigma for 40 games)
-FAIR_SEEDS = range(1, 41)
+# e: the smallest share of wins either seat may have. The seat is not the only thing that differs:
+# each seat is dealt its own hand, and over seeds 1..40 seat 0's hands happen to be the easier
+# ones about 65% of the time (seat 1's over 41..80), so a few dozen seeds leave the split at the
+# mercy of the deal. Over 80 seeds 25% is more than 4 sigma below an even split.
+MIN_SHARE = 0.25
+FAIR_SEEDS = range(1, 81)
 FAST_SLOW_SEEDS = (1, 2, 3, 4)
 ZOO_HOUSE = "slow=0.15"  # d: slow enough that the zoo misbehaves before the game is over
 ZOO_SEED = 5  # d: a deal where the house bot's hand makes boards from either seat
