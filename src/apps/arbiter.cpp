@@ -26,6 +26,7 @@
 #include "remote/tcp.h"
 #include "revision.h"
 #include "tournament/standings.h"
+#include "tournament/worker.h"
 
 namespace arbiter::cli {
 
@@ -33,13 +34,15 @@ void report_error(const std::string& message) {
   std::cerr << "arbiter: " << printable_line(message) << std::endl;
 }
 
-std::string printable_line(std::string_view text) {
+namespace {
+
+std::string printable(std::string_view text, bool keep_lines) {
   std::string line;
   line.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c == '\n' || c == '\r' || c == '\t') {
-      line += ' ';
+      line += keep_lines && c != '\r' ? static_cast<char>(c) : ' ';
       ++i;
       continue;
     }
@@ -61,6 +64,16 @@ std::string printable_line(std::string_view text) {
     i += n;
   }
   return line;
+}
+
+}  // namespace
+
+std::string printable_line(std::string_view text) {
+  return printable(text, false);
+}
+
+std::string printable_text(std::string_view text) {
+  return printable(text, true);
 }
 
 CLI::Validator number_validator(double lo, double hi, std::string what) {
@@ -214,7 +227,16 @@ std::string reproduce_command(const PlayArgs& a) {
   Json config;  // null: not given
   if (a.config_given)
     if (auto parsed = parse_json(a.config)) config = *parsed;
-  return tournament::play_command(a.game, a.players, a.seed, config, a.per_call, a.clock);
+  std::vector<std::string> flags;
+  ProgramTerms terms;
+  if (apply_program_options(a.program, terms)) flags = term_flags(terms);
+  const bool tcp = std::any_of(a.players.begin(), a.players.end(), [](const std::string& p) {
+    return p.ends_with(":tcp");
+  });
+  if (tcp && a.listen != PlayArgs{}.listen) flags.insert(flags.end(), {"--listen", a.listen});
+  if (tcp && a.accept_timeout != PlayArgs{}.accept_timeout)
+    flags.insert(flags.end(), {"--accept-timeout", fmt::format("{}", a.accept_timeout)});
+  return tournament::play_command(a.game, a.players, a.seed, config, a.per_call, a.clock, flags);
 }
 
 // One line per problem on stderr; kFailed if there was any.
@@ -386,8 +408,8 @@ int play(const PlayArgs& a) {
   }
   for (const auto& e : r.ejections)
     fmt::print("ejected: {} during {} ({}: {})\n", names[e.seat], e.call, to_string(e.why),
-               e.detail);
-  for (const auto& line : outcome->report) fmt::print("{}\n", line);
+               printable_line(e.detail));  // a player's bytes may be in it
+  for (const auto& line : outcome->report) fmt::print("{}\n", printable_line(line));
   if (!a.log_path.empty()) fmt::print("log: {}\n", a.log_path);
   fmt::print("reproduce: {}\n", reproduce_command(a));
   return report_problems(problems);
@@ -596,6 +618,8 @@ int main(int argc, char** argv) {
   std::cerr.flush();
   // A player call that never returned still occupies a detached thread; do not wait for it or
   // run static destructors under its feet.
-  if (CallRunner::stray_threads() > 0 || hanging_threads() > 0) std::_Exit(exit_code);
+  if (CallRunner::stray_threads() > 0 || hanging_threads() > 0 ||
+      tournament::abandoned_matches() > 0)
+    std::_Exit(exit_code);
   return exit_code;
 }

@@ -33,6 +33,8 @@ void report_error(const std::string& message);
 // `text` as one printable line: line breaks and tabs become spaces, other control characters
 // and bytes that are not UTF-8 become \xNN.
 std::string printable_line(std::string_view text);
+// The same, but keeping line breaks and tabs: text of several lines (a program's stderr).
+std::string printable_text(std::string_view text);
 
 // Flushes standard output and checks that everything printed was written; if not, reports why
 // and returns kFailed (unless `exit_code` already says a failure).

@@ -34,8 +34,9 @@ std::atomic<bool> g_stop{false};
 
 void on_signal(int) { g_stop.store(true); }
 
-// SIGINT/SIGTERM stop claiming new matches; matches under way finish and are stored. A second
-// one ends the process at once (the default action).
+// SIGINT/SIGTERM stop claiming new matches; matches under way have WorkerOptions::stop_grace
+// (3 s) to finish and be stored, the rest are released for a resume. A second one ends the
+// process at once (the default action).
 void catch_stop_signals() {
   struct sigaction sa {};
   sa.sa_handler = on_signal;
@@ -66,6 +67,7 @@ struct RunArgs {
   int workers = 0;
   int batch = 2;
   double lease = 30;
+  double match_limit = 0;  // seconds; 0: derived from the game's limits
   std::string csv;
   std::string json;
   std::string matches_csv;
@@ -328,7 +330,7 @@ void print_stderr_tails(const Json& tails) {
     const std::uint64_t total = bytes.is_number_unsigned() ? bytes.get<std::uint64_t>() : 0;
     fmt::print("== {}: {} bytes on stderr{}\n", string_or(t, "seat"), total,
                total > tail.size() ? fmt::format(", the last {} follow", tail.size()) : "");
-    std::cout << tail;
+    std::cout << printable_text(tail);  // the program's own bytes: no terminal escapes
     if (!tail.empty() && tail.back() != '\n') std::cout << '\n';
   }
 }
@@ -402,6 +404,7 @@ int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
   options.threads = a.workers;
   options.batch = a.batch;
   options.lease = std::chrono::milliseconds(std::llround(a.lease * 1000));
+  options.match_limit = std::chrono::milliseconds(std::llround(a.match_limit * 1000));
   options.only = id;
   options.stop = &g_stop;
   options.stderr_dir = a.stderr_dir;
@@ -475,6 +478,11 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
                     "Seconds a claim lasts without renewal, 1 to 3600; a dead worker's matches "
                     "are played again after it (default 30)")
         ->check(seconds_validator(1, 3600));
+    cmd->add_option("--match-limit", run_args->match_limit,
+                    "Seconds a match may run before it is abandoned and stored as "
+                    "match-time-limit (default: 200 calls per seat at the per-call limit, at "
+                    "least 300)")
+        ->check(seconds_validator(1, 7 * 24 * 3600));
   };
   auto add_stderr_dir = [&](CLI::App* cmd) {
     cmd->add_option("--stderr-dir", run_args->stderr_dir,
@@ -661,6 +669,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
     options.threads = run_args->workers;
     options.batch = run_args->batch;
     options.lease = std::chrono::milliseconds(std::llround(run_args->lease * 1000));
+    options.match_limit = std::chrono::milliseconds(std::llround(run_args->match_limit * 1000));
     options.only = run_args->tournament;
     options.until_finished = run_args->until_finished;
     options.stop = &g_stop;

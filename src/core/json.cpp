@@ -74,6 +74,10 @@ bool too_deep(std::string_view text) {
 }  // namespace
 
 Expected<Json> parse_json(std::string_view text) {
+  // The library takes a NUL byte for the end of its input, so `"pass"\0{{{` would parse as
+  // "pass"; JSON has no raw NUL anywhere (in a string it must be escaped as \u0000).
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos)
+    return fail(fmt::format("malformed JSON: a NUL byte at offset {}", nul));
   if (too_deep(text)) return fail(fmt::format("JSON nested deeper than {} levels", kMaxDepth));
   try {
     return Json::parse(text.begin(), text.end());

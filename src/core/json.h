@@ -34,7 +34,8 @@ Expected<std::vector<Json>> parse_json_values(std::string_view text);
 // Reads the whole stream and parses it with parse_json_values.
 Expected<std::vector<Json>> read_json_values(std::istream& in);
 
-// Parses exactly one JSON value (surrounding whitespace allowed).
+// Parses exactly one JSON value (surrounding whitespace allowed): a second value, trailing bytes
+// or a raw NUL byte anywhere make it malformed.
 Expected<Json> parse_json(std::string_view text);
 
 // A short rendering of `j` for error messages, cut to about `max` characters.

@@ -43,6 +43,22 @@ TEST(Json, TruncatedAndMalformedInputAreErrors) {
   EXPECT_FALSE(parse_json_values("[1,]"));
 }
 
+TEST(Json, OneValueIsExactlyOneValue) {
+  using namespace std::string_view_literals;
+  EXPECT_EQ(parse_json(" \"pass\"\r\n").value_or(0), "pass");
+  for (std::string_view bad : {"\"pass\"\0 junk {{{"sv, "\"pass\"\0"sv, "[1,\0 2]"sv, "\0"sv,
+                               "\"pa\0ss\""sv, "\"pass\" junk"sv, "1 2"sv, "[1] [2]"sv}) {
+    auto parsed = parse_json(bad);
+    EXPECT_FALSE(parsed) << "accepted: " << excerpt(parsed.value_or(Json()));
+    if (!parsed)
+      EXPECT_TRUE(parsed.error().message.starts_with("malformed JSON")) << parsed.error().message;
+  }
+  EXPECT_NE(parse_json("\"pass\"\0 x"sv).error().message.find("NUL byte at offset 6"),
+            std::string::npos);
+  // Escaped, a NUL is an ordinary character of a string.
+  EXPECT_EQ(parse_json("\"a\\u0000b\"").value_or(0), std::string("a\0b", 3));
+}
+
 TEST(Json, ReadsFromAStream) {
   std::istringstream in("1 2 3");
   auto v = read_json_values(in);

@@ -3,6 +3,7 @@
 // no answer in time) into an Ejection; the caller only ever sees a value or an Ejection.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <expected>
@@ -23,7 +24,7 @@ namespace arbiter {
 template <class R>
 struct CallOutcome {
   std::expected<R, Ejection> value;
-  Duration elapsed{};
+  Duration elapsed{};  // answered in time: at most the allowance (deadline - start)
 };
 
 struct Unit {};  // the result of a call that returns nothing
@@ -70,6 +71,11 @@ auto guarded_call(Seat seat, std::string call, CallRunner& runner, const Deadlin
   const Instant start = clock.now();
   const bool in_time = runner.run(job, deadline);
   CallOutcome<R> out{.value = std::unexpected(Ejection{}), .elapsed = clock.now() - start};
+  // An answer in time took at most the allowance; what the referee's thread took to wake up
+  // after it is not the player's time (and a replay holds every answer to the limit).
+  if (in_time)
+    out.elapsed = std::clamp(out.elapsed, Duration::zero(),
+                             std::max(Duration::zero(), deadline.at() - start));
   if (!in_time) {
     const auto limit = std::chrono::round<std::chrono::milliseconds>(deadline.at() - start).count();
     out.value = std::unexpected(

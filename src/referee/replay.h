@@ -29,6 +29,7 @@ namespace detail {
 
 struct ReplayScript {
   std::vector<std::deque<Json>> per_seat;
+  std::int64_t per_call_us = 0;  // the header's per-call limit
   std::string divergence;  // the first way the referee's calls departed from the log
 };
 
@@ -71,7 +72,18 @@ class ReplayPlayer final : public Player<G> {
     if (field_or_null(record, "args") != args)
       diverge(fmt::format("{} gets other arguments than recorded: {}", call, excerpt(args, 200)));
     const std::string verdict = string_or(record, "verdict");
-    if (verdict != "ok" && verdict != "foul") {
+    // The timing is not replayed, but it must be possible: an answer (ok or foul) came within
+    // the per-call limit (guarded_call records at most the allowance for one).
+    const Json elapsed = field_or_null(record, "elapsed_us");
+    if (!elapsed.is_number_integer() || elapsed.get<std::int64_t>() < 0)
+      diverge(fmt::format("{} has no valid elapsed_us", call));
+    const std::int64_t took = elapsed.get<std::int64_t>();
+    // (+1 ms: the header states the limit in whole milliseconds, rounded down.)
+    if ((verdict == "ok" || verdict == "foul") && took > script_->per_call_us + 1000)
+      diverge(fmt::format("{} is recorded as answered after {} us, past the per-call limit of {} us",
+                          call, took, script_->per_call_us));
+    // A foul with no reply was called on the channel (an unsolicited line), not by the rules.
+    if (verdict != "ok" && (verdict != "foul" || !record.contains("reply"))) {
       auto why = why_from_string(verdict);
       if (!why) diverge(fmt::format("unknown verdict \"{}\"", verdict));
       throw PlayerFault(*why, string_or(record, "detail"));
@@ -92,7 +104,12 @@ class ReplayPlayer final : public Player<G> {
 
 }  // namespace detail
 
+// The largest per-call limit a header may state (a day); more is refused as impossible.
+inline constexpr std::int64_t kMaxPerCallMs = 24LL * 3600 * 1000;
+
 // REQUIRES: log[0] is the "match" header of a G match (checked: an Error otherwise).
+// Besides the moves, the recorded timing must be possible (see ReplayPlayer::next): a call
+// answered after the per-call limit, or timed out before it, is a difference.
 template <Game G>
 Expected<ReplayReport> replay(const std::vector<Json>& log) {
   if (log.empty() || string_or(log[0], "type") != "match")
@@ -108,10 +125,12 @@ Expected<ReplayReport> replay(const std::vector<Json>& log) {
   const Json seats = field_or_null(header, "seats");
   if (!seats.is_array() || seats.empty()) return fail("the header names no seats");
   const std::int64_t per_call_ms = int_or(header, "per_call_ms", -1);
-  if (per_call_ms <= 0) return fail("the header has no valid per_call_ms");
+  if (per_call_ms <= 0 || per_call_ms > kMaxPerCallMs)
+    return fail(fmt::format("the header has no valid per_call_ms (1 to {})", kMaxPerCallMs));
 
   auto script = std::make_shared<detail::ReplayScript>();
   script->per_seat.resize(seats.size());
+  script->per_call_us = per_call_ms * 1000;
   std::size_t calls = 0;
   for (std::size_t i = 1; i < log.size(); ++i) {
     if (string_or(log[i], "type") != "call") continue;

@@ -11,6 +11,12 @@
 namespace arbiter {
 
 ChannelResult<Json> Channel::exchange(const Json& request, const Deadline& deadline) {
+  auto early = try_receive();
+  if (!early) return std::unexpected(early.error());
+  if (*early)
+    return std::unexpected(ChannelFault{
+        Why::foul, fmt::format("unsolicited: {} arrived before the call it would answer was made",
+                               excerpt(**early))});
   if (auto sent = send(request, deadline); !sent) return std::unexpected(sent.error());
   return receive(deadline);
 }

@@ -21,7 +21,7 @@
 namespace arbiter {
 
 struct ChannelFault {
-  Why why = Why::hang_up;  // timeout, hang_up or malformed
+  Why why = Why::hang_up;  // timeout, hang_up, malformed, a cap, or foul (unsolicited)
   std::string detail;      // one line, e.g. "message larger than 1048576 bytes"
 };
 
@@ -61,7 +61,11 @@ class Channel {
   // For logs and messages: "pipe to pid 1234", "tcp 127.0.0.1:40123".
   virtual std::string describe() const = 0;
 
-  // send() then receive() under one deadline.
+  // send() then receive() under one deadline: the reply is the first message that arrives after
+  // the request. A message already waiting before the request goes out answers nothing the
+  // peer has seen, so it is never taken as the reply: the exchange fails with Why::foul
+  // "unsolicited: ..." (a fault already waiting, such as a malformed line, is returned as is).
+  // A message the peer sends after the request but before it has read it cannot be told apart.
   ChannelResult<Json> exchange(const Json& request, const Deadline& deadline);
 };
 

@@ -51,6 +51,23 @@ TEST(Loopback, ExchangeWithAnEchoingPeer) {
   EXPECT_EQ(*reply, (Json{{"echo", {"take_turn", 7}}}));
 }
 
+TEST(Loopback, AMessageWaitingBeforeTheCallIsUnsolicitedNotTheAnswer) {
+  auto [a, b] = loopback_pair();
+  // Two answers written at once: the first answers the first call, the second answers nothing.
+  ASSERT_TRUE(b->send("first", in(500ms)));
+  ASSERT_TRUE(b->send("second", in(500ms)));
+  auto garbage = a->try_receive();  // as if the first were the answer to an earlier call
+  ASSERT_TRUE(garbage && *garbage);
+  auto reply = a->exchange(Json::array({"take_turn", 1}), in(500ms));
+  ASSERT_FALSE(reply);
+  EXPECT_EQ(reply.error().why, Why::foul);
+  EXPECT_TRUE(reply.error().detail.starts_with("unsolicited: \"second\"")) << reply.error().detail;
+  // The call was not made: the peer has nothing to read.
+  auto asked = b->try_receive();
+  ASSERT_TRUE(asked);
+  EXPECT_FALSE(*asked);
+}
+
 TEST(Loopback, TryReceiveNeverBlocks) {
   auto [a, b] = loopback_pair();
   const auto start = std::chrono::steady_clock::now();

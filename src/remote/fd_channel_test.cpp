@@ -92,6 +92,29 @@ std::pair<std::unique_ptr<FdChannel>, std::unique_ptr<FdChannel>> make_pair(Kind
 
 class FdChannelTest : public testing::TestWithParam<Kind> {};
 
+TEST_P(FdChannelTest, TwoAnswersAtOnceMakeTheSecondUnsolicitedAtTheNextCall) {
+  auto e = make_ends(GetParam());
+  e.peer.write("\"first\"\n\"second\"\n");
+  auto first = e.channel->receive(in(500ms));
+  ASSERT_TRUE(first) << first.error().detail;
+  EXPECT_EQ(*first, "first");
+  auto next = e.channel->exchange(Json::array({"take-turn", Json::array()}), in(500ms));
+  ASSERT_FALSE(next);
+  EXPECT_EQ(next.error().why, Why::foul);
+  EXPECT_TRUE(next.error().detail.starts_with("unsolicited: ")) << next.error().detail;
+}
+
+TEST_P(FdChannelTest, ALineWithANulIsMalformedWhateverFollowsIt) {
+  auto e = make_ends(GetParam());
+  e.peer.write(std::string("\"pass\"\0 junk {{{\n\"pass\"\0\n", 25));
+  for (int i = 0; i < 2; ++i) {
+    auto got = e.channel->receive(in(500ms));
+    ASSERT_FALSE(got) << "accepted " << dump(*got);
+    EXPECT_EQ(got.error().why, Why::malformed);
+    EXPECT_NE(got.error().detail.find("NUL byte"), std::string::npos) << got.error().detail;
+  }
+}
+
 TEST_P(FdChannelTest, RoundTripAndExchange) {
   auto [a, b] = make_pair(GetParam());
   ASSERT_TRUE(a->send(Json{{"call", "win"}, {"args", true}}, in(100ms)));

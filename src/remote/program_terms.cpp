@@ -215,6 +215,52 @@ std::string describe_terms(const ProgramTerms& terms) {
          caps;
 }
 
+namespace {
+
+// As parse_size reads it back: "512M", "1G", "4K" or bytes.
+std::string size_word(std::uint64_t bytes) {
+  for (const auto& [shift, unit] : {std::pair{30, 'G'}, std::pair{20, 'M'}, std::pair{10, 'K'}})
+    if (bytes != 0 && bytes % (std::uint64_t{1} << shift) == 0)
+      return fmt::format("{}{}", bytes >> shift, unit);
+  return std::to_string(bytes);
+}
+
+}  // namespace
+
+std::vector<std::string> term_flags(const ProgramTerms& terms) {
+  const ProgramTerms defaults;
+  std::vector<std::string> words;
+  const auto cap = [&](const char* flag, const std::optional<std::uint64_t>& given,
+                       const std::optional<std::uint64_t>& usual, bool size, const char* unit) {
+    if (given == usual) return;
+    words.emplace_back(flag);
+    words.push_back(!given ? std::string("none")
+                    : size ? size_word(*given)
+                           : fmt::format("{}{}", *given, unit));
+  };
+  const ChildLimits& l = terms.limits;
+  const ChildLimits& d = defaults.limits;
+  cap("--memory", l.memory_bytes, d.memory_bytes, true, "");
+  cap("--processes", l.processes, d.processes, false, "");
+  cap("--cpu-time", l.cpu_seconds, d.cpu_seconds, false, "s");
+  cap("--output", l.output_bytes, d.output_bytes, true, "");
+  cap("--open-files", l.open_files, d.open_files, false, "");
+  if (!terms.sandbox) {
+    words.emplace_back("--unsafe-no-sandbox");
+    return words;
+  }
+  for (const auto& path : terms.sandbox->read_only) {
+    words.emplace_back("--read-only");
+    words.push_back(path.string());
+  }
+  for (const auto& env : terms.sandbox->environment) {
+    words.emplace_back("--env");
+    words.push_back(env);
+  }
+  if (terms.sandbox->network) words.emplace_back("--allow-network");
+  return words;
+}
+
 Expected<void> sandbox_available() {
   static const Expected<void> answer = []() -> Expected<void> {
     const SandboxSupport support = check_sandbox();

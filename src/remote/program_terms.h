@@ -6,7 +6,9 @@
 // A cap may be "none". The defaults are in docs/security.md and default_terms().
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/json.h"
 #include "remote/child_process.h"
@@ -43,6 +45,10 @@ Expected<ProgramTerms> decode_terms(const Json& j);
 
 // One line for people: "sandboxed; memory 1 GiB, 64 processes, output 16 MiB, 256 files".
 std::string describe_terms(const ProgramTerms& terms);
+
+// The `arbiter play` options that give a program these terms, one word each ("--memory",
+// "512M", ...), only for what differs from the defaults; a cap removed is "none".
+std::vector<std::string> term_flags(const ProgramTerms& terms);
 
 // Whether the sandbox works here, asked once per process: check_sandbox() is a walled child.
 // The Error says what is missing and how to go on.

@@ -192,13 +192,14 @@ Json standings_json(const StandingsTable& s) {
 
 std::string play_command(std::string_view game, const std::vector<std::string>& players,
                          std::uint64_t seed, const Json& config, double per_call_seconds,
-                         std::string_view clock) {
+                         std::string_view clock, const std::vector<std::string>& flags) {
   std::string cmd = "arbiter play " + std::string(game);
   for (const auto& p : players) cmd += " --player " + shell_word(p);
   cmd += " --seed " + std::to_string(seed);
   if (!config.is_null()) cmd += " --config " + shell_word(dump(config));
   if (per_call_seconds != 6.0) cmd += fmt::format(" --per-call {}", per_call_seconds);
   if (!clock.empty()) cmd += " --clock " + shell_word(std::string(clock));
+  for (const auto& word : flags) cmd += " " + shell_word(word);
   return cmd;
 }
 
@@ -218,11 +219,28 @@ Json array_or_empty(const Json& object, std::string_view key) {
 
 std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec) {
   std::vector<std::string> players;
-  for (std::size_t e : seated(job_spec))
-    if (e < spec.players.size()) players.push_back(spec.players[e].name + ":" + spec.players[e].bot);
-  return play_command(spec.game, players, seed_of(job_spec), spec.config,
-                      spec.per_call_ms / 1000.0,
-                      spec.clock ? format_time_control(*spec.clock) : std::string());
+  // `play` runs all its programs under one set of terms: those of the seated programs, when
+  // they agree; otherwise the first's, and a comment says whose differ.
+  std::optional<ProgramTerms> terms;
+  std::string differ;
+  for (std::size_t e : seated(job_spec)) {
+    if (e >= spec.players.size()) continue;
+    const Entrant& entrant = spec.players[e];
+    players.push_back(entrant.name + ":" + entrant.bot);
+    if (!entrant.bot.starts_with("cmd:")) continue;
+    const ProgramTerms& own = entrant.program ? *entrant.program : spec.program;
+    if (!terms)
+      terms = own;
+    else if (own != *terms)
+      differ += fmt::format("{}{}: {}", differ.empty() ? "" : "; ", entrant.name,
+                            describe_terms(own));
+  }
+  std::string cmd = play_command(spec.game, players, seed_of(job_spec), spec.config,
+                                 spec.per_call_ms / 1000.0,
+                                 spec.clock ? format_time_control(*spec.clock) : std::string(),
+                                 terms ? term_flags(*terms) : std::vector<std::string>());
+  if (!differ.empty()) cmd += "  # runs under other terms: " + differ;
+  return cmd;
 }
 
 std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResult>& results) {

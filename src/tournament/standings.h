@@ -52,12 +52,13 @@ Json standings_json(const StandingsTable& s);
 // `arbiter play` command that replays it.
 std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResult>& results);
 
-// `arbiter play GAME --player P... --seed SEED [--config JSON] [--per-call S] [--clock C]`, each
-// word quoted for a POSIX shell where needed (players are NAME:BOT; config null: left out; 6 s:
-// left out; clock empty: left out).
+// `arbiter play GAME --player P... --seed SEED [--config JSON] [--per-call S] [--clock C]
+// [FLAGS...]`, each word quoted for a POSIX shell where needed (players are NAME:BOT; config
+// null: left out; 6 s: left out; clock empty: left out; flags: further option words as they are,
+// such as term_flags()).
 std::string play_command(std::string_view game, const std::vector<std::string>& players,
                          std::uint64_t seed, const Json& config, double per_call_seconds,
-                         std::string_view clock = {});
+                         std::string_view clock = {}, const std::vector<std::string>& flags = {});
 
 // The `arbiter play` command that plays the match `job_spec` of `spec` again.
 std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec);

@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "referee/game_log.h"
 #include "tournament/log_codec.h"
@@ -469,6 +471,105 @@ TEST(Worker, ASwissRoundThatNoOneAddedIsAddedByTheNextWorker) {
   auto p = (*store)->progress(*id);
   ASSERT_TRUE(p.has_value());
   EXPECT_EQ(p->done, 8);
+  std::filesystem::remove_all(dir);
+}
+
+// A play function for the worker whose matches never end until `release` is set (a team stuck
+// in C, say), and that counts how many it started.
+struct StuckMatches {
+  std::shared_ptr<std::atomic<bool>> release = std::make_shared<std::atomic<bool>>(false);
+  std::shared_ptr<std::atomic<int>> started = std::make_shared<std::atomic<int>>(0);
+  std::shared_ptr<std::atomic<int>> ended = std::make_shared<std::atomic<int>>(0);
+  auto play() const {
+    return [release = release, started = started, ended = ended](
+               const TournamentSpec&, const Job&, const std::filesystem::path&) {
+      started->fetch_add(1);
+      while (!release->load()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      ended->fetch_add(1);
+      return JobResult{};
+    };
+  }
+  // Lets the abandoned matches end, so that no thread outlives the test.
+  ~StuckMatches() {
+    release->store(true);
+    for (int i = 0; i < 400 && ended->load() < started->load(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+};
+
+TEST(Worker, AMatchPastItsLimitIsStoredAsMatchTimeLimitAndNotPlayedAgain) {
+  const std::string dir = temp_dir();
+  auto store = open_store("sqlite:" + dir + "/t.db");
+  ASSERT_TRUE(store.has_value());
+  auto spec = spec_of(2, 2, 1, Schedule::round_robin, "battleship");
+  spec.players = {{"d", "density"}, {"h", "hunt"}};
+  auto id = create_tournament(**store, spec);
+  ASSERT_TRUE(id.has_value());
+  StuckMatches stuck;
+  WorkerOptions options;
+  options.threads = 1;
+  options.only = *id;
+  options.lease = std::chrono::milliseconds(600);
+  options.match_limit = std::chrono::milliseconds(300);
+  options.play = stuck.play();
+  const auto start = std::chrono::steady_clock::now();
+  auto report = run_worker(**store, options);
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(report.has_value()) << report.error().message;
+  EXPECT_EQ(report->over_limit, 2);
+  EXPECT_EQ(report->stray_threads, 2);
+  EXPECT_EQ(stuck.started->load(), 2);  // each once: no lease ran out and let it be claimed again
+  EXPECT_LT(took, std::chrono::seconds(5));
+  auto results = (*store)->results(*id);
+  ASSERT_TRUE(results.has_value());
+  ASSERT_EQ(results->size(), 2u);
+  for (const auto& r : *results)
+    EXPECT_TRUE(string_or(r.result, "error").starts_with("match-time-limit: ")) << dump(r.result);
+  EXPECT_GE(abandoned_matches(), 2);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Worker, AStoppedWorkerReleasesTheMatchesUnderWayAfterTheGraceAndAResumeFinishes) {
+  const std::string dir = temp_dir();
+  auto store = open_store("sqlite:" + dir + "/t.db");
+  ASSERT_TRUE(store.has_value());
+  auto spec = spec_of(2, 2, 1, Schedule::round_robin, "battleship");
+  spec.players = {{"d", "density"}, {"h", "hunt"}};
+  auto id = create_tournament(**store, spec);
+  ASSERT_TRUE(id.has_value());
+  StuckMatches stuck;
+  std::atomic<bool> stop{false};
+  WorkerOptions options;
+  options.threads = 2;
+  options.batch = 1;
+  options.only = *id;
+  options.stop = &stop;
+  options.stop_grace = std::chrono::milliseconds(200);
+  options.play = stuck.play();
+  std::thread stopper([&] {
+    while (stuck.started->load() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    stop.store(true);  // as the signal handler does: no notification
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto report = run_worker(**store, options);
+  const auto took = std::chrono::steady_clock::now() - start;
+  stopper.join();
+  ASSERT_TRUE(report.has_value()) << report.error().message;
+  EXPECT_EQ(report->cut_short, 2);
+  EXPECT_EQ(report->stored, 0);
+  EXPECT_LT(took, std::chrono::seconds(3));
+  auto p = (*store)->progress(*id);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->done, 0);
+  // Released, not leased: a second worker claims and plays both at once.
+  WorkerOptions again;
+  again.threads = 1;
+  again.only = *id;
+  auto second = run_worker(**store, again);
+  ASSERT_TRUE(second.has_value()) << second.error().message;
+  EXPECT_EQ(second->stored, 2);
+  EXPECT_EQ(second->duplicates, 0);
   std::filesystem::remove_all(dir);
 }
 

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -162,6 +163,21 @@ Expected<std::int64_t> release_dead_local_workers(Store& store, std::int64_t tou
 }
 
 namespace {
+std::atomic<std::int64_t> g_abandoned{0};
+}  // namespace
+
+std::int64_t abandoned_matches() {
+  return g_abandoned.load();
+}
+
+std::chrono::milliseconds match_limit(const TournamentSpec& spec) {
+  using namespace std::chrono;
+  milliseconds per_seat = milliseconds(spec.per_call_ms) * 200;
+  if (spec.clock) per_seat += duration_cast<milliseconds>(spec.clock->bank + spec.clock->first_grace);
+  return std::max<milliseconds>(minutes(5), per_seat * std::max<std::int64_t>(spec.seats, 1));
+}
+
+namespace {
 
 // Retries a store call a few times with growing pauses: a busy SQLite file or a PostgreSQL
 // restart should not end a long tournament.
@@ -273,7 +289,9 @@ class Pool {
         if (stopping()) return;  // the unplayed rest is released by run()
         auto spec = spec_of(job.tournament);
         if (!spec) return give_up(spec.error().message);
-        const JobResult result = play_job(*spec, job, options_.stderr_dir);
+        auto played = play_bounded(*spec, job);
+        if (!played) return;  // stopped: the unplayed rest, this one too, is released by run()
+        const JobResult& result = *played;
         auto first = with_retries([&] { return store_.complete(job.id, options_.id, result); });
         if (!first) return give_up(first.error().message);
         {
@@ -293,6 +311,62 @@ class Pool {
           return give_up(advanced.error().message);
       }
     }
+  }
+
+  // Plays `job` on a thread of its own and waits for it until the match limit, or until
+  // stop_grace after a stop. Nothing when stopped first; at the limit, the error result.
+  std::optional<JobResult> play_bounded(const TournamentSpec& spec, const Job& job) {
+    struct Match {
+      std::mutex mu;
+      std::condition_variable done;
+      std::optional<JobResult> result;
+    };
+    auto match = std::make_shared<Match>();
+    auto play = options_.play ? options_.play : play_job;
+    std::thread thread([match, play, spec, job, dir = options_.stderr_dir] {
+      JobResult result = play(spec, job, dir);
+      std::lock_guard lock(match->mu);
+      match->result = std::move(result);
+      match->done.notify_all();
+    });
+    using Clock = std::chrono::steady_clock;
+    const auto limit = options_.match_limit.count() > 0 ? options_.match_limit : match_limit(spec);
+    const auto started = Clock::now();
+    std::optional<Clock::time_point> stop_by;
+    std::unique_lock lock(match->mu);
+    for (;;) {
+      // The stop flag is set from a signal handler, which cannot notify: look every 50 ms.
+      if (match->done.wait_for(lock, std::chrono::milliseconds(50),
+                               [&] { return match->result.has_value(); })) {
+        lock.unlock();
+        thread.join();
+        return std::move(match->result);
+      }
+      const auto now = Clock::now();
+      if (!stop_by && stopping()) stop_by = now + options_.stop_grace;
+      if (stop_by && now >= *stop_by) {
+        abandon(thread, &WorkerReport::cut_short);
+        return std::nullopt;
+      }
+      if (now - started >= limit) {
+        abandon(thread, &WorkerReport::over_limit);
+        JobResult r;
+        r.result = {{"error", fmt::format("match-time-limit: the match was still running after "
+                                          "{} s and was abandoned",
+                                          std::chrono::duration_cast<std::chrono::seconds>(limit)
+                                              .count())}};
+        r.seconds = std::chrono::duration<double>(now - started).count();
+        return r;
+      }
+    }
+  }
+
+  void abandon(std::thread& thread, std::int64_t WorkerReport::*count) {
+    thread.detach();
+    g_abandoned.fetch_add(1);
+    std::lock_guard lock(mu_);
+    ++(report_.*count);
+    ++report_.stray_threads;
   }
 
   void renew_leases() {

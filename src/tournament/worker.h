@@ -60,7 +60,24 @@ struct WorkerOptions {
   std::filesystem::path stderr_dir;  // see play_job; empty: stderr is kept only as tails
   // Called after each stored result (from the worker's threads; must be thread-safe).
   std::function<void(const Job&, const JobResult&, bool first)> on_result;
+  // A match still running this long after it started is abandoned: it is stored with the
+  // result {"error": "match-time-limit: ..."} (so no worker plays it again and its lease is
+  // never renewed), and its thread is left behind. Zero: match_limit(spec).
+  std::chrono::milliseconds match_limit{0};
+  // After `stop` is seen, the matches under way have this long to end; then they are abandoned
+  // unplayed (their leases released, so another worker or a resume plays them).
+  std::chrono::milliseconds stop_grace{3'000};
+  // How a job is played (tests replace it); empty: play_job.
+  std::function<JobResult(const TournamentSpec&, const Job&, const std::filesystem::path&)> play;
 };
+
+// Matches this process's workers have abandoned (their threads may still run): a process that
+// abandoned any should end with _exit rather than run static destructors under them.
+std::int64_t abandoned_matches();
+
+// The default bound on one match's wall-clock time: 200 calls per seat at the per-call limit
+// (and each seat's whole clock, in a clocked match), and at least 5 minutes.
+std::chrono::milliseconds match_limit(const TournamentSpec& spec);
 
 struct WorkerReport {
   std::int64_t played = 0;      // matches played to the end
@@ -68,10 +85,16 @@ struct WorkerReport {
   std::int64_t duplicates = 0;  // results that arrived second and were ignored
   std::int64_t errors = 0;      // matches that could not be played (results with "error")
   std::vector<std::string> write_errors;  // failed writes of stderr files (the first ten)
+  std::int64_t over_limit = 0;  // matches abandoned at the match limit (stored as errors)
+  std::int64_t cut_short = 0;   // matches abandoned unplayed when stopped (released)
+  // Threads of abandoned matches still running: the process should end with _exit (or
+  // quick_exit) rather than run static destructors under them.
+  std::int64_t stray_threads = 0;
 };
 
-// Runs until the condition in `options` holds. Fails only when the store does (after retries);
-// leases of unplayed jobs are released on every way out.
+// Runs until the condition in `options` holds, or until `stop` (then within stop_grace plus a
+// store write). Fails only when the store does (after retries); leases of unplayed jobs are
+// released on every way out.
 Expected<WorkerReport> run_worker(Store& store, const WorkerOptions& options);
 
 }  // namespace arbiter::tournament

@@ -106,8 +106,11 @@ def cases():
                  "turn-float", "turn-fraction", "turn-exponent", "turn-huge", "turn-huge-int",
                  "turn-min-int", "turn-string-coords", "turn-bool", "turn-list-bad-element",
                  "turn-deep", "turn-nan", "turn-garbage", "turn-truncated", "turn-two-values",
-                 "turn-huge-line", "turn-flood"]:
+                 "turn-huge-line", "turn-flood", "turn-nul", "turn-nul-end"]:
         out.append(malformed(mode, "take_turn"))
+    # An answer written before its call: the next call finds it waiting.
+    out += [foul("turn-early", "take_turn", "unsolicited"),
+            foul("turn-early", "take_turn", "unsolicited", turn=1)]
     # Turns: the channel.
     out += [Case("turn-hang", "timeout", "take_turn", turn=1),
             Case("turn-hang", "timeout", "take_turn", turn=5),

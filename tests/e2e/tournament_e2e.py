@@ -237,6 +237,44 @@ def test_interrupt(tmp):
     TALLY.report("SIGINT stops cleanly, resume finishes", problems + more, "leases released")
 
 
+def test_sigterm_within_seconds(tmp):
+    """SIGTERM while slow program matches are under way: the run exits within 5 s (3 s of grace,
+    then the matches are abandoned unplayed), leaves no lease behind and stores no result for
+    an abandoned match."""
+    store = f"sqlite:{tmp}/term.db"
+    slow = (f"cmd:{sys.executable} {os.path.join(ARGS.examples, 'q_misbehave.py')} --mode slow "
+            f"--sleep 0.5")
+    proc = subprocess.Popen([ARGS.arbiter, "tournament", "run", "-g", "q", "-p", f"s1:{slow}",
+                             "-p", f"s2:{slow}", "-p", "h:dag", "--store", store, "--workers", "2",
+                             "--unsafe-no-sandbox", "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    problems = []
+    time.sleep(3)  # the first matches are under way: each takes well over a minute
+    if proc.poll() is not None:
+        problems.append(f"the run ended before the signal: {proc.communicate()[1].strip()[-300:]}")
+    else:
+        start = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        try:
+            out, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+        took = time.monotonic() - start
+        if took > 5:
+            problems.append(f"exited {took:.1f} s after SIGTERM (at most 5)")
+        if proc.returncode != 1 or "arbiter tournament resume 1" not in err:
+            problems.append(f"exit {proc.returncode}, stderr {err.strip()[-300:]!r}")
+        st = arbiter("tournament", "status", "1", "--store", store).stdout
+        if not re.search(r"\s0 playing", st):
+            problems.append(f"leases left behind: {st.strip()}")
+        errors = [r for r in match_rows(store, 1) if r["error"]]
+        if errors:
+            problems.append(f"abandoned matches were stored: {errors[0]['error']}")
+    TALLY.report("SIGTERM with slow program matches under way: out within 5 s", problems,
+                 f"{took:.1f} s" if not problems else "")
+
+
 def test_cmd_players(tmp):
     store = f"sqlite:{tmp}/cmd.db"
     r = arbiter("tournament", "run", "-g", "q", "-p", f"ext:cmd:{ARGS.qbot} --strategy dag",
@@ -358,6 +396,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--arbiter", required=True)
     p.add_argument("--qbot", required=True)
+    p.add_argument("--examples", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                      "..", "..", "examples"),
+                   help="the examples folder (q_misbehave.py)")
     p.add_argument("--postgres", help="a postgresql:// URL: run the PostgreSQL checks only")
     p.add_argument("--postgres-from-env", action="store_true",
                    help="the URL is in ARBITER_TEST_POSTGRES_URL (set by scripts/with_postgres.sh)")
@@ -374,7 +415,7 @@ def main():
     else:
         tests = [lambda: test_errors(tmp), lambda: test_run_from_file(tmp),
                  lambda: test_cmd_players(tmp), lambda: test_progress_bar_on_a_terminal(tmp),
-                 lambda: test_interrupt(tmp),
+                 lambda: test_interrupt(tmp), lambda: test_sigterm_within_seconds(tmp),
                  lambda: test_worker_killed_mid_batch(tmp, f"sqlite:{tmp}/kill.db", "sqlite"),
                  lambda: test_acceptance_kill_and_resume(tmp)]
     try:

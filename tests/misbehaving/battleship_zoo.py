@@ -243,6 +243,11 @@ TURN = {
     "turn-two-values": lambda v: ("raw", (json.dumps(first_shot(v)) + " "
                                           + json.dumps(first_shot(v)) + "\n").encode()),
     "turn-huge-line": lambda v: ("raw", huge_line(first_shot(v), CAP + 1)),
+    "turn-nul": lambda v: ("raw", (json.dumps(first_shot(v)) + "\0 junk {{{\n").encode()),
+    "turn-nul-end": lambda v: ("raw", (json.dumps(first_shot(v)) + "\0\n").encode()),
+    # the answer to this call and, in the same write, one more: it arrives before the next call
+    "turn-early": lambda v: ("raw", (json.dumps(first_shot(v)) + "\n"
+                                     + json.dumps(next_unfired(v, [first_shot(v)])) + "\n").encode()),
     "turn-flood": lambda v: ("flood", 2 * CAP),
     # the channel
     "turn-hang": lambda v: ("hang",),
