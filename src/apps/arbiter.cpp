@@ -491,7 +491,9 @@ int main(int argc, char** argv) {
       "  1  failure at run time: a replay that differs, matches that could not be played, a\n"
       "     failed write (full disk), a store that fails mid-run\n"
       "  2  bad usage or input: one line on stderr saying what is wrong; nothing is created,\n"
-      "     started or played");
+      "     started or played\n"
+      "  3  a tournament store holds damaged results or logs: one line per match on stderr,\n"
+      "     \"damaged: tournament T match N: WHY\" (see arbiter tournament verify)");
   int exit_code = 0;
 
   auto* games = app.add_subcommand("games", "List the games and their house bots");

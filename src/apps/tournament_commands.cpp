@@ -1,5 +1,6 @@
-// `arbiter tournament run|create|resume|status|results|log` and `arbiter worker`: tournaments
-// kept in a result store (SQLite by default, PostgreSQL to spread the matches over machines).
+// `arbiter tournament run|create|resume|status|results|log|verify` and `arbiter worker`:
+// tournaments kept in a result store (SQLite by default, PostgreSQL to spread the matches over
+// machines).
 #include <signal.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include "apps/commands.h"
 #include "core/file.h"
 #include "games/registry.h"
+#include "tournament/audit.h"
 #include "tournament/schedule.h"
 #include "tournament/standings.h"
 #include "tournament/worker.h"
@@ -348,7 +350,19 @@ int export_file(const std::string& path, const std::string& text, const char* wh
   return 0;
 }
 
-// Prints the standings and writes the requested exports.
+// Reports each damaged row on stderr; returns kDamaged if there was one, else 0.
+int report_damage(const TournamentSpec& spec, std::int64_t id,
+                  const std::vector<StoredResult>& results) {
+  int rc = 0;
+  for (const StoredResult& r : results)
+    if (auto why = row_damage(spec, r); !why.empty()) {
+      report_error(fmt::format("damaged: tournament {} match {}: {}", id, r.index, why));
+      rc = kDamaged;
+    }
+  return rc;
+}
+
+// Prints the standings (damaged rows left out and reported) and writes the requested exports.
 int report_results(Store& store, std::int64_t id, const RunArgs& a) {
   auto spec = load_spec(store, id);
   if (!spec) {
@@ -390,7 +404,8 @@ int report_results(Store& store, std::int64_t id, const RunArgs& a) {
     rc = export_file(a.json, dump(j) + "\n", "--json");
   }
   if (rc == 0) rc = export_file(a.matches_csv, matches_csv(*spec, *results), "--matches-csv");
-  return rc;
+  const int damage = report_damage(*spec, id, *results);
+  return rc != 0 ? rc : damage;
 }
 
 // Plays the tournament's missing matches in this process, with a progress display.
@@ -425,7 +440,7 @@ int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
     return kFailed;
   }
   const int rc = report_results(store, id, a);
-  if (rc != 0) return rc;
+  if (rc != 0) return rc;  // damaged rows included: report_results said which
   // Matches that could not be played are a failure of the run, though the rest stands.
   auto results = store.results(id);
   if (!results) {
@@ -459,7 +474,10 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
       "  arbiter worker --store URL            # on any number of machines\n"
       "  arbiter tournament status --store URL\n"
       "  arbiter tournament results 1 --matches\n"
-      "  arbiter tournament log 1 17 > m.jsonl && arbiter replay m.jsonl");
+      "  arbiter tournament log 1 17 > m.jsonl && arbiter replay m.jsonl\n"
+      "  arbiter tournament verify 1           # replay every stored log, check every result\n"
+      "Rows are checked whenever they are read: a damaged result or log is reported as\n"
+      "\"damaged: tournament T match N: WHY\" on stderr and the command exits 3.");
   auto spec_args = std::make_shared<SpecArgs>();
   auto run_args = std::make_shared<RunArgs>();
 
@@ -603,7 +621,8 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
   });
 
   auto log_index = std::make_shared<std::int64_t>(0);
-  auto* log = t->add_subcommand("log", "Print the game log of one match (for arbiter replay)");
+  auto* log = t->add_subcommand(
+      "log", "Print the game log of one match (for arbiter replay); a damaged one is not printed");
   log->add_option("id", run_args->tournament, "The tournament's id")->required()
       ->check(id_validator());
   log->add_option("match", *log_index, "The match's index (see results --matches)")->required()
@@ -621,8 +640,14 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
       exit_code = kFailed;
       return;
     }
+    auto damaged = [&](const std::string& why) {
+      report_error(fmt::format("damaged: tournament {} match {}: {}", run_args->tournament,
+                               *log_index, why));
+      exit_code = kDamaged;
+    };
     for (const auto& r : *results) {
       if (r.index != *log_index) continue;
+      if (!r.damage.empty()) return damaged(r.damage);
       if (run_args->show_stderr) {
         auto tails = store->stderr_tails(r.job);
         if (!tails) {
@@ -641,12 +666,54 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
         return;
       }
       if (!text->has_value()) break;
-      std::cout << **text;
+      if (!(*text)->damage.empty()) return damaged((*text)->damage);
+      if (!(*text)->checksummed)
+        report_error(fmt::format("unverified: match {}'s log was stored without a checksum",
+                                 *log_index));
+      std::cout << (*text)->text;
       return;
     }
     report_error(fmt::format("tournament {} has no result for match {}", run_args->tournament,
                              *log_index));
     exit_code = kBadInput;
+  });
+
+  auto* verify = t->add_subcommand(
+      "verify",
+      "Audit a tournament's store: replay every stored log and check it gives the stored result");
+  verify->add_option("id", run_args->tournament, "The tournament's id")->required()
+      ->check(id_validator());
+  add_store(verify);
+  verify->footer(
+      "Checks each result row against its job and the schedule (seats, seed), each log against\n"
+      "its SHA-256 checksum, its match header and the stored result, then replays the log.\n"
+      "Prints one line per damaged match and a summary. Exit 0: clean; 3: damage found; 1: the\n"
+      "store failed; 2: no such store or tournament. Logs stored before checksums count as\n"
+      "unverified, not damaged.");
+  verify->callback([&exit_code, run_args] {
+    auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
+    if (!store) return;
+    const std::int64_t id = run_args->tournament;
+    auto spec = load_spec(*store, id);
+    if (!spec) {
+      report_error(spec.error().message);
+      exit_code = kBadInput;
+      return;
+    }
+    auto report = audit_tournament(*store, id, *spec);
+    auto progress = store->progress(id);
+    if (!report || !progress) {
+      report_error((!report ? report.error() : progress.error()).message);
+      exit_code = kFailed;
+      return;
+    }
+    for (const AuditProblem& p : report->damaged)
+      fmt::print("damaged match {}: {}\n", p.index, printable_line(p.what));
+    fmt::print("tournament {}: {} results of {} planned matches: {} replayed identically, {} "
+               "could not be played, {} damaged, {} unverified (stored without a checksum)\n",
+               id, report->results, progress->planned, report->replayed, report->errors,
+               report->damaged.size(), report->unverified);
+    if (!report->damaged.empty()) exit_code = kDamaged;
   });
 
   auto* worker = app.add_subcommand(

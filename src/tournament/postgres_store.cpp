@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 #include <pqxx/pqxx>
 
+#include "tournament/integrity.h"
 #include "tournament/log_codec.h"
 #include "tournament/store.h"
 
@@ -67,7 +68,9 @@ constexpr SchemaObject kSchema[] = {
       log bytea NOT NULL,
       seconds double precision NOT NULL,
       finished timestamptz NOT NULL DEFAULT now(),
-      stderr bytea))sql"},
+      stderr bytea,
+      log_sha256 text  -- integrity.h: log_checksum; NULL: stored before checksums
+      ))sql"},
     {"jobs_open", "CREATE INDEX IF NOT EXISTS jobs_open ON jobs(id) WHERE NOT done"},
     {"jobs_open_by_tournament",
      "CREATE INDEX IF NOT EXISTS jobs_open_by_tournament ON jobs(tournament, id) WHERE NOT done"},
@@ -99,8 +102,8 @@ constexpr const char* kInsertJobs =
 constexpr const char* kComplete = R"sql(
   WITH job AS (SELECT id, tournament FROM jobs WHERE id = $1),
   stored AS (
-    INSERT INTO results(job, tournament, worker, result, log, seconds, stderr)
-    SELECT id, tournament, $2, $3, $4, $5, NULLIF($6, ''::bytea) FROM job  -- empty: none
+    INSERT INTO results(job, tournament, worker, result, log, seconds, stderr, log_sha256)
+    SELECT id, tournament, $2, $3, $4, $5, NULLIF($6, ''::bytea), $7 FROM job  -- empty: none
     ON CONFLICT (job) DO NOTHING RETURNING job),
   closed AS (
     UPDATE jobs SET done = true, lease_owner = NULL, lease_until = NULL
@@ -151,6 +154,11 @@ Json parse_stored(const pqxx::field& f, std::string_view what) {
   if (!parsed) throw std::runtime_error(fmt::format("a stored {} is damaged: {}", what,
                                                     parsed.error().message));
   return *std::move(parsed);
+}
+
+// A value read for checking (integrity.h): null when it is not JSON, which the check reports.
+Json json_or_null(const pqxx::field& f) {
+  return parse_json(std::string_view(f.c_str(), f.size())).value_or(Json());
 }
 
 TournamentRecord tournament_record(const pqxx::row& r) {
@@ -204,6 +212,12 @@ class PostgresStore final : public Store {
                    "'results' AND column_name = 'stderr' AND table_schema = current_schema()")[0]
               .as<std::int64_t>() == 0)
         tx.exec("ALTER TABLE results ADD COLUMN stderr bytea");
+      // ... and before the log checksum: their rows read as unverified.
+      if (tx.exec1("SELECT count(*) FROM information_schema.columns WHERE table_name = "
+                   "'results' AND column_name = 'log_sha256' AND "
+                   "table_schema = current_schema()")[0]
+              .as<std::int64_t>() == 0)
+        tx.exec("ALTER TABLE results ADD COLUMN log_sha256 text");
       tx.commit();
       return {};
     });
@@ -319,7 +333,8 @@ class PostgresStore final : public Store {
                           pqxx::binarystring(pack_log(result.log)), result.seconds,
                           pqxx::binarystring(result.stderr_tails.is_null()
                                                  ? std::string()
-                                                 : pack_log(dump(result.stderr_tails))));
+                                                 : pack_log(dump(result.stderr_tails))),
+                          log_checksum(result.log));
       if (row[0].as<std::int64_t>() == 0) throw StoreError(fmt::format("no job {}", job));
       const bool first = row[1].as<std::int64_t>() == 1;
       tx.commit();
@@ -385,23 +400,30 @@ class PostgresStore final : public Store {
           tournament);
       std::vector<StoredResult> out;
       out.reserve(r.size());
-      for (const auto& row : r)
-        out.push_back({row[0].as<std::int64_t>(), row[1].as<std::int64_t>(),
-                       row[2].as<std::int64_t>(), parse_stored(row[3], "job spec"),
-                       parse_stored(row[4], "result"), row[5].as<std::string>(),
-                       row[6].as<double>()});
+      for (const auto& row : r) {
+        StoredResult s{row[0].as<std::int64_t>(), row[1].as<std::int64_t>(),
+                       row[2].as<std::int64_t>(), json_or_null(row[3]), json_or_null(row[4]),
+                       row[5].as<std::string>(), row[6].as<double>()};
+        s.damage = result_damage(s.spec, s.result);
+        out.push_back(std::move(s));
+      }
       return out;
     });
   }
 
-  Expected<std::optional<std::string>> log(std::int64_t job) override {
-    return run([&](pqxx::connection& c) -> Expected<std::optional<std::string>> {
+  Expected<std::optional<StoredLog>> log(std::int64_t job) override {
+    return run([&](pqxx::connection& c) -> Expected<std::optional<StoredLog>> {
       pqxx::nontransaction tx(c);
-      const auto r = tx.exec_params("SELECT log FROM results WHERE job = $1", job);
+      const auto r = tx.exec_params(
+          "SELECT r.log, r.log_sha256, r.result, j.spec FROM results r "
+          "JOIN jobs j ON j.id = r.job WHERE r.job = $1",
+          job);
       if (r.empty()) return std::nullopt;
-      auto text = unpack_log(pqxx::binarystring(r[0][0]).str());
-      if (!text) return std::unexpected(Error{"postgresql: " + text.error().message});
-      return *text;
+      const auto& row = r[0];
+      return check_stored_log(json_or_null(row[3]), json_or_null(row[2]),
+                              pqxx::binarystring(row[0]).str(),
+                              row[1].is_null() ? std::nullopt
+                                               : std::optional(row[1].as<std::string>()));
     });
   }
 

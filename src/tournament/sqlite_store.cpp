@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "tournament/integrity.h"
 #include "tournament/log_codec.h"
 #include "tournament/store.h"
 
@@ -48,6 +49,7 @@ CREATE TABLE IF NOT EXISTS results(
   log BLOB NOT NULL,  -- log_codec.h
   seconds REAL NOT NULL,
   stderr BLOB,        -- the programs' stderr tails, JSON through log_codec.h; NULL: none
+  log_sha256 TEXT,    -- integrity.h: log_checksum; NULL: stored before checksums
   finished TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')));
 CREATE INDEX IF NOT EXISTS results_tournament ON results(tournament);
 )sql";
@@ -117,6 +119,8 @@ class Statement {
     const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
     return p == nullptr ? std::string() : std::string(p, sqlite3_column_bytes(stmt_, col));
   }
+  // A value read for checking (integrity.h): null when it is not JSON, which the check reports.
+  Json json_or_null(int col) const { return parse_json(text(col)).value_or(Json()); }
   Json json(int col) const {
     auto parsed = parse_json(text(col));
     if (!parsed) throw SqlError("a stored JSON value is damaged: " + parsed.error().message);
@@ -147,6 +151,10 @@ class SqliteStore final : public Store {
       // Stores made before the stderr column get it.
       Statement columns(db_, "SELECT 1 FROM pragma_table_info('results') WHERE name = 'stderr'");
       if (!columns.step()) exec("ALTER TABLE results ADD COLUMN stderr BLOB");
+      // ... and before the log checksum: their rows read as unverified.
+      Statement checksum(db_,
+                         "SELECT 1 FROM pragma_table_info('results') WHERE name = 'log_sha256'");
+      if (!checksum.step()) exec("ALTER TABLE results ADD COLUMN log_sha256 TEXT");
     });
   }
 
@@ -251,14 +259,15 @@ class SqliteStore final : public Store {
         if (!t.bind(1, job).step()) throw SqlError(fmt::format("no job {}", job));
         const std::int64_t tournament = t.integer(0);
         Statement r(db_,
-                    "INSERT INTO results(job, tournament, worker, result, log, seconds, stderr) "
-                    "VALUES(?,?,?,?,?,?,?) ON CONFLICT(job) DO NOTHING");
+                    "INSERT INTO results(job, tournament, worker, result, log, seconds, stderr, "
+                    "log_sha256) VALUES(?,?,?,?,?,?,?,?) ON CONFLICT(job) DO NOTHING");
         r.bind(1, job).bind(2, tournament).bind(3, worker).bind(4, dump(result.result));
         r.bind_blob(5, pack_log(result.log)).bind(6, result.seconds);
         if (result.stderr_tails.is_null())
           r.bind_null(7);
         else
           r.bind_blob(7, pack_log(dump(result.stderr_tails)));
+        r.bind(8, log_checksum(result.log));
         r.run();
         first = sqlite3_changes(db_) == 1;
         Statement u(db_, first ? "UPDATE jobs SET done = 1, lease_owner = NULL, "
@@ -325,20 +334,24 @@ class SqliteStore final : public Store {
                   "ORDER BY j.idx");
       s.bind(1, tournament);
       std::vector<StoredResult> out;
-      while (s.step())
-        out.push_back({s.integer(0), s.integer(1), s.integer(2), s.json(3), s.json(4), s.text(5),
-                       s.real(6)});
+      while (s.step()) {
+        StoredResult r{s.integer(0), s.integer(1), s.integer(2), s.json_or_null(3),
+                       s.json_or_null(4), s.text(5), s.real(6)};
+        r.damage = result_damage(r.spec, r.result);
+        out.push_back(std::move(r));
+      }
       return out;
     });
   }
 
-  Expected<std::optional<std::string>> log(std::int64_t job) override {
-    return guarded<std::optional<std::string>>([&]() -> std::optional<std::string> {
-      Statement s(db_, "SELECT log FROM results WHERE job = ?");
+  Expected<std::optional<StoredLog>> log(std::int64_t job) override {
+    return guarded<std::optional<StoredLog>>([&]() -> std::optional<StoredLog> {
+      Statement s(db_,
+                  "SELECT r.log, r.log_sha256, r.result, j.spec FROM results r "
+                  "JOIN jobs j ON j.id = r.job WHERE r.job = ?");
       if (!s.bind(1, job).step()) return std::nullopt;
-      auto text = unpack_log(s.blob(0));
-      if (!text) throw SqlError(text.error().message);
-      return *text;
+      return check_stored_log(s.json_or_null(3), s.json_or_null(2), s.blob(0),
+                              s.is_null(1) ? std::nullopt : std::optional(s.text(1)));
     });
   }
 

@@ -86,6 +86,14 @@ std::vector<double> finish_points(const MatchFinish& finish) {
   return points;
 }
 
+std::string row_damage(const TournamentSpec& spec, const StoredResult& row) {
+  if (!row.damage.empty()) return row.damage;
+  for (std::size_t e : seated(row.spec))
+    if (e >= spec.players.size())
+      return fmt::format("it seats entrant {}, the tournament has {}", e, spec.players.size());
+  return "";
+}
+
 StandingsTable compute_standings(const TournamentSpec& spec, const std::vector<StoredResult>& results) {
   const std::size_t n = spec.players.size();
   StandingsTable out;
@@ -98,9 +106,12 @@ StandingsTable compute_standings(const TournamentSpec& spec, const std::vector<S
   std::vector<MatchFinish> matches;
   std::map<std::int64_t, std::vector<MatchFinish>> by_round;
   for (const StoredResult& r : results) {
+    if (!row_damage(spec, r).empty()) {
+      ++out.damaged;
+      continue;
+    }
     auto finish = match_finish(r.spec, r.result);
-    if (!finish || std::any_of(finish->begin(), finish->end(),
-                               [&](const Finish& f) { return f.entrant >= n; })) {
+    if (!finish) {
       ++out.errors;
       continue;
     }
@@ -153,6 +164,8 @@ std::string standings_text(const StandingsTable& s) {
   }
   out += fmt::format("{} matches", s.matches);
   if (s.errors > 0) out += fmt::format(", {} could not be played (see tournament results --matches)", s.errors);
+  if (s.damaged > 0)
+    out += fmt::format(", {} damaged (left out; see tournament verify)", s.damaged);
   out += "\n";
   return out;
 }
@@ -187,7 +200,10 @@ Json standings_json(const StandingsTable& s) {
                      {{"rating", r.glicko.rating},
                       {"rd", r.glicko.rd},
                       {"volatility", r.glicko.volatility}}}});
-  return {{"standings", rows}, {"matches", s.matches}, {"errors", s.errors}};
+  return {{"standings", rows},
+          {"matches", s.matches},
+          {"errors", s.errors},
+          {"damaged", s.damaged}};
 }
 
 std::string play_command(std::string_view game, const std::vector<std::string>& players,
@@ -247,6 +263,7 @@ std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResu
   std::string out =
       "index,round,seed,seats,winners,scores,ejections,stderr,seconds,worker,error,reproduce\n";
   for (const StoredResult& r : results) {
+    const std::string damage = row_damage(spec, r);
     std::vector<std::string> names;
     for (std::size_t e : seated(r.spec))
       names.push_back(e < spec.players.size() ? spec.players[e].name : "?");
@@ -255,10 +272,12 @@ std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResu
       return s < names.size() ? names[s] : std::string("?");
     };
     std::vector<std::string> winners, scores, ejections;
-    for (const Json& w : array_or_empty(r.result, "winners")) winners.push_back(name_of(w));
-    for (const Json& s : array_or_empty(r.result, "scores")) scores.push_back(dump(s));
-    for (const Json& e : array_or_empty(r.result, "ejections"))
-      ejections.push_back(name_of(field_or_null(e, "seat")) + ":" + string_or(e, "why"));
+    if (damage.empty()) {
+      for (const Json& w : array_or_empty(r.result, "winners")) winners.push_back(name_of(w));
+      for (const Json& s : array_or_empty(r.result, "scores")) scores.push_back(dump(s));
+      for (const Json& e : array_or_empty(r.result, "ejections"))
+        ejections.push_back(name_of(field_or_null(e, "seat")) + ":" + string_or(e, "why"));
+    }
     // Bytes each program wrote on stderr (see: arbiter tournament log ID N --stderr).
     std::vector<std::string> stderr_bytes;
     if (const Json& b = field_or_null(r.result, "stderr_bytes"); b.is_object())
@@ -269,7 +288,9 @@ std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResu
                        seed_of(r.spec), csv_field(joined(names)), csv_field(joined(winners)),
                        csv_field(joined(scores)), csv_field(joined(ejections)),
                        csv_field(joined(stderr_bytes)), r.seconds,
-                       csv_field(r.worker), csv_field(string_or(r.result, "error")),
+                       csv_field(r.worker),
+                       csv_field(damage.empty() ? string_or(r.result, "error")
+                                                : "damaged: " + damage),
                        csv_field(reproduce_command(spec, r.spec)));
   }
   return out;

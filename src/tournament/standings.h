@@ -39,8 +39,14 @@ struct StandingsTable {
   std::vector<StandingsRow> rows;  // best first: by points, then Elo
   std::int64_t matches = 0;        // results counted
   std::int64_t errors = 0;         // results that record an error instead of a match
+  std::int64_t damaged = 0;        // rows that cannot be believed (row_damage), left out
 };
 
+// Why a stored row cannot be counted for the tournament `spec`: its damage (store.h), or it
+// seats an entrant the tournament lacks. Empty when it can.
+std::string row_damage(const TournamentSpec& spec, const StoredResult& row);
+
+// Damaged rows (row_damage) are left out and counted in `damaged`, never as matches or errors.
 // REQUIRES: results belong to a tournament played from `spec`.
 StandingsTable compute_standings(const TournamentSpec& spec, const std::vector<StoredResult>& results);
 
@@ -49,7 +55,8 @@ std::string standings_csv(const StandingsTable& s);
 Json standings_json(const StandingsTable& s);
 
 // One line per match: index, round, seed, seating, winners, scores, ejections and the
-// `arbiter play` command that replays it.
+// `arbiter play` command that replays it. A damaged row has no outcome; its error column says
+// "damaged: WHY".
 std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResult>& results);
 
 // `arbiter play GAME --player P... --seed SEED [--config JSON] [--per-call S] [--clock C]

@@ -70,6 +70,16 @@ struct StoredResult {
   Json result;
   std::string worker;
   double seconds = 0;
+  // Why the row cannot be believed (it does not fit its job: integrity.h), empty when it can.
+  // A damaged row's spec or result may be null; readers report it and never count it.
+  std::string damage;
+};
+
+// A game log as read back, checked against its job, its result and its checksum (integrity.h).
+struct StoredLog {
+  std::string text;          // the log, JSON lines (empty when it cannot be read at all)
+  std::string damage;        // why it cannot be believed; empty when it can
+  bool checksummed = false;  // a checksum was stored with it (stores older than checksums: no)
 };
 
 struct Progress {
@@ -120,9 +130,10 @@ class Store {
   virtual Expected<std::int64_t> renew(const std::string& worker,
                                        std::chrono::milliseconds lease) = 0;
 
-  // Stores a job's result and log and ends its lease. Returns true if this is the job's first
-  // result; false if it already had one (this copy is ignored and counted in duplicates). Any
-  // worker may complete any job, leased to it or not: a result is a result.
+  // Stores a job's result and log, with the log's checksum (integrity.h), and ends its lease.
+  // Returns true if this is the job's first result; false if it already had one (this copy is
+  // ignored and counted in duplicates). Any worker may complete any job, leased to it or not: a
+  // result is a result.
   virtual Expected<bool> complete(std::int64_t job, const std::string& worker,
                                   const JobResult& result) = 0;
 
@@ -135,11 +146,13 @@ class Store {
   // Leases held on jobs of `tournament` that have no result.
   virtual Expected<std::vector<Lease>> leases(std::int64_t tournament) = 0;
 
-  // The results of a tournament, by job index (logs left out: see log()).
+  // The results of a tournament, by job index (logs left out: see log()). Each row is checked
+  // against its job (integrity.h: result_damage); a damaged row comes back with its damage set.
   virtual Expected<std::vector<StoredResult>> results(std::int64_t tournament) = 0;
 
-  // The game log stored with a job's result, or nothing if the job has no result.
-  virtual Expected<std::optional<std::string>> log(std::int64_t job) = 0;
+  // The game log stored with a job's result, checked (integrity.h: check_stored_log), or
+  // nothing if the job has no result. Damage is not an Error: it comes back in StoredLog.
+  virtual Expected<std::optional<StoredLog>> log(std::int64_t job) = 0;
 
   // The stderr tails stored with a job's result (JobResult::stderr_tails, null if there were
   // none), or nothing if the job has no result.

@@ -19,12 +19,24 @@ using namespace std::chrono_literals;
 std::vector<JobSpec> jobs(std::int64_t first, std::int64_t count, std::int64_t round = 0) {
   std::vector<JobSpec> out;
   for (std::int64_t i = first; i < first + count; ++i)
-    out.push_back({i, round, Json{{"match", i}, {"seed", 1000 + i}}});
+    out.push_back({i, round, Json{{"seats", {0, 1}}, {"seed", 1000 + i}}});
   return out;
 }
 
-JobResult result_of(std::string tag) {
-  return {Json{{"winners", Json::array({0})}, {"tag", tag}}, "{\"type\":\"match\"}\n" + tag, 0.25};
+// A log of the job's match ending with `result` (not a game's: the store checks only its frame).
+std::string log_of(const Job& job, const Json& result, const std::string& middle = "") {
+  Json end = result;
+  end["type"] = "result";
+  end.erase("tag");
+  const Json header{
+      {"type", "match"}, {"seed", job.spec["seed"]}, {"seats", Json::array({"a", "b"})}};
+  return dump(header) + "\n" + middle + dump(end) + "\n";
+}
+
+// A result of the job: seat 0 wins, tagged so tests can tell copies apart.
+JobResult result_of(const Job& job, std::string tag) {
+  Json result{{"winners", {0}}, {"ejections", Json::array()}, {"scores", {3, 1}}, {"tag", tag}};
+  return {result, log_of(job, result), 0.25};
 }
 
 class StoreContract : public ::testing::TestWithParam<std::string> {
@@ -84,7 +96,7 @@ TEST_P(StoreContract, ClaimsLowestFirstInBatchesAndNeverTwice) {
   EXPECT_EQ(first[1].index, 1);
   EXPECT_EQ(first[0].tournament, t);
   EXPECT_EQ(first[0].attempts, 1);
-  EXPECT_EQ(first[1].spec, (Json{{"match", 1}, {"seed", 1001}}));
+  EXPECT_EQ(first[1].spec, (Json{{"seats", {0, 1}}, {"seed", 1001}}));
   const auto second = claim("w2", 10);
   ASSERT_EQ(second.size(), 3u);
   EXPECT_EQ(second[0].index, 2);
@@ -133,10 +145,10 @@ TEST_P(StoreContract, ASecondResultIsIgnoredAndCounted) {
   const auto t = make(2);
   const auto got = claim("w1", 1);
   ASSERT_EQ(got.size(), 1u);
-  auto first = store_->complete(got[0].id, "w1", result_of("first"));
+  auto first = store_->complete(got[0].id, "w1", result_of(got[0], "first"));
   ASSERT_TRUE(first.has_value()) << first.error().message;
   EXPECT_TRUE(*first);
-  auto second = store_->complete(got[0].id, "w2", result_of("second"));
+  auto second = store_->complete(got[0].id, "w2", result_of(got[0], "second"));
   ASSERT_TRUE(second.has_value()) << second.error().message;
   EXPECT_FALSE(*second);
   auto results = store_->results(t);
@@ -147,7 +159,8 @@ TEST_P(StoreContract, ASecondResultIsIgnoredAndCounted) {
   EXPECT_DOUBLE_EQ((*results)[0].seconds, 0.25);
   auto log = store_->log(got[0].id);
   ASSERT_TRUE(log.has_value() && log->has_value());
-  EXPECT_EQ(**log, "{\"type\":\"match\"}\nfirst");
+  EXPECT_EQ((*log)->text, result_of(got[0], "first").log);
+  EXPECT_EQ((*log)->damage, "");
   auto p = store_->progress(t);
   ASSERT_TRUE(p.has_value());
   EXPECT_EQ(p->done, 1);
@@ -159,7 +172,7 @@ TEST_P(StoreContract, DoneJobsAreNeverClaimedAndAnyWorkerMayComplete) {
   const auto got = claim("w1", 2, 100ms);
   ASSERT_EQ(got.size(), 2u);
   // w2 completes a job it never claimed (it held an older lease, say): the result counts.
-  auto done = store_->complete(got[1].id, "w2", result_of("x"));
+  auto done = store_->complete(got[1].id, "w2", result_of(got[1], "x"));
   ASSERT_TRUE(done.has_value());
   EXPECT_TRUE(*done);
   std::this_thread::sleep_for(300ms);
@@ -170,7 +183,7 @@ TEST_P(StoreContract, DoneJobsAreNeverClaimedAndAnyWorkerMayComplete) {
 
 TEST_P(StoreContract, CompletingAnUnknownJobIsAnError) {
   make(1);
-  auto r = store_->complete(987654, "w1", result_of("x"));
+  auto r = store_->complete(987654, "w1", result_of(Job{.spec = jobs(0, 1)[0].spec}, "x"));
   ASSERT_FALSE(r.has_value());
   EXPECT_FALSE(r.error().message.empty());
 }
@@ -179,7 +192,7 @@ TEST_P(StoreContract, ReleaseMakesJobsClaimableAtOnce) {
   make(3);
   const auto got = claim("w1", 3);
   ASSERT_EQ(got.size(), 3u);
-  ASSERT_TRUE(store_->complete(got[0].id, "w1", result_of("x")).has_value());
+  ASSERT_TRUE(store_->complete(got[0].id, "w1", result_of(got[0], "x")).has_value());
   auto released = store_->release("w1");
   ASSERT_TRUE(released.has_value()) << released.error().message;
   EXPECT_EQ(*released, 2);
@@ -214,7 +227,7 @@ TEST_P(StoreContract, ProgressAndLeasesTellDoneLeasedAndExpired) {
   const auto b = claim("dead", 1, 100ms);
   const auto c = claim("done", 1, 60s);
   ASSERT_EQ(c.size(), 1u);
-  ASSERT_TRUE(store_->complete(c[0].id, "done", result_of("c")).has_value());
+  ASSERT_TRUE(store_->complete(c[0].id, "done", result_of(c[0], "c")).has_value());
   std::this_thread::sleep_for(300ms);
   auto p = store_->progress(t);
   ASSERT_TRUE(p.has_value());
@@ -248,7 +261,7 @@ TEST_P(StoreContract, ResultsComeByIndexWithSpecAndRound) {
   auto got = claim("w", 3);
   std::reverse(got.begin(), got.end());
   for (const Job& j : got)
-    ASSERT_TRUE(store_->complete(j.id, "w", result_of(std::to_string(j.index))).has_value());
+    ASSERT_TRUE(store_->complete(j.id, "w", result_of(j, std::to_string(j.index))).has_value());
   auto results = store_->results(t);
   ASSERT_TRUE(results.has_value());
   ASSERT_EQ(results->size(), 3u);
@@ -268,11 +281,14 @@ TEST_P(StoreContract, LargeLogsAndUnicodeSurvive) {
   ASSERT_EQ(got.size(), 1u);
   std::string big;
   while (big.size() < (1u << 20)) big += "{\"type\":\"call\",\"text\":\"héllo \\\"quoted\\\" ✓\"}\n";
-  JobResult r{Json{{"name", "Zoë ✓"}}, big, 1.5};
+  JobResult r = result_of(got[0], "x");
+  r.result["name"] = "Zoë ✓";
+  r.log = log_of(got[0], r.result, big);
   ASSERT_TRUE(store_->complete(got[0].id, "w", r).has_value());
   auto log = store_->log(got[0].id);
   ASSERT_TRUE(log.has_value() && log->has_value());
-  EXPECT_EQ(**log, big);
+  EXPECT_EQ((*log)->text, r.log);
+  EXPECT_EQ((*log)->damage, "");
   auto results = store_->results(got[0].tournament);
   ASSERT_TRUE(results.has_value());
   EXPECT_EQ((*results)[0].result["name"], "Zoë ✓");
@@ -281,7 +297,7 @@ TEST_P(StoreContract, LargeLogsAndUnicodeSurvive) {
 TEST_P(StoreContract, DataSurvivesReopening) {
   const auto t = make(2);
   const auto got = claim("w", 1);
-  ASSERT_TRUE(store_->complete(got[0].id, "w", result_of("kept")).has_value());
+  ASSERT_TRUE(store_->complete(got[0].id, "w", result_of(got[0], "kept")).has_value());
   store_.reset();
   auto reopened = open();
   ASSERT_NE(reopened, nullptr);
@@ -318,7 +334,7 @@ TEST_P(StoreContract, ConcurrentWorkersShareTheJobsExactlyOnce) {
             std::lock_guard lock(mu);
             claimed.insert(j.index);
           }
-          if (!(*own)->complete(j.id, name, result_of(name))) ++errors;
+          if (!(*own)->complete(j.id, name, result_of(j, name))) ++errors;
         }
       }
     });
@@ -354,6 +370,131 @@ TEST_P(StoreContract, AWaitingWorkerWakesWhenJobsArrive) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreContract,
+                         ::testing::ValuesIn(testing::contract_backends()),
+                         [](const auto& info) {
+                           return info.param == "sqlite" ? std::string("sqlite")
+                                                         : std::string("postgresql");
+                         });
+
+// Integrity (integrity.h): rows are damaged here behind the store's back, with SQL that both
+// back ends understand, and every read must say so.
+class StoreIntegrity : public StoreContract {
+ protected:
+  // Two finished matches of one tournament; returns their jobs, by index.
+  std::vector<Job> two_played() {
+    tournament_ = make(2);
+    auto got = claim("w", 2);
+    EXPECT_EQ(got.size(), 2u);
+    std::sort(got.begin(), got.end(), [](const Job& a, const Job& b) { return a.index < b.index; });
+    for (const Job& j : got)
+      EXPECT_TRUE(store_->complete(j.id, "w", result_of(j, "ok")).has_value());
+    return got;
+  }
+  void sql(const std::string& statement) {
+    ASSERT_NO_THROW(testing::execute_sql(url_, statement)) << statement;
+  }
+  std::string result_damage_of(std::int64_t job) {
+    auto results = store_->results(tournament_);
+    EXPECT_TRUE(results.has_value()) << (results ? "" : results.error().message);
+    for (const StoredResult& r : results.value_or(std::vector<StoredResult>{}))
+      if (r.job == job) return r.damage;
+    ADD_FAILURE() << "no result for job " << job;
+    return "";
+  }
+  StoredLog log_of_job(std::int64_t job) {
+    auto log = store_->log(job);
+    EXPECT_TRUE(log.has_value() && log->has_value()) << (log ? "" : log.error().message);
+    return log && log->has_value() ? **log : StoredLog{};
+  }
+  std::int64_t tournament_ = 0;
+};
+
+TEST_P(StoreIntegrity, SoundRowsReadAsSoundWithAChecksum) {
+  const auto got = two_played();
+  for (const Job& j : got) {
+    EXPECT_EQ(result_damage_of(j.id), "");
+    const StoredLog log = log_of_job(j.id);
+    EXPECT_EQ(log.damage, "");
+    EXPECT_TRUE(log.checksummed);
+    EXPECT_EQ(log.text, result_of(j, "ok").log);
+  }
+}
+
+TEST_P(StoreIntegrity, AResultThatCannotBeItsJobsIsDamaged) {
+  const auto got = two_played();
+  const std::string id = std::to_string(got[0].id);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"winners":[7],"ejections":[],"scores":[3,1]})", "winner 7 is not one of its 2 seats"},
+      {R"({"winners":[0,0],"ejections":[],"scores":[3,1]})", "seat 0 is named twice"},
+      {R"({"winners":[0],"ejections":[],"scores":[3]})", "1 scores for 2 seats"},
+      {R"({"winners":[0],"ejections":[{"seat":2,"why":"timeout"}],"scores":[3,1]})",
+       "an ejection's seat 2"},
+      {R"({"winners":[0],"ejections":[{"seat":1,"why":"timeout"},{"seat":1,"why":"foul"}],)"
+       R"("scores":[3,1]})",
+       "seat 1 is ejected twice"},
+      {R"({"winners":[0],"ejections":[],"scores":[3,1],"aborted":true})", "aborted match has"},
+      {R"({"winners":[0],"ejections":[],"scores":[3,1.5]})", "score 1.5 is not an integer"},
+      {R"({"error":17})", "its error is not a string"},
+      {R"({"winners":[0],)", "not a JSON object"},
+  };
+  for (const auto& [result, why] : cases) {
+    sql("UPDATE results SET result = '" + result + "' WHERE job = " + id);
+    const std::string damage = result_damage_of(got[0].id);
+    EXPECT_NE(damage.find(why), std::string::npos) << result << " gave: " << damage;
+    EXPECT_NE(log_of_job(got[0].id).damage, "") << result;
+    EXPECT_EQ(result_damage_of(got[1].id), "");
+  }
+  sql("UPDATE jobs SET spec = '{\"seats\":[0,0],\"seed\":1000}' WHERE id = " + id);
+  EXPECT_NE(result_damage_of(got[0].id).find("job spec"), std::string::npos);
+}
+
+TEST_P(StoreIntegrity, AResultTheLogDoesNotEndWithIsDamaged) {
+  const auto got = two_played();
+  // A shape the job allows, but not what the match's log says.
+  sql("UPDATE results SET result = '{\"winners\":[1],\"ejections\":[],\"scores\":[1,3]}' "
+      "WHERE job = " + std::to_string(got[0].id));
+  EXPECT_EQ(result_damage_of(got[0].id), "");  // rows alone cannot tell
+  EXPECT_NE(log_of_job(got[0].id).damage.find("is not the stored result"), std::string::npos)
+      << log_of_job(got[0].id).damage;
+}
+
+TEST_P(StoreIntegrity, ALogWithOtherBytesIsDamaged) {
+  const auto got = two_played();
+  const std::string a = std::to_string(got[0].id), b = std::to_string(got[1].id);
+  // Cut short: the stream no longer inflates.
+  sql("UPDATE results SET log = substr(log, 1, 30) WHERE job = " + a);
+  EXPECT_NE(log_of_job(got[0].id).damage.find("does not inflate"), std::string::npos)
+      << log_of_job(got[0].id).damage;
+  // The other match's log: it inflates, but its checksum is not the one stored here.
+  sql("UPDATE results SET log = (SELECT log FROM results WHERE job = " + b + ") WHERE job = " + a);
+  EXPECT_NE(log_of_job(got[0].id).damage.find("SHA-256"), std::string::npos)
+      << log_of_job(got[0].id).damage;
+  // ... moved with its checksum: the header is of another match (its seed).
+  sql("UPDATE results SET log_sha256 = (SELECT log_sha256 FROM results WHERE job = " + b +
+      ") WHERE job = " + a);
+  EXPECT_NE(log_of_job(got[0].id).damage.find("seed 1001"), std::string::npos)
+      << log_of_job(got[0].id).damage;
+  EXPECT_EQ(log_of_job(got[1].id).damage, "");
+}
+
+TEST_P(StoreIntegrity, RowsFromBeforeChecksumsAreUnverifiedNotDamaged) {
+  const auto got = two_played();
+  // A store from before the column: dropped, then the store opened again adds it back empty.
+  store_.reset();
+  sql("ALTER TABLE results DROP COLUMN log_sha256");
+  store_ = open();
+  ASSERT_NE(store_, nullptr);
+  const StoredLog old = log_of_job(got[0].id);
+  EXPECT_EQ(old.damage, "");
+  EXPECT_FALSE(old.checksummed);
+  EXPECT_EQ(old.text, result_of(got[0], "ok").log);
+  // Unverified logs are still checked against their job and result.
+  sql("UPDATE results SET log = (SELECT log FROM results WHERE job = " +
+      std::to_string(got[1].id) + ") WHERE job = " + std::to_string(got[0].id));
+  EXPECT_NE(log_of_job(got[0].id).damage.find("seed"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreIntegrity,
                          ::testing::ValuesIn(testing::contract_backends()),
                          [](const auto& info) {
                            return info.param == "sqlite" ? std::string("sqlite")

@@ -2,6 +2,7 @@
 // databases on the PostgreSQL server the test run was given.
 #include "tournament/store_test_support.h"
 
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -74,6 +75,30 @@ std::string fresh_store_url(const std::string& backend) {
   pqxx::nontransaction tx(c);
   tx.exec("CREATE DATABASE " + tx.quote_name(name));
   return with_database(backend, name);
+}
+
+void execute_sql(const std::string& url, const std::string& sql) {
+  if (url.starts_with("sqlite:")) {
+    sqlite3* db = nullptr;
+    const std::string path = url.substr(7);
+    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+      std::string why = sqlite3_errmsg(db);
+      sqlite3_close(db);
+      throw std::runtime_error("execute_sql: " + why);
+    }
+    sqlite3_busy_timeout(db, 30000);
+    char* message = nullptr;
+    const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
+    std::string why = message != nullptr ? message : "";
+    sqlite3_free(message);
+    sqlite3_close(db);
+    if (rc != SQLITE_OK) throw std::runtime_error("execute_sql: " + why);
+    return;
+  }
+  pqxx::connection c(url);
+  pqxx::work tx(c);
+  tx.exec(sql);
+  tx.commit();
 }
 
 }  // namespace arbiter::tournament::testing

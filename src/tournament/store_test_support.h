@@ -18,4 +18,8 @@ std::vector<std::string> contract_backends();
 // a postgresql:// URL: a new database on that server). Each call gives a different store.
 std::string fresh_store_url(const std::string& backend);
 
+// Runs `sql` on the store at `url` behind the store's back (tests that damage rows on purpose).
+// Throws std::runtime_error when it fails.
+void execute_sql(const std::string& url, const std::string& sql);
+
 }  // namespace arbiter::tournament::testing

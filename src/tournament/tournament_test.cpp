@@ -12,10 +12,15 @@
 #include <sstream>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "referee/game_log.h"
+#include "tournament/audit.h"
+#include "tournament/integrity.h"
 #include "tournament/log_codec.h"
 #include "tournament/schedule.h"
 #include "tournament/standings.h"
+#include "tournament/store_test_support.h"
 #include "tournament/worker.h"
 
 namespace arbiter::tournament {
@@ -231,6 +236,27 @@ TEST(Standings, CountsPointsWinsEjectionsAndRanksTheStrongestFirst) {
   EXPECT_NE(standings_text(table).find("1 could not be played"), std::string::npos);
 }
 
+TEST(Standings, DamagedRowsAreLeftOutAndCountedNeverPlayedOrErrored) {
+  const auto spec = spec_of(3);
+  std::vector<StoredResult> results;
+  results.push_back({0, 0, 0, Json{{"seats", {0, 1}}, {"seed", 1}}, win_for(0), "w", 0});
+  StoredResult edited{0, 1, 0, Json{{"seats", {0, 1}}, {"seed", 2}}, win_for(1), "w", 0};
+  edited.damage = "winner 7 is not one of its 2 seats";
+  results.push_back(edited);
+  // Seats an entrant the tournament lacks: a job from elsewhere.
+  results.push_back({0, 2, 0, Json{{"seats", {0, 5}}, {"seed", 3}}, win_for(1), "w", 0});
+  const auto table = compute_standings(spec, results);
+  EXPECT_EQ(table.matches, 1);
+  EXPECT_EQ(table.errors, 0);
+  EXPECT_EQ(table.damaged, 2);
+  EXPECT_NE(standings_text(table).find("2 damaged"), std::string::npos);
+  EXPECT_EQ(standings_json(table)["damaged"], 2);
+  EXPECT_EQ(row_damage(spec, results[2]), "it seats entrant 5, the tournament has 3");
+  const std::string csv = matches_csv(spec, results);
+  EXPECT_NE(csv.find("damaged: winner 7 is not one of its 2 seats"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("1,0,2,p0 p1,,,,,"), std::string::npos) << csv;  // no outcome shown
+}
+
 TEST(Standings, MatchLinesCarryTheCommandThatReplaysThem) {
   auto spec = spec_of(2);
   spec.config = Json{{"players", 2}};
@@ -410,7 +436,50 @@ TEST(Worker, PlaysATournamentToTheEndWithOneResultPerMatch) {
     for (const auto& l : lines.value()) out.push_back(without_timing(l));
     return out;
   };
-  EXPECT_EQ(strip(replayed.log), strip(**stored_log));
+  EXPECT_EQ((*stored_log)->damage, "");
+  EXPECT_TRUE((*stored_log)->checksummed);
+  EXPECT_EQ(strip(replayed.log), strip((*stored_log)->text));
+  // The audit replays every stored log and finds each gives its stored result.
+  auto audit = audit_tournament(**store, *id, spec);
+  ASSERT_TRUE(audit.has_value()) << audit.error().message;
+  EXPECT_EQ(audit->results, 12);
+  EXPECT_EQ(audit->replayed, 12);
+  EXPECT_EQ(audit->unverified, 0);
+  EXPECT_TRUE(audit->damaged.empty()) << audit->damaged.front().what;
+
+  // Damage the audit must find, behind the store's back. Match 1: a log with one call left out,
+  // its checksum and compression redone (only a replay can tell). Match 2: a seed the schedule
+  // never gave. Match 3: a result that is not what the log says.
+  const std::string url = "sqlite:" + dir + "/t.db";
+  std::string text = (*(*store)->log((*results)[1].job))->text;
+  std::size_t cut = 0;
+  for (int line = 0; line < 4; ++line) cut = text.find('\n', cut) + 1;
+  text.erase(cut, text.find('\n', cut) + 1 - cut);
+  std::string hex;
+  for (unsigned char c : pack_log(text)) hex += fmt::format("{:02x}", c);
+  testing::execute_sql(url, fmt::format("UPDATE results SET log = X'{}', log_sha256 = '{}' "
+                                        "WHERE job = {}",
+                                        hex, log_checksum(text), (*results)[1].job));
+  testing::execute_sql(url, fmt::format("UPDATE jobs SET spec = json_set(spec, '$.seed', 5) "
+                                        "WHERE id = {}",
+                                        (*results)[2].job));
+  testing::execute_sql(
+      url, fmt::format("UPDATE results SET result = json_set(result, '$.scores[0]', 999) "
+                       "WHERE job = {}",
+                       (*results)[3].job));
+  audit = audit_tournament(**store, *id, spec);
+  ASSERT_TRUE(audit.has_value()) << audit.error().message;
+  ASSERT_EQ(audit->damaged.size(), 3u);
+  EXPECT_EQ(audit->damaged[0].index, (*results)[1].index);
+  EXPECT_NE(audit->damaged[0].what.find("does not replay identically"), std::string::npos)
+      << audit->damaged[0].what;
+  EXPECT_EQ(audit->damaged[1].index, (*results)[2].index);
+  EXPECT_NE(audit->damaged[1].what.find("is not the schedule's"), std::string::npos)
+      << audit->damaged[1].what;
+  EXPECT_EQ(audit->damaged[2].index, (*results)[3].index);
+  EXPECT_NE(audit->damaged[2].what.find("is not the stored result"), std::string::npos)
+      << audit->damaged[2].what;
+  EXPECT_EQ(audit->replayed, 9);
   std::filesystem::remove_all(dir);
 }
 

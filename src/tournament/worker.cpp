@@ -22,6 +22,7 @@
 #include "games/registry_seating.h"
 #include "referee/game_log.h"
 #include "tournament/schedule.h"
+#include "tournament/standings.h"
 
 namespace arbiter::tournament {
 
@@ -104,6 +105,12 @@ Expected<void> advance(Store& store, std::int64_t tournament, const TournamentSp
   if (p->enqueued >= p->planned || p->done < p->enqueued || per_round == 0) return {};
   auto results = store.results(tournament);
   if (!results) return std::unexpected(results.error());
+  // Pairings drawn from a row that cannot be believed would carry its damage forward.
+  for (const StoredResult& r : *results)
+    if (auto why = row_damage(spec, r); !why.empty())
+      return fail(fmt::format("damaged: tournament {} match {}: {}; the next Swiss round is not "
+                              "added (see arbiter tournament verify {})",
+                              tournament, r.index, why, tournament));
   const std::int64_t round = p->enqueued / per_round;
   auto added = store.add_jobs(tournament, swiss_round(spec, round, *results));
   if (!added) return std::unexpected(added.error());

@@ -1,0 +1,39 @@
+// SHA-256 against the FIPS 180-4 examples and the padding edges (55, 56 and 64 bytes), checked
+// with coreutils' sha256sum.
+#include "core/sha256.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace arbiter {
+namespace {
+
+TEST(Sha256, KnownDigests) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256_hex(std::string(1'000'000, 'a')),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(Sha256, PaddingEdges) {
+  EXPECT_EQ(sha256_hex(std::string(55, 'x')),
+            "d5e285683cd4efc02d021a5c62014694958901005d6f71e89e0989fac77e4072");
+  EXPECT_EQ(sha256_hex(std::string(56, 'x')),
+            "04c26261370ee7541549d16dee320c723e3fd14671e66a099afe0a377c16888e");
+  EXPECT_EQ(sha256_hex(std::string(64, 'x')),
+            "7ce100971f64e7001e8fe5a51973ecdfe1ced42befe7ee8d5fd6219506b5393c");
+}
+
+TEST(Sha256, OneBitChangesTheDigest) {
+  std::string a(200, 'q');
+  std::string b = a;
+  b[100] ^= 1;
+  EXPECT_NE(sha256(a), sha256(b));
+  EXPECT_EQ(sha256(a), sha256(a));
+}
+
+}  // namespace
+}  // namespace arbiter

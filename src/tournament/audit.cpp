@@ -1,0 +1,106 @@
+// audit_tournament: each row through the checks of audit.h, the first failing one reported.
+#include "tournament/audit.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "games/registry.h"
+#include "referee/game_log.h"
+#include "tournament/schedule.h"
+#include "tournament/standings.h"
+
+namespace arbiter::tournament {
+namespace {
+
+// What a result says about the match, as the replay's encode_result says it.
+Json outcome_of(const Json& result) {
+  Json j = result;
+  for (const char* extra : {"type", "details", "stderr_bytes", "stderr_log_errors"}) j.erase(extra);
+  return j;
+}
+
+// The jobs the schedule gives, by index. Swiss rounds after the first come from the stored
+// results of the rounds before them, as advance() made them.
+std::map<std::int64_t, JobSpec> scheduled_jobs(const TournamentSpec& spec,
+                                               const std::vector<StoredResult>& results) {
+  std::map<std::int64_t, JobSpec> out;
+  for (JobSpec& j : initial_jobs(spec)) out[j.index] = std::move(j);
+  if (spec.schedule == Schedule::swiss) {
+    std::int64_t last_round = 0;
+    for (const StoredResult& r : results) last_round = std::max(last_round, r.round);
+    for (std::int64_t round = 1; round <= last_round && round < spec.rounds; ++round)
+      for (JobSpec& j : swiss_round(spec, round, results)) out[j.index] = std::move(j);
+  }
+  return out;
+}
+
+// Why the log's header is not that of the job's match in this tournament; empty if it is.
+std::string header_damage(const TournamentSpec& spec, const Json& job_spec, const Json& header) {
+  if (string_or(header, "game") != spec.game)
+    return fmt::format("its log is of game \"{}\", the tournament's is {}",
+                       string_or(header, "game"), spec.game);
+  const Json names = field_or_null(header, "seats");
+  const auto seats = seated(job_spec);
+  for (std::size_t s = 0; s < seats.size() && s < names.size(); ++s)
+    if (!names[s].is_string() || names[s].get<std::string>() != spec.players[seats[s]].name)
+      return fmt::format("its log seats {} in seat {}, the match seats {}", excerpt(names[s]), s,
+                         spec.players[seats[s]].name);
+  return "";
+}
+
+// Why the row is damaged, or empty. Counts what it sees in `report`.
+Expected<std::string> audit_row(Store& store, const TournamentSpec& spec, const StoredResult& r,
+                                const std::map<std::int64_t, JobSpec>& scheduled,
+                                AuditReport& report) {
+  if (auto why = row_damage(spec, r); !why.empty()) return why;
+  const auto planned = scheduled.find(r.index);
+  if (planned == scheduled.end()) return std::string("the schedule has no match of this index");
+  if (planned->second.spec != r.spec || planned->second.round != r.round)
+    return fmt::format("its job {} (round {}) is not the schedule's {} (round {})", excerpt(r.spec),
+                       r.round, excerpt(planned->second.spec), planned->second.round);
+  auto log = store.log(r.job);
+  if (!log) return std::unexpected(log.error());
+  if (!log->has_value()) return std::string("its log is missing");
+  if (!(*log)->damage.empty()) return (*log)->damage;
+  if (!(*log)->checksummed) ++report.unverified;
+  if (r.result.contains("error")) {
+    ++report.errors;
+    return std::string();
+  }
+  auto lines = read_game_log((*log)->text);
+  if (!lines) return "its log: " + lines.error().message;
+  if (lines->empty()) return std::string("its log is empty");
+  if (auto why = header_damage(spec, r.spec, lines->front()); !why.empty()) return why;
+  const GameEntry* game = find_game(spec.game);
+  if (game == nullptr) return fmt::format("no game \"{}\" to replay it with", spec.game);
+  auto replayed = game->replay(*lines);
+  if (!replayed) return "its log does not replay: " + replayed.error().message;
+  if (!replayed->identical) return "its log does not replay identically: " + replayed->difference;
+  if (outcome_of(encode_result(replayed->result)) != outcome_of(r.result))
+    return fmt::format("the replay gives {}, the stored result is {}",
+                       excerpt(outcome_of(encode_result(replayed->result)), 120),
+                       excerpt(outcome_of(r.result), 120));
+  ++report.replayed;
+  return std::string();
+}
+
+}  // namespace
+
+Expected<AuditReport> audit_tournament(Store& store, std::int64_t tournament,
+                                       const TournamentSpec& spec) {
+  auto results = store.results(tournament);
+  if (!results) return std::unexpected(results.error());
+  const auto scheduled = scheduled_jobs(spec, *results);
+  AuditReport report;
+  for (const StoredResult& r : *results) {
+    ++report.results;
+    auto why = audit_row(store, spec, r, scheduled, report);
+    if (!why) return std::unexpected(why.error());
+    if (!why->empty()) report.damaged.push_back({r.index, *why});
+  }
+  return report;
+}
+
+}  // namespace arbiter::tournament
