@@ -413,6 +413,35 @@ struct Sandbox::Library {
     return 1;
   }
 
+  // --- Charging the work of C functions (docs/security.md, "Lua: what each library function
+  // may cost") ---
+  //
+  // Work done inside one C call is not counted by the hook. Functions whose work grows with
+  // their input charge it to the running bot: one instruction per kBytesPerInstruction bytes
+  // and per kValuesPerInstruction values touched (rounded down, so short calls cost nothing
+  // more than their call instruction).
+  static constexpr std::size_t kBytesPerInstruction = 32;
+  static constexpr std::size_t kValuesPerInstruction = 8;
+
+  static void charge_work(lua_State* L, long long n) {
+    Sandbox::charge(L, static_cast<int>(std::clamp<long long>(n, 0, INT_MAX)));
+  }
+  static void charge_bytes(lua_State* L, std::size_t bytes) {
+    charge_work(L, static_cast<long long>(bytes / kBytesPerInstruction));
+  }
+  static void charge_values(lua_State* L, std::size_t values) {
+    charge_work(L, static_cast<long long>(values / kValuesPerInstruction));
+  }
+
+  // For a long loop inside a C function: the watchdog, as the count hook checks it.
+  static void check_watchdog(lua_State* L) {
+    Sandbox& s = Sandbox::of(L);
+    if (Bot* bot = s.running_; bot != nullptr && s.past_watchdog(bot->started_)) {
+      bot->condemned_ = Bot::Condemned::watchdog;
+      Bot::raise_condemned(L);
+    }
+  }
+
   static void check_pattern(lua_State* L, bool can_anchor) {
     std::size_t n = 0;
     std::size_t plen = 0;
@@ -427,11 +456,52 @@ struct Sandbox::Library {
     }
   }
 
+  // Lua's posrelatI: a 1-based start position, negative counting from the end, clipped to 1.
+  static std::size_t start_position(lua_Integer pos, std::size_t len) {
+    if (pos > 0) return static_cast<std::size_t>(pos);
+    if (pos == 0 || pos < -static_cast<lua_Integer>(len)) return 1;
+    return len + static_cast<std::size_t>(pos) + 1;
+  }
+
+  // A plain search (plain = true, or a pattern without specials) is done here rather than by
+  // the library, whose lmemfind is O(subject x needle): 2 MiB of 'a' then 'b' in 8 MiB of 'a'
+  // ran for hours in one C call. glibc's memmem is linear in the worst case (Two-Way for long
+  // needles; measured ~10 ns a byte whatever the needle). The subject is searched a window
+  // of about 1 MiB at a time so the watchdog is looked at between windows.
+  static constexpr std::size_t kFindWindow = std::size_t{1} << 20;
+
   static int find(lua_State* L) {
-    std::size_t plen = 0;
-    const char* p = luaL_checklstring(L, 2, &plen);
-    if (!lua_toboolean(L, 4) && has_specials({p, plen})) check_pattern(L, true);
-    return call_original(L);
+    std::size_t ls = 0;
+    std::size_t lp = 0;
+    const char* s = luaL_checklstring(L, 1, &ls);
+    const char* p = luaL_checklstring(L, 2, &lp);
+    if (!lua_toboolean(L, 4) && has_specials({p, lp})) {
+      check_pattern(L, true);
+      charge_bytes(L, ls);
+      return call_original(L);
+    }
+    const std::size_t init = start_position(luaL_optinteger(L, 3, 1), ls) - 1;
+    if (init > ls) {
+      luaL_pushfail(L);
+      return 1;
+    }
+    std::size_t pos = init;
+    while (ls - pos >= lp) {
+      const std::size_t window = std::min(ls - pos, std::max(kFindWindow, 2 * lp));
+      const auto* hit = static_cast<const char*>(memmem(s + pos, window, p, lp));
+      if (hit != nullptr) {
+        charge_bytes(L, static_cast<std::size_t>(hit - (s + pos)) + lp);
+        lua_pushinteger(L, static_cast<lua_Integer>(hit - s) + 1);
+        lua_pushinteger(L, static_cast<lua_Integer>(hit - s + lp));
+        return 2;
+      }
+      charge_bytes(L, window);
+      if (window == ls - pos) break;
+      pos += window - lp + 1;  // the next window starts at the first start not yet tried
+      check_watchdog(L);
+    }
+    luaL_pushfail(L);
+    return 1;
   }
   static int match(lua_State* L) {
     check_pattern(L, true);
@@ -528,10 +598,6 @@ struct Sandbox::Library {
   // finding a key in a snapshot by binary search when the cursor does not match,
   // ceil(log2(m + 1)); each removed key skipped, 1. A full traversal of n keys that are not a
   // sequence thus costs about n (log2 n + 3) on top of the loop's own instructions.
-
-  static void charge_work(lua_State* L, long long n) {
-    Sandbox::charge(L, static_cast<int>(std::clamp<long long>(n, 0, INT_MAX)));
-  }
 
   // The wall-clock time of next's scans and sorts is excused from the running bot's watchdog:
   // the work is bounded (by the memory cap: about a second for the largest table), and it is

@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -1250,6 +1253,118 @@ TEST(LuaBarrier, RejectsBadArguments) {
   EXPECT_FALSE(lua_toboolean(sandbox.state(), -1));
   EXPECT_FALSE(lua_toboolean(sandbox.state(), -2));
   lua_pop(sandbox.state(), 2);
+}
+
+
+// --- What a library function may cost (docs/security.md, "Lua: what each library function may
+// cost") ---
+
+// The finds of `cases` (a Lua list of {subject, pattern, init, plain}) as one string, errors
+// included (without the function's name and the caller's position, which Lua's own messages
+// lack for a function the sandbox wraps: its caller is the wrapper, a C function).
+constexpr std::string_view kFindAll = R"lua(
+  local out = {}
+  for i = 1, #cases do
+    local c = cases[i]
+    local ok, a, b = pcall(function() return string.find(c[1], c[2], c[3], c[4]) end)
+    if not ok then a = string.gsub(string.gsub(a, "to '[^']*'", ""), '^[^:]*:%d+: ', '') end
+    out[i] = tostring(ok) .. ' ' .. tostring(a) .. ' ' .. tostring(b)
+  end
+  found = table.concat(out, '\n')
+)lua";
+
+TEST(LuaCost, FindGivesWhatStockLuaGivesOnRandomSmallInputs) {
+  std::mt19937_64 gen(16);
+  auto pick = [&](int n) { return static_cast<int>(gen() % static_cast<std::uint64_t>(n)); };
+  auto text = [&](int max_len, bool specials) {
+    std::string t;
+    const int len = pick(max_len + 1);
+    for (int i = 0; i < len; ++i) t += specials && pick(8) == 0 ? ".%[]^$-"[pick(7)] : "ab"[pick(2)];
+    return t;
+  };
+  std::string cases = "cases = {\n";
+  for (int i = 0; i < 4000; ++i) {
+    const std::string subject = text(10, false);
+    const std::string pattern = text(4, pick(3) == 0);
+    std::string init = "nil";
+    switch (pick(8)) {
+      case 0: break;
+      case 1: init = std::array{"math.maxinteger", "math.mininteger", "2.0", "1.5"}[pick(4)]; break;
+      default: init = std::to_string(pick(27) - 13);
+    }
+    const char* plain = std::array{"nil", "true", "false", "1"}[pick(4)];
+    cases += fmt::format("{{\"{}\", \"{}\", {}, {}}},\n", subject, pattern, init, plain);
+  }
+  cases += "}\n";
+
+  lua_State* stock = luaL_newstate();
+  luaL_openlibs(stock);
+  ASSERT_EQ(luaL_dostring(stock, (cases + std::string(kFindAll)).c_str()), LUA_OK)
+      << lua_tostring(stock, -1);
+  lua_getglobal(stock, "found");
+  const std::string expected = lua_tostring(stock, -1);
+  lua_close(stock);
+
+  ManualClock clock;
+  Sandbox sandbox(no_watchdog(clock));
+  auto bot = load(sandbox, cases + "return function()\n" + std::string(kFindAll) + "\nend");
+  ASSERT_NE(bot, nullptr);
+  const StepResult r = run(*bot, 10'000'000);
+  ASSERT_EQ(r.status, StepStatus::finished) << r.detail;
+  EXPECT_EQ(global_string(sandbox, "found"), expected);
+  EXPECT_NE(expected.find("true 3 4"), std::string::npos);  // the cases do find things
+}
+
+// A team chunk prelude: big(n) is n bytes of 'a', built past string.rep's cap by doubling.
+constexpr std::string_view kBigString = R"lua(
+local function big(n)
+  local s = ('a'):rep(1 << 20)
+  while #s < n do s = s .. s end
+  return s:sub(1, n)
+end
+)lua";
+
+// Wall-clock time and outcome of a team main `body` run in steps of 1000 instructions with the
+// default options (64 MiB, 50 ms watchdog) until it stops.
+struct HostileRun {
+  StepResult last;
+  std::chrono::milliseconds longest_step{};
+};
+HostileRun run_hostile(std::string_view body) {
+  Sandbox sandbox;
+  HostileRun out;
+  auto bot = load(sandbox, std::string(kBigString) + "return function()\n" + std::string(body) +
+                               "\nend");
+  if (bot == nullptr) return out;
+  for (int i = 0; i < 100'000 && bot->alive(); ++i) {
+    out.longest_step = std::max(out.longest_step, timed([&] { out.last = bot->step(1000); }));
+  }
+  return out;
+}
+
+TEST(LuaCost, PlainFindOfAQuadraticNeedleEndsQuickly) {
+  // Stock Lua's lmemfind: hours for 2 MiB of 'a' then 'b' in 8 MiB of 'a'; 4.7 s at 1 MiB.
+  for (const char* call : {"string.find(h, n, 1, true)", "string.find(h, n)"}) {
+    SCOPED_TRACE(call);
+    const HostileRun r = run_hostile(std::string("local h = big(8 << 20) local n = big(2 << 20) .. 'b'\n"
+                                                 "result = ") + call);
+    EXPECT_TRUE(r.last.status == StepStatus::finished || r.last.status == StepStatus::watchdog)
+        << name(r.last.status) << " " << r.last.detail;
+    EXPECT_LT(r.longest_step, 2s);
+  }
+}
+
+TEST(LuaCost, APlainFindIsChargedInProportionToTheBytesItSearched) {
+  auto used = [](int n) {
+    return instructions_over(n, "s = ('a'):rep(n)", "local i = string.find(s, 'ab', 1, true)");
+  };
+  const long long small = used(64 << 10);
+  const long long large = used(1 << 20);
+  const long long extra = large - small;
+  EXPECT_GE(extra, ((1 << 20) - (64 << 10)) / 32 - 2);
+  EXPECT_LE(extra, ((1 << 20) - (64 << 10)) / 32 + 2);
+  // A find over a few bytes costs no more than the call.
+  EXPECT_EQ(used(16), used(31));
 }
 
 }  // namespace
