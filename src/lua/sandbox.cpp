@@ -1235,8 +1235,10 @@ std::unique_ptr<Bot> Sandbox::make_bot(lua_State* L, int index, int pid) {
   lua_xmove(L, thread, 1);
   const int ref = luaL_ref(L, LUA_REGISTRYINDEX);  // pops the thread
   // Count 1: the hook sees every instruction, which makes budgets exact and lets charges and
-  // early ends be accounted precisely (Lua has no way to read a partly run count).
-  lua_sethook(thread, &Bot::hook, LUA_MASKCOUNT, 1);
+  // early ends be accounted precisely (Lua has no way to read a partly run count). Calls too:
+  // a C function called from C (a metamethod or callback that is itself a library function)
+  // runs no instruction, so a C loop calling one would never meet the count hook.
+  lua_sethook(thread, &Bot::hook, LUA_MASKCOUNT | LUA_MASKCALL, 1);
   return std::unique_ptr<Bot>(new Bot(*this, thread, ref, pid));
 }
 
@@ -1323,9 +1325,10 @@ void Bot::raise_condemned(lua_State* L) {
   __builtin_unreachable();
 }
 
-// Called before every instruction of a bot (count 1). A hook may raise an error; it may yield
-// only as its last action, and then the instruction is not executed and runs again on resume.
-void Bot::hook(lua_State* L, lua_Debug*) {
+// Called before every instruction of a bot (count 1) and at every call. A hook may raise an
+// error; a count hook may yield only as its last action, and then the instruction is not
+// executed and runs again on resume. A call event is not an instruction: it only checks.
+void Bot::hook(lua_State* L, lua_Debug* ar) {
   Sandbox& s = Sandbox::of(L);
   Bot* bot = s.running_;
   // A condemned bot is raised at on every instruction, so its own pcall, xpcall handlers and
@@ -1338,6 +1341,15 @@ void Bot::hook(lua_State* L, lua_Debug*) {
   if ((++bot->ticks_ & 15U) == 0 && s.past_watchdog(bot->started_)) {
     bot->condemned_ = Condemned::watchdog;
     raise_condemned(L);
+  }
+  if (ar->event != LUA_HOOKCOUNT) {
+    // A call: a loop of C calls from C runs no instruction, so work charged in it is judged
+    // here as it would be inside a callback.
+    if (bot->used_ - bot->allowance_ >= s.options_.overrun_limit) {
+      bot->condemned_ = Condemned::overrun;
+      raise_condemned(L);
+    }
+    return;
   }
   if (bot->used_ >= bot->allowance_) {
     if (lua_isyieldable(L)) {

@@ -1367,5 +1367,15 @@ TEST(LuaCost, APlainFindIsChargedInProportionToTheBytesItSearched) {
   EXPECT_EQ(used(16), used(31));
 }
 
+TEST(LuaCost, ALoopOfCCallsFromCIsStoppedByTheWatchdog) {
+  // table.concat over 2^63 indexes whose __index is table.concat itself (which answers "" for
+  // an empty table): no instruction ever runs, so only the call hook can see it.
+  const HostileRun r = run_hostile(
+      "local t = setmetatable({}, {__index = table.concat})\n"
+      "result = table.concat(t, '', 1, math.maxinteger)");
+  EXPECT_EQ(r.last.status, StepStatus::watchdog) << name(r.last.status) << " " << r.last.detail;
+  EXPECT_LT(r.longest_step, 2s);
+}
+
 }  // namespace
 }  // namespace arbiter::lua
