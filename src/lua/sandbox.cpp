@@ -62,7 +62,7 @@ std::string one_line(lua_State* L, int index) {
     case LUA_TSTRING: {
       std::size_t len = 0;
       const char* s = lua_tolstring(L, index, &len);
-      msg.assign(s, len);
+      msg.assign(s, std::min<std::size_t>(len, 301));  // a message may be the whole heap
       break;
     }
     case LUA_TNUMBER:
@@ -369,6 +369,12 @@ struct Sandbox::Library {
     }
     std::size_t len = 0;
     const char* text = lua_tolstring(L, 1, &len);
+    const std::size_t max = options(L).max_load_bytes;
+    if (len > max) {
+      return luaL_error(L, "load: chunk larger than %d bytes", static_cast<int>(max));
+    }
+    // The parser costs about what a hooked instruction does per byte: charged one per byte.
+    charge_work(L, static_cast<long long>(len));
     const char* chunk_name = luaL_optstring(L, 2, "=(load)");
     const bool has_env = !lua_isnone(L, 4);
     if (luaL_loadbufferx(L, text, len, chunk_name, "t") != LUA_OK) {
@@ -442,6 +448,31 @@ struct Sandbox::Library {
     }
   }
 
+  // The bytes of the strings at stack indexes from..to (numbers are not counted).
+  static std::size_t string_bytes(lua_State* L, int from, int to) {
+    std::size_t n = 0;
+    for (int i = from; i <= to; ++i) {
+      if (lua_type(L, i) == LUA_TSTRING) n += lua_rawlen(L, i);
+    }
+    return n;
+  }
+  // Calls the wrapped function (upvalue 1) and charges `bytes` and `values` plus its results:
+  // their string bytes and their number. Nothing is charged if it raises an error. Charged
+  // after the call: a call event past overrun_limit (see Bot::hook) would kill the bot.
+  static int call_charged(lua_State* L, std::size_t bytes, std::size_t values) {
+    const int n = call_original(L);
+    charge_bytes(L, bytes + string_bytes(L, 1, n));
+    charge_values(L, values + static_cast<std::size_t>(n));
+    return n;
+  }
+  // Wrappers for functions whose work is their results (string.byte, sub, upper, ...) or their
+  // arguments and results (string.char, math.max, table.pack, tonumber, select, ...).
+  static int charged_results(lua_State* L) { return call_charged(L, 0, 0); }
+  static int charged_arguments(lua_State* L) {
+    const int n = lua_gettop(L);
+    return call_charged(L, string_bytes(L, 1, n), static_cast<std::size_t>(n));
+  }
+
   static void check_pattern(lua_State* L, bool can_anchor) {
     std::size_t n = 0;
     std::size_t plen = 0;
@@ -477,8 +508,7 @@ struct Sandbox::Library {
     const char* p = luaL_checklstring(L, 2, &lp);
     if (!lua_toboolean(L, 4) && has_specials({p, lp})) {
       check_pattern(L, true);
-      charge_bytes(L, ls);
-      return call_original(L);
+      return call_charged(L, ls, 0);
     }
     const std::size_t init = start_position(luaL_optinteger(L, 3, 1), ls) - 1;
     if (init > ls) {
@@ -503,17 +533,19 @@ struct Sandbox::Library {
     luaL_pushfail(L);
     return 1;
   }
+  // The matcher's own work is bounded by max_pattern_cost; the subject is charged as bytes
+  // searched, gsub's result as bytes written.
   static int match(lua_State* L) {
     check_pattern(L, true);
-    return call_original(L);
+    return call_charged(L, lua_rawlen(L, 1), 0);
   }
   static int gmatch(lua_State* L) {
     check_pattern(L, false);
-    return call_original(L);
+    return call_charged(L, lua_rawlen(L, 1), 0);
   }
   static int gsub(lua_State* L) {
     check_pattern(L, true);
-    return call_original(L);
+    return call_charged(L, lua_rawlen(L, 1), 0);
   }
 
   static int rep(lua_State* L) {
@@ -534,7 +566,7 @@ struct Sandbox::Library {
       return luaL_error(L, "string.rep: result larger than %d bytes",
                         static_cast<int>(options(L).max_rep_bytes));
     }
-    return call_original(L);
+    return call_charged(L, 0, 0);
   }
 
   // The raw length of table 1; refuses __len, whose answer could change between this check and
@@ -557,14 +589,20 @@ struct Sandbox::Library {
     const lua_Integer n = raw_length(L, "table.insert");
     if (lua_gettop(L) == 3) {
       const lua_Integer pos = luaL_checkinteger(L, 2);
-      if (pos >= 1 && pos <= n + 1) check_span(L, n - pos + 1, "table.insert");
+      if (pos >= 1 && pos <= n + 1) {
+        check_span(L, n - pos + 1, "table.insert");
+        return call_charged(L, 0, static_cast<std::size_t>(n - pos + 1));
+      }
     }
     return call_original(L);
   }
   static int remove(lua_State* L) {
     const lua_Integer n = raw_length(L, "table.remove");
     const lua_Integer pos = luaL_optinteger(L, 2, n);
-    if (pos >= 1 && pos <= n) check_span(L, n - pos, "table.remove");
+    if (pos >= 1 && pos <= n) {
+      check_span(L, n - pos, "table.remove");
+      return call_charged(L, 0, static_cast<std::size_t>(n - pos));
+    }
     return call_original(L);
   }
   static int move(lua_State* L) {
@@ -576,8 +614,61 @@ struct Sandbox::Library {
           static_cast<double>(options(L).max_table_span)) {
         check_span(L, options(L).max_table_span + 1, "table.move");
       }
+      return call_charged(L, 0, static_cast<std::size_t>(last - first) + 1);
     }
     return call_original(L);
+  }
+
+  // table.concat(t, sep, i, j): charged its elements and the result's bytes. The count is read
+  // without raising (the library reports bad arguments itself) and without __len.
+  static int concat(lua_State* L) {
+    int ok_i = 1;
+    int ok_j = 1;
+    const lua_Integer i = lua_isnoneornil(L, 3) ? 1 : lua_tointegerx(L, 3, &ok_i);
+    const lua_Integer j = !lua_isnoneornil(L, 4)  ? lua_tointegerx(L, 4, &ok_j)
+                          : lua_type(L, 1) == LUA_TTABLE ? static_cast<lua_Integer>(lua_rawlen(L, 1))
+                                                         : 0;
+    const double count = ok_i != 0 && ok_j != 0 && j >= i
+                             ? static_cast<double>(j) - static_cast<double>(i) + 1.0
+                             : 0.0;
+    return call_charged(L, 0, static_cast<std::size_t>(std::min(count, 1e15)));
+  }
+
+  // string.pack, unpack and packsize read their format one option at a time in C, and pack
+  // writes a 'cN' field (the string, then zeros up to N bytes) one byte at a time: the format
+  // is capped at max_pack_format_bytes and pack's 'c' fields at max_rep_bytes in total.
+  static void check_pack_format(lua_State* L, const char* fn, bool fields) {
+    std::size_t len = 0;
+    const char* f = luaL_checklstring(L, 1, &len);
+    const auto& opts = options(L);
+    if (len > opts.max_pack_format_bytes) {
+      luaL_error(L, "%s: format longer than %d bytes", fn,
+                 static_cast<int>(opts.max_pack_format_bytes));
+    }
+    if (!fields) return;
+    double total = 0;
+    for (std::size_t k = 0; k < len; ++k) {
+      if (f[k] != 'c') continue;
+      double size = 0;
+      while (k + 1 < len && f[k + 1] >= '0' && f[k + 1] <= '9') size = size * 10 + (f[++k] - '0');
+      total += size;
+    }
+    if (total > static_cast<double>(opts.max_rep_bytes)) {
+      luaL_error(L, "%s: 'c' fields longer than %d bytes in total", fn,
+                 static_cast<int>(opts.max_rep_bytes));
+    }
+  }
+  static int pack(lua_State* L) {
+    check_pack_format(L, "string.pack", true);
+    return call_charged(L, lua_rawlen(L, 1), static_cast<std::size_t>(lua_gettop(L)));
+  }
+  static int unpack(lua_State* L) {
+    check_pack_format(L, "string.unpack", false);
+    return call_charged(L, lua_rawlen(L, 1), 0);
+  }
+  static int packsize(lua_State* L) {
+    check_pack_format(L, "string.packsize", false);
+    return call_charged(L, lua_rawlen(L, 1), 0);
   }
 
   // --- Deterministic next and pairs (see KeyRecord) ---
@@ -894,6 +985,7 @@ struct Sandbox::Library {
     const char* f = luaL_checklstring(L, 1, &len);
     const int top = lua_gettop(L);
     int arg = 1;
+    std::size_t formatted = 0;
     for (std::size_t i = 0; i < len; ++i) {
       if (f[i] != '%') continue;
       if (++i < len && f[i] == '%') continue;
@@ -903,6 +995,9 @@ struct Sandbox::Library {
         return luaL_error(L, "string.format: '%%p' is not available (it would show an address)");
       }
       if (++arg > top) break;  // the library reports the missing value
+      if ((f[i] == 's' || f[i] == 'q') && lua_type(L, arg) == LUA_TSTRING) {
+        formatted += lua_rawlen(L, arg);  // %q writes up to 4 bytes per byte, one at a time
+      }
       if (f[i] == 's') {
         const int t = lua_type(L, arg);
         if (t != LUA_TNIL && t != LUA_TBOOLEAN && t != LUA_TNUMBER && t != LUA_TSTRING) {
@@ -911,7 +1006,11 @@ struct Sandbox::Library {
         }
       }
     }
-    return call_original(L);
+    if (formatted > options(L).max_format_bytes) {
+      return luaL_error(L, "string.format: more than %d bytes of strings to format",
+                        static_cast<int>(options(L).max_format_bytes));
+    }
+    return call_charged(L, len, 0);
   }
 
   // --- table.sort with a deterministic pivot ---
@@ -925,6 +1024,8 @@ struct Sandbox::Library {
   using SortIndex = unsigned int;
   static constexpr SortIndex kRandomPivotLimit = 100;  // RANLIMIT
 
+  static constexpr std::size_t kLongComparison = 4096;  // bytes
+
   static int sort_less(lua_State* L, int a, int b) {
     // The comparisons run in C, where the count hook never looks at the clock (comparing long
     // strings, or a huge table): the watchdog is checked here too.
@@ -934,7 +1035,18 @@ struct Sandbox::Library {
       bot->condemned_ = Bot::Condemned::watchdog;
       Bot::raise_condemned(L);
     }
-    if (lua_isnil(L, 2)) return lua_compare(L, a, b, LUA_OPLT);
+    if (lua_isnil(L, 2)) {
+      // A comparison in C is charged as a value touched, two strings as the bytes it may read
+      // (Lua's l_strcmp reads up to the shorter length, slowly across '\0's); a long one looks
+      // at the watchdog first, so at most one runs past it.
+      if (++s.sort_comparisons_ % kValuesPerInstruction == 0) Sandbox::charge(L, 1);
+      if (lua_type(L, a) == LUA_TSTRING && lua_type(L, b) == LUA_TSTRING) {
+        const std::size_t n = std::min(lua_rawlen(L, a), lua_rawlen(L, b));
+        charge_bytes(L, n);
+        if (n >= kLongComparison) check_watchdog(L);
+      }
+      return lua_compare(L, a, b, LUA_OPLT);
+    }
     lua_pushvalue(L, 2);
     lua_pushvalue(L, a - 1);
     lua_pushvalue(L, b - 2);
@@ -1162,6 +1274,8 @@ void Sandbox::open_libraries() {
   lua_setfield(L, -2, "load");
   Library::wrap(L, "setmetatable", &Library::setmetatable);
   Library::wrap(L, "xpcall", &Library::xpcall);
+  Library::wrap(L, "tonumber", &Library::charged_arguments);
+  Library::wrap(L, "select", &Library::charged_arguments);
   lua_newtable(L);
   lua_setfield(L, -2, "shared");
   lua_pushcfunction(L, &Library::cas);
@@ -1186,6 +1300,8 @@ void Sandbox::open_libraries() {
 
   luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
   Library::remove_field(L, "randomseed");
+  Library::wrap(L, "max", &Library::charged_arguments);
+  Library::wrap(L, "min", &Library::charged_arguments);
   lua_pushcfunction(L, &Library::random);
   lua_setfield(L, -2, "random");
   lua_pop(L, 1);
@@ -1198,12 +1314,22 @@ void Sandbox::open_libraries() {
   Library::wrap(L, "gsub", &Library::gsub);
   Library::wrap(L, "rep", &Library::rep);
   Library::wrap(L, "format", &Library::format);
+  Library::wrap(L, "pack", &Library::pack);
+  Library::wrap(L, "unpack", &Library::unpack);
+  Library::wrap(L, "packsize", &Library::packsize);
+  for (const char* fn : {"byte", "sub", "lower", "upper", "reverse"}) {
+    Library::wrap(L, fn, &Library::charged_results);
+  }
+  Library::wrap(L, "char", &Library::charged_arguments);
   lua_pop(L, 1);
 
   luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
   Library::wrap(L, "insert", &Library::insert);
   Library::wrap(L, "remove", &Library::remove);
   Library::wrap(L, "move", &Library::move);
+  Library::wrap(L, "concat", &Library::concat);
+  Library::wrap(L, "unpack", &Library::charged_results);
+  Library::wrap(L, "pack", &Library::charged_arguments);
   lua_pushcfunction(L, &Library::sort);
   lua_setfield(L, -2, "sort");
   lua_pop(L, 1);

@@ -43,6 +43,12 @@ struct SandboxOptions {
   // table.insert, table.remove and table.move refuse to shift or copy more elements than this
   // in one call (they loop in C, where no instruction is counted).
   long long max_table_span = 1 << 20;
+  // load refuses chunks longer than this (the parser runs in C, ~30 ns a byte).
+  std::size_t max_load_bytes = std::size_t{1} << 20;
+  // string.format refuses to format more bytes of strings (%s, %q) than this in one call.
+  std::size_t max_format_bytes = std::size_t{1} << 20;
+  // string.pack, unpack and packsize refuse longer formats.
+  std::size_t max_pack_format_bytes = 1024;
 };
 
 enum class StepStatus {
@@ -177,6 +183,7 @@ class Sandbox {
   bool loading_ = false;      // the running bot is the team chunk
   int main_ref_ = LUA_NOREF;  // registry reference of the team's main function
   Duration round_cpu_{};      // cpu_time() at the last start_round()
+  unsigned long long sort_comparisons_ = 0;  // table.sort's comparisons in C, for charging
   // Whether a step started (on clock_) at `started` is past the watchdog (see cpu_time).
   bool past_watchdog(Instant started) const;
   std::deque<HostFunction> host_functions_;  // stable addresses for the closures' upvalues

@@ -1315,30 +1315,32 @@ TEST(LuaCost, FindGivesWhatStockLuaGivesOnRandomSmallInputs) {
   EXPECT_NE(expected.find("true 3 4"), std::string::npos);  // the cases do find things
 }
 
-// A team chunk prelude: big(n) is n bytes of 'a', built past string.rep's cap by doubling.
-constexpr std::string_view kBigString = R"lua(
-local function big(n)
-  local s = ('a'):rep(1 << 20)
-  while #s < n do s = s .. s end
-  return s:sub(1, n)
-end
-)lua";
-
-// Wall-clock time and outcome of a team main `body` run in steps of 1000 instructions with the
-// default options (64 MiB, 50 ms watchdog) until it stops.
+// Wall-clock time and outcome of a team main `body` run in steps of 10,000 instructions with
+// the options of a match (64 MiB, 50 ms watchdog confirmed by CPU time) until it stops (at most
+// 20,000 steps). `big(n [, byte])` makes n bytes of 'a' (or byte) in the host, which is quicker.
 struct HostileRun {
   StepResult last;
   std::chrono::milliseconds longest_step{};
+  bool ended = false;
 };
 HostileRun run_hostile(std::string_view body) {
-  Sandbox sandbox;
+  SandboxOptions options;
+  options.cpu_time = thread_cpu_time;
+  Sandbox sandbox(options);
+  sandbox.define("big", [](lua_State* L) {
+    const auto n = static_cast<std::size_t>(luaL_checkinteger(L, 1));
+    const std::string s(n, luaL_optstring(L, 2, "a")[0]);
+    lua_pushlstring(L, s.data(), s.size());
+    return 1;
+  });
   HostileRun out;
-  auto bot = load(sandbox, std::string(kBigString) + "return function()\n" + std::string(body) +
-                               "\nend");
+  auto bot = load(sandbox, "return function()\n" + std::string(body) + "\nend");
   if (bot == nullptr) return out;
-  for (int i = 0; i < 100'000 && bot->alive(); ++i) {
-    out.longest_step = std::max(out.longest_step, timed([&] { out.last = bot->step(1000); }));
+  for (int i = 0; i < 20'000 && bot->alive(); ++i) {
+    sandbox.start_round();
+    out.longest_step = std::max(out.longest_step, timed([&] { out.last = bot->step(10'000); }));
   }
+  out.ended = !bot->alive();
   return out;
 }
 
@@ -1375,6 +1377,92 @@ TEST(LuaCost, ALoopOfCCallsFromCIsStoppedByTheWatchdog) {
       "result = table.concat(t, '', 1, math.maxinteger)");
   EXPECT_EQ(r.last.status, StepStatus::watchdog) << name(r.last.status) << " " << r.last.detail;
   EXPECT_LT(r.longest_step, 2s);
+}
+
+// One hostile input per library function (and VM operation) that works in C in proportion to
+// its input, sized to the 64 MiB cap: the step that makes the call ends as designed, within a
+// small multiple of the 50 ms watchdog (asserted generously: CI machines are loaded).
+TEST(LuaCost, EveryFunctionEndsQuicklyOnAHostileInputAtTheMemoryCap) {
+  using enum StepStatus;
+  struct Case {
+    const char* body;
+    std::vector<StepStatus> ends;  // the designed outcomes
+  };
+  const Case cases[] = {
+      {"string.match(big(8 << 20), ('a'):rep(200) .. 'b')", {error}},
+      {"for w in big(8 << 20):gmatch('.-.-b') do end", {error}},
+      {"result = #string.gsub(big(8 << 20), 'a', '%0%0')", {finished, watchdog, out_of_memory}},
+      {"string.rep('x', 1 << 30)", {error}},
+      {"string.format('%q', big(8 << 20))", {error}},
+      {"string.format('%s%s', big(8 << 20), big(8 << 20))", {error}},
+      {"string.pack('c2000000000', '')", {error}},
+      {"string.pack(big(8 << 20, 'x'))", {error}},
+      {"string.unpack(big(8 << 20, '<'), '')", {error}},
+      {"string.packsize(big(8 << 20, 'b'))", {error}},
+      {"string.byte(big(8 << 20), 1, -1)", {error}},
+      {"result = #string.char(string.byte(big(900000), 1, -1))", {finished, watchdog}},
+      {"result = #big(8 << 20):upper():lower():reverse()", {finished, watchdog}},
+      {"local s = big(16 << 20) for i = 1, 50 do local t = s:sub(2) end",
+       {finished, watchdog, out_of_memory}},
+      {"local t = {} for i = 1, 1000000 do t[i] = 'ab' end result = #table.concat(t, '--')",
+       {finished, watchdog}},
+      {"table.unpack({}, 1, 1e8)", {error}},
+      {"local t = {} for i = 1, 999000 do t[i] = i end result = math.max(table.unpack(t))",
+       {finished, watchdog}},
+      {"local t = {} for i = 1, 999000 do t[i] = i end result = select('#', table.unpack(t))",
+       {finished, watchdog}},
+      {"local t = {} for i = 1, 1000000 do t[i] = i end for i = 1, 100 do "
+       "table.insert(t, 1, i) table.remove(t, 1) end",
+       {finished, watchdog}},
+      {"local s = big(32 << 20) local t = {} for i = 1, 200 do t[i] = s end table.sort(t)",
+       {watchdog}},
+      {"local t = {} for i = 1, 1500000 do t[i] = -i end table.sort(t)", {finished, watchdog}},
+      {"result = tonumber(big(32 << 20, '1'))", {finished, watchdog}},
+      {"load(big(2 << 20))", {error}},
+      {"local s = big(16 << 20) while true do s = s .. s end", {out_of_memory, watchdog}},
+      {"local s = big(8 << 20, '\\0') while true do local _ = s < s end", {watchdog}},
+      {"local s, u = big(24 << 20), big(24 << 20) while true do local _ = s < u or s == u end",
+       {watchdog}},
+      {"error(big(16 << 20))", {error}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.body);
+    const HostileRun r = run_hostile(c.body);
+    ASSERT_TRUE(r.ended) << name(r.last.status);
+    EXPECT_NE(std::find(c.ends.begin(), c.ends.end(), r.last.status), c.ends.end())
+        << name(r.last.status) << " " << r.last.detail;
+    EXPECT_LT(r.longest_step, 2s);
+    EXPECT_LE(r.last.detail.size(), 310U);
+  }
+}
+
+// The instructions a team main `body` uses beyond the same call on `small`, for `n` = small
+// and `large`: the charge must grow by at least `per_unit` instructions a unit of n.
+void expect_charged(std::string_view build, std::string_view body, int small, int large,
+                    double per_unit) {
+  SCOPED_TRACE(std::string(build) + " / " + std::string(body));
+  const long long a = instructions_over(small, build, body);
+  const long long b = instructions_over(large, build, body);
+  EXPECT_GE(static_cast<double>(b - a), per_unit * (large - small)) << a << " " << b;
+}
+
+TEST(LuaCost, WorkInCIsChargedInProportionToItsInput) {
+  constexpr double kByte = 1.0 / 32 * 0.95;
+  constexpr double kValue = 1.0 / 8 * 0.95;
+  constexpr std::string_view kString = "s = ('a'):rep(n)";
+  constexpr std::string_view kTable = "for i = 1, n do t[i] = 'a' end";
+  for (const char* body : {"local x = s:upper()", "local x = s:sub(2)", "local x = s:reverse()",
+                           "local x = string.format('%s', s)", "local x = s:match('b')",
+                           "local x = s:gsub('b', '')", "local x = tonumber(s)"}) {
+    expect_charged(kString, body, 1 << 10, 1 << 20, kByte);
+  }
+  expect_charged(kString, "local x = load(s:gsub('a', ' '))", 1 << 10, 1 << 19, 0.95);
+  expect_charged(kString, "local x = select('#', s:byte(1, -1))", 1 << 10, 1 << 18, kValue);
+  for (const char* body : {"local x = table.concat(t)", "local x = select('#', table.unpack(t))",
+                           "table.insert(t, 1, 'b')", "table.remove(t, 1)",
+                           "table.move(t, 1, #t, 2)", "table.sort(t)"}) {
+    expect_charged(kTable, body, 1 << 10, 1 << 18, kValue);
+  }
 }
 
 }  // namespace
