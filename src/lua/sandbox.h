@@ -84,6 +84,12 @@ class Bot;
 // `yield`; `barrier`; and whatever the game define()s. Nothing else (no io, os, debug, package,
 // require, coroutine, utf8).
 //
+// Cost: work a library function does in C in proportion to its input is charged to the running
+// bot after the call (one instruction per 32 bytes and per 8 values touched, rounded down;
+// load: one per byte of text) or refused above a cap (the max_* options); a plain
+// string.find is linear. The hook also fires on every call, so a loop of C functions calling C
+// functions meets the watchdog. docs/security.md has the table, function by function.
+//
 // Determinism: what a team can observe must not depend on addresses, the state's random
 // string-hash seed or the clock, so that the same seed and teams give the same game.
 //  - next(t, k) and pairs(t) (without __pairs) visit positive integer keys ascending, then the
