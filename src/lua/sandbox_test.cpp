@@ -1379,6 +1379,24 @@ TEST(LuaCost, ALoopOfCCallsFromCIsStoppedByTheWatchdog) {
   EXPECT_LT(r.longest_step, 2s);
 }
 
+TEST(LuaCost, WorkChargedInALoopOfCCallsFromCIsAnOverrun) {
+  // Each missing index calls table.concat(t, k) on t's 80,000 elements (~25,000 instructions
+  // charged each): no instruction runs in between, so the call hook judges the overspend.
+  ManualClock clock;
+  SandboxOptions options;
+  options.clock = &clock;  // no watchdog; overrun_limit as by default
+  Sandbox sandbox(options);
+  auto bot = load(sandbox,
+                  "return function()\n"
+                  "  local t = {} for i = 1, 80000 do t[i] = 'x' end\n"
+                  "  setmetatable(t, {__index = table.concat})\n"
+                  "  result = #table.concat(t, '', 80001, 80050)\n"
+                  "end");
+  ASSERT_NE(bot, nullptr);
+  const StepResult r = run(*bot, 1000, 100'000);
+  EXPECT_EQ(r.status, StepStatus::overrun) << name(r.status) << " " << r.detail;
+}
+
 // One hostile input per library function (and VM operation) that works in C in proportion to
 // its input, sized to the 64 MiB cap: the step that makes the call ends as designed, within a
 // small multiple of the 50 ms watchdog (asserted generously: CI machines are loaded).
