@@ -625,9 +625,12 @@ struct Sandbox::Library {
     int ok_i = 1;
     int ok_j = 1;
     const lua_Integer i = lua_isnoneornil(L, 3) ? 1 : lua_tointegerx(L, 3, &ok_i);
-    const lua_Integer j = !lua_isnoneornil(L, 4)  ? lua_tointegerx(L, 4, &ok_j)
-                          : lua_type(L, 1) == LUA_TTABLE ? static_cast<lua_Integer>(lua_rawlen(L, 1))
-                                                         : 0;
+    lua_Integer j = 0;
+    if (!lua_isnoneornil(L, 4)) {
+      j = lua_tointegerx(L, 4, &ok_j);
+    } else if (lua_type(L, 1) == LUA_TTABLE) {
+      j = static_cast<lua_Integer>(lua_rawlen(L, 1));
+    }
     const double count = ok_i != 0 && ok_j != 0 && j >= i
                              ? static_cast<double>(j) - static_cast<double>(i) + 1.0
                              : 0.0;
@@ -1163,7 +1166,6 @@ struct Sandbox::Library {
     return 0;
   }
 
-  // Replaces field `name` of the table on top of the stack by `fn` wrapping the original.
   // xpcall whose message handler never runs for a condemned bot. The hook raises a condemned
   // bot's error with hooks off, and Lua calls the message handler right there: its code would
   // run with no budget and no watchdog. A live bot's handler runs as usual.
@@ -1188,8 +1190,19 @@ struct Sandbox::Library {
     return 1;
   }
 
-  static void wrap(lua_State* L, const char* name, lua_CFunction fn) {
+  // Replaces field `name` of the table on top of the stack by `fn` wrapping the original.
+  // Lua's messages name a function called from C by finding it in package.loaded ("bad
+  // argument #1 to 'string.sub'"); the wrapped original is filed there under "_G.<module>",
+  // which the messages show as "<module>.<name>" (the team cannot reach package.loaded).
+  static void wrap(lua_State* L, const char* module, const char* name, lua_CFunction fn) {
     lua_getfield(L, -1, name);
+    char key[32];
+    std::snprintf(key, sizeof key, "_G.%s", module);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    luaL_getsubtable(L, -1, key);
+    lua_pushvalue(L, -3);
+    lua_setfield(L, -2, name);
+    lua_pop(L, 2);
     lua_pushcclosure(L, fn, 1);
     lua_setfield(L, -2, name);
   }
@@ -1272,10 +1285,10 @@ void Sandbox::open_libraries() {
   }
   lua_pushcfunction(L, &Library::load);
   lua_setfield(L, -2, "load");
-  Library::wrap(L, "setmetatable", &Library::setmetatable);
-  Library::wrap(L, "xpcall", &Library::xpcall);
-  Library::wrap(L, "tonumber", &Library::charged_arguments);
-  Library::wrap(L, "select", &Library::charged_arguments);
+  Library::wrap(L, "_G", "setmetatable", &Library::setmetatable);
+  Library::wrap(L, "_G", "xpcall", &Library::xpcall);
+  Library::wrap(L, "_G", "tonumber", &Library::charged_arguments);
+  Library::wrap(L, "_G", "select", &Library::charged_arguments);
   lua_newtable(L);
   lua_setfield(L, -2, "shared");
   lua_pushcfunction(L, &Library::cas);
@@ -1300,36 +1313,36 @@ void Sandbox::open_libraries() {
 
   luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
   Library::remove_field(L, "randomseed");
-  Library::wrap(L, "max", &Library::charged_arguments);
-  Library::wrap(L, "min", &Library::charged_arguments);
+  Library::wrap(L, "math", "max", &Library::charged_arguments);
+  Library::wrap(L, "math", "min", &Library::charged_arguments);
   lua_pushcfunction(L, &Library::random);
   lua_setfield(L, -2, "random");
   lua_pop(L, 1);
 
   luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);  // also the strings' metatable
   Library::remove_field(L, "dump");
-  Library::wrap(L, "find", &Library::find);
-  Library::wrap(L, "match", &Library::match);
-  Library::wrap(L, "gmatch", &Library::gmatch);
-  Library::wrap(L, "gsub", &Library::gsub);
-  Library::wrap(L, "rep", &Library::rep);
-  Library::wrap(L, "format", &Library::format);
-  Library::wrap(L, "pack", &Library::pack);
-  Library::wrap(L, "unpack", &Library::unpack);
-  Library::wrap(L, "packsize", &Library::packsize);
+  Library::wrap(L, "string", "find", &Library::find);
+  Library::wrap(L, "string", "match", &Library::match);
+  Library::wrap(L, "string", "gmatch", &Library::gmatch);
+  Library::wrap(L, "string", "gsub", &Library::gsub);
+  Library::wrap(L, "string", "rep", &Library::rep);
+  Library::wrap(L, "string", "format", &Library::format);
+  Library::wrap(L, "string", "pack", &Library::pack);
+  Library::wrap(L, "string", "unpack", &Library::unpack);
+  Library::wrap(L, "string", "packsize", &Library::packsize);
   for (const char* fn : {"byte", "sub", "lower", "upper", "reverse"}) {
-    Library::wrap(L, fn, &Library::charged_results);
+    Library::wrap(L, "string", fn, &Library::charged_results);
   }
-  Library::wrap(L, "char", &Library::charged_arguments);
+  Library::wrap(L, "string", "char", &Library::charged_arguments);
   lua_pop(L, 1);
 
   luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
-  Library::wrap(L, "insert", &Library::insert);
-  Library::wrap(L, "remove", &Library::remove);
-  Library::wrap(L, "move", &Library::move);
-  Library::wrap(L, "concat", &Library::concat);
-  Library::wrap(L, "unpack", &Library::charged_results);
-  Library::wrap(L, "pack", &Library::charged_arguments);
+  Library::wrap(L, "table", "insert", &Library::insert);
+  Library::wrap(L, "table", "remove", &Library::remove);
+  Library::wrap(L, "table", "move", &Library::move);
+  Library::wrap(L, "table", "concat", &Library::concat);
+  Library::wrap(L, "table", "unpack", &Library::charged_results);
+  Library::wrap(L, "table", "pack", &Library::charged_arguments);
   lua_pushcfunction(L, &Library::sort);
   lua_setfield(L, -2, "sort");
   lua_pop(L, 1);

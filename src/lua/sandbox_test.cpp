@@ -1279,7 +1279,9 @@ TEST(LuaCost, FindGivesWhatStockLuaGivesOnRandomSmallInputs) {
   auto text = [&](int max_len, bool specials) {
     std::string t;
     const int len = pick(max_len + 1);
-    for (int i = 0; i < len; ++i) t += specials && pick(8) == 0 ? ".%[]^$-"[pick(7)] : "ab"[pick(2)];
+    for (int i = 0; i < len; ++i) {
+      t += specials && pick(8) == 0 ? ".%[]^$-"[pick(7)] : "ab"[pick(2)];
+    }
     return t;
   };
   std::string cases = "cases = {\n";
@@ -1348,8 +1350,8 @@ TEST(LuaCost, PlainFindOfAQuadraticNeedleEndsQuickly) {
   // Stock Lua's lmemfind: hours for 2 MiB of 'a' then 'b' in 8 MiB of 'a'; 4.7 s at 1 MiB.
   for (const char* call : {"string.find(h, n, 1, true)", "string.find(h, n)"}) {
     SCOPED_TRACE(call);
-    const HostileRun r = run_hostile(std::string("local h = big(8 << 20) local n = big(2 << 20) .. 'b'\n"
-                                                 "result = ") + call);
+    const HostileRun r = run_hostile(
+        std::string("local h = big(8 << 20) local n = big(2 << 20) .. 'b'\n result = ") + call);
     EXPECT_TRUE(r.last.status == StepStatus::finished || r.last.status == StepStatus::watchdog)
         << name(r.last.status) << " " << r.last.detail;
     EXPECT_LT(r.longest_step, 2s);
@@ -1395,6 +1397,28 @@ TEST(LuaCost, WorkChargedInALoopOfCCallsFromCIsAnOverrun) {
   ASSERT_NE(bot, nullptr);
   const StepResult r = run(*bot, 1000, 100'000);
   EXPECT_EQ(r.status, StepStatus::overrun) << name(r.status) << " " << r.detail;
+}
+
+TEST(LuaCost, WrappedLibraryFunctionsAreStillNamedInErrors) {
+  Sandbox sandbox;
+  auto bot = load(sandbox,
+                  "return function()\n"
+                  "  local names = {}\n"
+                  "  for _, c in ipairs({{string.sub, {}}, {string.char, {}}, {table.concat, 1},\n"
+                  "                      {string.byte, {}}, {select, {}}}) do\n"
+                  "    names[#names + 1] = select(2, pcall(c[1], c[2]))\n"
+                  "  end\n"
+                  "  result = table.concat(names, '|')\n"
+                  "end");
+  ASSERT_NE(bot, nullptr);
+  const StepResult r = bot->step(100'000);
+  ASSERT_EQ(r.status, StepStatus::finished) << r.detail;
+  const std::string result = global_string(sandbox, "result");
+  for (const char* name : {"'string.sub'", "'string.char'", "'table.concat'", "'string.byte'",
+                           "select'"}) {
+    EXPECT_NE(result.find(name), std::string::npos) << name << " in " << result;
+  }
+  EXPECT_EQ(result.find("'?'"), std::string::npos) << result;
 }
 
 // One hostile input per library function (and VM operation) that works in C in proportion to
