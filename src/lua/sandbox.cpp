@@ -62,7 +62,7 @@ std::string one_line(lua_State* L, int index) {
     case LUA_TSTRING: {
       std::size_t len = 0;
       const char* s = lua_tolstring(L, index, &len);
-      msg.assign(s, len);
+      msg.assign(s, std::min<std::size_t>(len, 301));  // a message may be the whole heap
       break;
     }
     case LUA_TNUMBER:
@@ -369,6 +369,12 @@ struct Sandbox::Library {
     }
     std::size_t len = 0;
     const char* text = lua_tolstring(L, 1, &len);
+    const std::size_t max = options(L).max_load_bytes;
+    if (len > max) {
+      return luaL_error(L, "load: chunk larger than %d bytes", static_cast<int>(max));
+    }
+    // The parser costs about what a hooked instruction does per byte: charged one per byte.
+    charge_work(L, static_cast<long long>(len));
     const char* chunk_name = luaL_optstring(L, 2, "=(load)");
     const bool has_env = !lua_isnone(L, 4);
     if (luaL_loadbufferx(L, text, len, chunk_name, "t") != LUA_OK) {
@@ -413,6 +419,60 @@ struct Sandbox::Library {
     return 1;
   }
 
+  // --- Charging the work of C functions (docs/security.md, "Lua: what each library function
+  // may cost") ---
+  //
+  // Work done inside one C call is not counted by the hook. Functions whose work grows with
+  // their input charge it to the running bot: one instruction per kBytesPerInstruction bytes
+  // and per kValuesPerInstruction values touched (rounded down, so short calls cost nothing
+  // more than their call instruction).
+  static constexpr std::size_t kBytesPerInstruction = 32;
+  static constexpr std::size_t kValuesPerInstruction = 8;
+
+  static void charge_work(lua_State* L, long long n) {
+    Sandbox::charge(L, static_cast<int>(std::clamp<long long>(n, 0, INT_MAX)));
+  }
+  static void charge_bytes(lua_State* L, std::size_t bytes) {
+    charge_work(L, static_cast<long long>(bytes / kBytesPerInstruction));
+  }
+  static void charge_values(lua_State* L, std::size_t values) {
+    charge_work(L, static_cast<long long>(values / kValuesPerInstruction));
+  }
+
+  // For a long loop inside a C function: the watchdog, as the count hook checks it.
+  static void check_watchdog(lua_State* L) {
+    Sandbox& s = Sandbox::of(L);
+    if (Bot* bot = s.running_; bot != nullptr && s.past_watchdog(bot->started_)) {
+      bot->condemned_ = Bot::Condemned::watchdog;
+      Bot::raise_condemned(L);
+    }
+  }
+
+  // The bytes of the strings at stack indexes from..to (numbers are not counted).
+  static std::size_t string_bytes(lua_State* L, int from, int to) {
+    std::size_t n = 0;
+    for (int i = from; i <= to; ++i) {
+      if (lua_type(L, i) == LUA_TSTRING) n += lua_rawlen(L, i);
+    }
+    return n;
+  }
+  // Calls the wrapped function (upvalue 1) and charges `bytes` and `values` plus its results:
+  // their string bytes and their number. Nothing is charged if it raises an error. Charged
+  // after the call: a call event past overrun_limit (see Bot::hook) would kill the bot.
+  static int call_charged(lua_State* L, std::size_t bytes, std::size_t values) {
+    const int n = call_original(L);
+    charge_bytes(L, bytes + string_bytes(L, 1, n));
+    charge_values(L, values + static_cast<std::size_t>(n));
+    return n;
+  }
+  // Wrappers for functions whose work is their results (string.byte, sub, upper, ...) or their
+  // arguments and results (string.char, math.max, table.pack, tonumber, select, ...).
+  static int charged_results(lua_State* L) { return call_charged(L, 0, 0); }
+  static int charged_arguments(lua_State* L) {
+    const int n = lua_gettop(L);
+    return call_charged(L, string_bytes(L, 1, n), static_cast<std::size_t>(n));
+  }
+
   static void check_pattern(lua_State* L, bool can_anchor) {
     std::size_t n = 0;
     std::size_t plen = 0;
@@ -427,23 +487,65 @@ struct Sandbox::Library {
     }
   }
 
-  static int find(lua_State* L) {
-    std::size_t plen = 0;
-    const char* p = luaL_checklstring(L, 2, &plen);
-    if (!lua_toboolean(L, 4) && has_specials({p, plen})) check_pattern(L, true);
-    return call_original(L);
+  // Lua's posrelatI: a 1-based start position, negative counting from the end, clipped to 1.
+  static std::size_t start_position(lua_Integer pos, std::size_t len) {
+    if (pos > 0) return static_cast<std::size_t>(pos);
+    if (pos == 0 || pos < -static_cast<lua_Integer>(len)) return 1;
+    return len + static_cast<std::size_t>(pos) + 1;
   }
+
+  // A plain search (plain = true, or a pattern without specials) is done here rather than by
+  // the library, whose lmemfind is O(subject x needle): 2 MiB of 'a' then 'b' in 8 MiB of 'a'
+  // ran for hours in one C call. glibc's memmem is linear in the worst case (Two-Way for long
+  // needles; measured ~10 ns a byte whatever the needle). The subject is searched a window
+  // of about 1 MiB at a time so the watchdog is looked at between windows.
+  static constexpr std::size_t kFindWindow = std::size_t{1} << 20;
+
+  static int find(lua_State* L) {
+    std::size_t ls = 0;
+    std::size_t lp = 0;
+    const char* s = luaL_checklstring(L, 1, &ls);
+    const char* p = luaL_checklstring(L, 2, &lp);
+    if (!lua_toboolean(L, 4) && has_specials({p, lp})) {
+      check_pattern(L, true);
+      return call_charged(L, ls, 0);
+    }
+    const std::size_t init = start_position(luaL_optinteger(L, 3, 1), ls) - 1;
+    if (init > ls) {
+      luaL_pushfail(L);
+      return 1;
+    }
+    std::size_t pos = init;
+    while (ls - pos >= lp) {
+      const std::size_t window = std::min(ls - pos, std::max(kFindWindow, 2 * lp));
+      const auto* hit = static_cast<const char*>(memmem(s + pos, window, p, lp));
+      if (hit != nullptr) {
+        charge_bytes(L, static_cast<std::size_t>(hit - (s + pos)) + lp);
+        lua_pushinteger(L, static_cast<lua_Integer>(hit - s) + 1);
+        lua_pushinteger(L, static_cast<lua_Integer>(hit - s + lp));
+        return 2;
+      }
+      charge_bytes(L, window);
+      if (window == ls - pos) break;
+      pos += window - lp + 1;  // the next window starts at the first start not yet tried
+      check_watchdog(L);
+    }
+    luaL_pushfail(L);
+    return 1;
+  }
+  // The matcher's own work is bounded by max_pattern_cost; the subject is charged as bytes
+  // searched, gsub's result as bytes written.
   static int match(lua_State* L) {
     check_pattern(L, true);
-    return call_original(L);
+    return call_charged(L, lua_rawlen(L, 1), 0);
   }
   static int gmatch(lua_State* L) {
     check_pattern(L, false);
-    return call_original(L);
+    return call_charged(L, lua_rawlen(L, 1), 0);
   }
   static int gsub(lua_State* L) {
     check_pattern(L, true);
-    return call_original(L);
+    return call_charged(L, lua_rawlen(L, 1), 0);
   }
 
   static int rep(lua_State* L) {
@@ -464,7 +566,7 @@ struct Sandbox::Library {
       return luaL_error(L, "string.rep: result larger than %d bytes",
                         static_cast<int>(options(L).max_rep_bytes));
     }
-    return call_original(L);
+    return call_charged(L, 0, 0);
   }
 
   // The raw length of table 1; refuses __len, whose answer could change between this check and
@@ -487,14 +589,20 @@ struct Sandbox::Library {
     const lua_Integer n = raw_length(L, "table.insert");
     if (lua_gettop(L) == 3) {
       const lua_Integer pos = luaL_checkinteger(L, 2);
-      if (pos >= 1 && pos <= n + 1) check_span(L, n - pos + 1, "table.insert");
+      if (pos >= 1 && pos <= n + 1) {
+        check_span(L, n - pos + 1, "table.insert");
+        return call_charged(L, 0, static_cast<std::size_t>(n - pos + 1));
+      }
     }
     return call_original(L);
   }
   static int remove(lua_State* L) {
     const lua_Integer n = raw_length(L, "table.remove");
     const lua_Integer pos = luaL_optinteger(L, 2, n);
-    if (pos >= 1 && pos <= n) check_span(L, n - pos, "table.remove");
+    if (pos >= 1 && pos <= n) {
+      check_span(L, n - pos, "table.remove");
+      return call_charged(L, 0, static_cast<std::size_t>(n - pos));
+    }
     return call_original(L);
   }
   static int move(lua_State* L) {
@@ -506,8 +614,64 @@ struct Sandbox::Library {
           static_cast<double>(options(L).max_table_span)) {
         check_span(L, options(L).max_table_span + 1, "table.move");
       }
+      return call_charged(L, 0, static_cast<std::size_t>(last - first) + 1);
     }
     return call_original(L);
+  }
+
+  // table.concat(t, sep, i, j): charged its elements and the result's bytes. The count is read
+  // without raising (the library reports bad arguments itself) and without __len.
+  static int concat(lua_State* L) {
+    int ok_i = 1;
+    int ok_j = 1;
+    const lua_Integer i = lua_isnoneornil(L, 3) ? 1 : lua_tointegerx(L, 3, &ok_i);
+    lua_Integer j = 0;
+    if (!lua_isnoneornil(L, 4)) {
+      j = lua_tointegerx(L, 4, &ok_j);
+    } else if (lua_type(L, 1) == LUA_TTABLE) {
+      j = static_cast<lua_Integer>(lua_rawlen(L, 1));
+    }
+    const double count = ok_i != 0 && ok_j != 0 && j >= i
+                             ? static_cast<double>(j) - static_cast<double>(i) + 1.0
+                             : 0.0;
+    return call_charged(L, 0, static_cast<std::size_t>(std::min(count, 1e15)));
+  }
+
+  // string.pack, unpack and packsize read their format one option at a time in C, and pack
+  // writes a 'cN' field (the string, then zeros up to N bytes) one byte at a time: the format
+  // is capped at max_pack_format_bytes and pack's 'c' fields at max_rep_bytes in total.
+  static void check_pack_format(lua_State* L, const char* fn, bool fields) {
+    std::size_t len = 0;
+    const char* f = luaL_checklstring(L, 1, &len);
+    const auto& opts = options(L);
+    if (len > opts.max_pack_format_bytes) {
+      luaL_error(L, "%s: format longer than %d bytes", fn,
+                 static_cast<int>(opts.max_pack_format_bytes));
+    }
+    if (!fields) return;
+    double total = 0;
+    for (std::size_t k = 0; k < len; ++k) {
+      if (f[k] != 'c') continue;
+      double size = 0;
+      while (k + 1 < len && f[k + 1] >= '0' && f[k + 1] <= '9') size = size * 10 + (f[++k] - '0');
+      total += size;
+    }
+    if (total > static_cast<double>(opts.max_rep_bytes)) {
+      luaL_error(L, "%s: 'c' fields longer than %d bytes in total", fn,
+                 static_cast<int>(opts.max_rep_bytes));
+    }
+  }
+  static int pack(lua_State* L) {
+    check_pack_format(L, "string.pack", true);
+    return call_charged(L, lua_rawlen(L, 1), static_cast<std::size_t>(lua_gettop(L)));
+  }
+  static int unpack(lua_State* L) {
+    check_pack_format(L, "string.unpack", false);
+    return call_charged(L, lua_rawlen(L, 1), 0);
+  }
+  static int packsize(lua_State* L) {
+    check_pack_format(L, "string.packsize", false);
+    return call_charged(L, lua_rawlen(L, 1), 0);
   }
 
   // --- Deterministic next and pairs (see KeyRecord) ---
@@ -528,10 +692,6 @@ struct Sandbox::Library {
   // finding a key in a snapshot by binary search when the cursor does not match,
   // ceil(log2(m + 1)); each removed key skipped, 1. A full traversal of n keys that are not a
   // sequence thus costs about n (log2 n + 3) on top of the loop's own instructions.
-
-  static void charge_work(lua_State* L, long long n) {
-    Sandbox::charge(L, static_cast<int>(std::clamp<long long>(n, 0, INT_MAX)));
-  }
 
   // The wall-clock time of next's scans and sorts is excused from the running bot's watchdog:
   // the work is bounded (by the memory cap: about a second for the largest table), and it is
@@ -828,6 +988,7 @@ struct Sandbox::Library {
     const char* f = luaL_checklstring(L, 1, &len);
     const int top = lua_gettop(L);
     int arg = 1;
+    std::size_t formatted = 0;
     for (std::size_t i = 0; i < len; ++i) {
       if (f[i] != '%') continue;
       if (++i < len && f[i] == '%') continue;
@@ -837,6 +998,9 @@ struct Sandbox::Library {
         return luaL_error(L, "string.format: '%%p' is not available (it would show an address)");
       }
       if (++arg > top) break;  // the library reports the missing value
+      if ((f[i] == 's' || f[i] == 'q') && lua_type(L, arg) == LUA_TSTRING) {
+        formatted += lua_rawlen(L, arg);  // %q writes up to 4 bytes per byte, one at a time
+      }
       if (f[i] == 's') {
         const int t = lua_type(L, arg);
         if (t != LUA_TNIL && t != LUA_TBOOLEAN && t != LUA_TNUMBER && t != LUA_TSTRING) {
@@ -845,7 +1009,11 @@ struct Sandbox::Library {
         }
       }
     }
-    return call_original(L);
+    if (formatted > options(L).max_format_bytes) {
+      return luaL_error(L, "string.format: more than %d bytes of strings to format",
+                        static_cast<int>(options(L).max_format_bytes));
+    }
+    return call_charged(L, len, 0);
   }
 
   // --- table.sort with a deterministic pivot ---
@@ -859,6 +1027,8 @@ struct Sandbox::Library {
   using SortIndex = unsigned int;
   static constexpr SortIndex kRandomPivotLimit = 100;  // RANLIMIT
 
+  static constexpr std::size_t kLongComparison = 4096;  // bytes
+
   static int sort_less(lua_State* L, int a, int b) {
     // The comparisons run in C, where the count hook never looks at the clock (comparing long
     // strings, or a huge table): the watchdog is checked here too.
@@ -868,7 +1038,18 @@ struct Sandbox::Library {
       bot->condemned_ = Bot::Condemned::watchdog;
       Bot::raise_condemned(L);
     }
-    if (lua_isnil(L, 2)) return lua_compare(L, a, b, LUA_OPLT);
+    if (lua_isnil(L, 2)) {
+      // A comparison in C is charged as a value touched, two strings as the bytes it may read
+      // (Lua's l_strcmp reads up to the shorter length, slowly across '\0's); a long one looks
+      // at the watchdog first, so at most one runs past it.
+      if (++s.sort_comparisons_ % kValuesPerInstruction == 0) Sandbox::charge(L, 1);
+      if (lua_type(L, a) == LUA_TSTRING && lua_type(L, b) == LUA_TSTRING) {
+        const std::size_t n = std::min(lua_rawlen(L, a), lua_rawlen(L, b));
+        charge_bytes(L, n);
+        if (n >= kLongComparison) check_watchdog(L);
+      }
+      return lua_compare(L, a, b, LUA_OPLT);
+    }
     lua_pushvalue(L, 2);
     lua_pushvalue(L, a - 1);
     lua_pushvalue(L, b - 2);
@@ -985,7 +1166,6 @@ struct Sandbox::Library {
     return 0;
   }
 
-  // Replaces field `name` of the table on top of the stack by `fn` wrapping the original.
   // xpcall whose message handler never runs for a condemned bot. The hook raises a condemned
   // bot's error with hooks off, and Lua calls the message handler right there: its code would
   // run with no budget and no watchdog. A live bot's handler runs as usual.
@@ -1010,8 +1190,19 @@ struct Sandbox::Library {
     return 1;
   }
 
-  static void wrap(lua_State* L, const char* name, lua_CFunction fn) {
+  // Replaces field `name` of the table on top of the stack by `fn` wrapping the original.
+  // Lua's messages name a function called from C by finding it in package.loaded ("bad
+  // argument #1 to 'string.sub'"); the wrapped original is filed there under "_G.<module>",
+  // which the messages show as "<module>.<name>" (the team cannot reach package.loaded).
+  static void wrap(lua_State* L, const char* module, const char* name, lua_CFunction fn) {
     lua_getfield(L, -1, name);
+    char key[32];
+    std::snprintf(key, sizeof key, "_G.%s", module);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    luaL_getsubtable(L, -1, key);
+    lua_pushvalue(L, -3);
+    lua_setfield(L, -2, name);
+    lua_pop(L, 2);
     lua_pushcclosure(L, fn, 1);
     lua_setfield(L, -2, name);
   }
@@ -1094,8 +1285,10 @@ void Sandbox::open_libraries() {
   }
   lua_pushcfunction(L, &Library::load);
   lua_setfield(L, -2, "load");
-  Library::wrap(L, "setmetatable", &Library::setmetatable);
-  Library::wrap(L, "xpcall", &Library::xpcall);
+  Library::wrap(L, "_G", "setmetatable", &Library::setmetatable);
+  Library::wrap(L, "_G", "xpcall", &Library::xpcall);
+  Library::wrap(L, "_G", "tonumber", &Library::charged_arguments);
+  Library::wrap(L, "_G", "select", &Library::charged_arguments);
   lua_newtable(L);
   lua_setfield(L, -2, "shared");
   lua_pushcfunction(L, &Library::cas);
@@ -1120,24 +1313,36 @@ void Sandbox::open_libraries() {
 
   luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
   Library::remove_field(L, "randomseed");
+  Library::wrap(L, "math", "max", &Library::charged_arguments);
+  Library::wrap(L, "math", "min", &Library::charged_arguments);
   lua_pushcfunction(L, &Library::random);
   lua_setfield(L, -2, "random");
   lua_pop(L, 1);
 
   luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);  // also the strings' metatable
   Library::remove_field(L, "dump");
-  Library::wrap(L, "find", &Library::find);
-  Library::wrap(L, "match", &Library::match);
-  Library::wrap(L, "gmatch", &Library::gmatch);
-  Library::wrap(L, "gsub", &Library::gsub);
-  Library::wrap(L, "rep", &Library::rep);
-  Library::wrap(L, "format", &Library::format);
+  Library::wrap(L, "string", "find", &Library::find);
+  Library::wrap(L, "string", "match", &Library::match);
+  Library::wrap(L, "string", "gmatch", &Library::gmatch);
+  Library::wrap(L, "string", "gsub", &Library::gsub);
+  Library::wrap(L, "string", "rep", &Library::rep);
+  Library::wrap(L, "string", "format", &Library::format);
+  Library::wrap(L, "string", "pack", &Library::pack);
+  Library::wrap(L, "string", "unpack", &Library::unpack);
+  Library::wrap(L, "string", "packsize", &Library::packsize);
+  for (const char* fn : {"byte", "sub", "lower", "upper", "reverse"}) {
+    Library::wrap(L, "string", fn, &Library::charged_results);
+  }
+  Library::wrap(L, "string", "char", &Library::charged_arguments);
   lua_pop(L, 1);
 
   luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
-  Library::wrap(L, "insert", &Library::insert);
-  Library::wrap(L, "remove", &Library::remove);
-  Library::wrap(L, "move", &Library::move);
+  Library::wrap(L, "table", "insert", &Library::insert);
+  Library::wrap(L, "table", "remove", &Library::remove);
+  Library::wrap(L, "table", "move", &Library::move);
+  Library::wrap(L, "table", "concat", &Library::concat);
+  Library::wrap(L, "table", "unpack", &Library::charged_results);
+  Library::wrap(L, "table", "pack", &Library::charged_arguments);
   lua_pushcfunction(L, &Library::sort);
   lua_setfield(L, -2, "sort");
   lua_pop(L, 1);
@@ -1169,8 +1374,10 @@ std::unique_ptr<Bot> Sandbox::make_bot(lua_State* L, int index, int pid) {
   lua_xmove(L, thread, 1);
   const int ref = luaL_ref(L, LUA_REGISTRYINDEX);  // pops the thread
   // Count 1: the hook sees every instruction, which makes budgets exact and lets charges and
-  // early ends be accounted precisely (Lua has no way to read a partly run count).
-  lua_sethook(thread, &Bot::hook, LUA_MASKCOUNT, 1);
+  // early ends be accounted precisely (Lua has no way to read a partly run count). Calls too:
+  // a C function called from C (a metamethod or callback that is itself a library function)
+  // runs no instruction, so a C loop calling one would never meet the count hook.
+  lua_sethook(thread, &Bot::hook, LUA_MASKCOUNT | LUA_MASKCALL, 1);
   return std::unique_ptr<Bot>(new Bot(*this, thread, ref, pid));
 }
 
@@ -1257,9 +1464,10 @@ void Bot::raise_condemned(lua_State* L) {
   __builtin_unreachable();
 }
 
-// Called before every instruction of a bot (count 1). A hook may raise an error; it may yield
-// only as its last action, and then the instruction is not executed and runs again on resume.
-void Bot::hook(lua_State* L, lua_Debug*) {
+// Called before every instruction of a bot (count 1) and at every call. A hook may raise an
+// error; a count hook may yield only as its last action, and then the instruction is not
+// executed and runs again on resume. A call event is not an instruction: it only checks.
+void Bot::hook(lua_State* L, lua_Debug* ar) {
   Sandbox& s = Sandbox::of(L);
   Bot* bot = s.running_;
   // A condemned bot is raised at on every instruction, so its own pcall, xpcall handlers and
@@ -1272,6 +1480,15 @@ void Bot::hook(lua_State* L, lua_Debug*) {
   if ((++bot->ticks_ & 15U) == 0 && s.past_watchdog(bot->started_)) {
     bot->condemned_ = Condemned::watchdog;
     raise_condemned(L);
+  }
+  if (ar->event != LUA_HOOKCOUNT) {
+    // A call: a loop of C calls from C runs no instruction, so work charged in it is judged
+    // here as it would be inside a callback.
+    if (bot->used_ - bot->allowance_ >= s.options_.overrun_limit) {
+      bot->condemned_ = Condemned::overrun;
+      raise_condemned(L);
+    }
+    return;
   }
   if (bot->used_ >= bot->allowance_) {
     if (lua_isyieldable(L)) {

@@ -43,6 +43,12 @@ struct SandboxOptions {
   // table.insert, table.remove and table.move refuse to shift or copy more elements than this
   // in one call (they loop in C, where no instruction is counted).
   long long max_table_span = 1 << 20;
+  // load refuses chunks longer than this (the parser runs in C, ~30 ns a byte).
+  std::size_t max_load_bytes = std::size_t{1} << 20;
+  // string.format refuses to format more bytes of strings (%s, %q) than this in one call.
+  std::size_t max_format_bytes = std::size_t{1} << 20;
+  // string.pack, unpack and packsize refuse longer formats.
+  std::size_t max_pack_format_bytes = 1024;
 };
 
 enum class StepStatus {
@@ -77,6 +83,12 @@ class Bot;
 // capped rep and a format without `%p`; `table` with a deterministic sort; `shared`; `cas`;
 // `yield`; `barrier`; and whatever the game define()s. Nothing else (no io, os, debug, package,
 // require, coroutine, utf8).
+//
+// Cost: work a library function does in C in proportion to its input is charged to the running
+// bot after the call (one instruction per 32 bytes and per 8 values touched, rounded down;
+// load: one per byte of text) or refused above a cap (the max_* options); a plain
+// string.find is linear. The hook also fires on every call, so a loop of C functions calling C
+// functions meets the watchdog. docs/security.md has the table, function by function.
 //
 // Determinism: what a team can observe must not depend on addresses, the state's random
 // string-hash seed or the clock, so that the same seed and teams give the same game.
@@ -177,6 +189,7 @@ class Sandbox {
   bool loading_ = false;      // the running bot is the team chunk
   int main_ref_ = LUA_NOREF;  // registry reference of the team's main function
   Duration round_cpu_{};      // cpu_time() at the last start_round()
+  unsigned long long sort_comparisons_ = 0;  // table.sort's comparisons in C, for charging
   // Whether a step started (on clock_) at `started` is past the watchdog (see cpu_time).
   bool past_watchdog(Instant started) const;
   std::deque<HostFunction> host_functions_;  // stable addresses for the closures' upvalues

@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -1250,6 +1253,258 @@ TEST(LuaBarrier, RejectsBadArguments) {
   EXPECT_FALSE(lua_toboolean(sandbox.state(), -1));
   EXPECT_FALSE(lua_toboolean(sandbox.state(), -2));
   lua_pop(sandbox.state(), 2);
+}
+
+
+// --- What a library function may cost (docs/security.md, "Lua: what each library function may
+// cost") ---
+
+// The finds of `cases` (a Lua list of {subject, pattern, init, plain}) as one string, errors
+// included (without the function's name and the caller's position, which Lua's own messages
+// lack for a function the sandbox wraps: its caller is the wrapper, a C function).
+constexpr std::string_view kFindAll = R"lua(
+  local out = {}
+  for i = 1, #cases do
+    local c = cases[i]
+    local ok, a, b = pcall(function() return string.find(c[1], c[2], c[3], c[4]) end)
+    if not ok then a = string.gsub(string.gsub(a, "to '[^']*'", ""), '^[^:]*:%d+: ', '') end
+    out[i] = tostring(ok) .. ' ' .. tostring(a) .. ' ' .. tostring(b)
+  end
+  found = table.concat(out, '\n')
+)lua";
+
+TEST(LuaCost, FindGivesWhatStockLuaGivesOnRandomSmallInputs) {
+  std::mt19937_64 gen(16);
+  auto pick = [&](int n) { return static_cast<int>(gen() % static_cast<std::uint64_t>(n)); };
+  auto text = [&](int max_len, bool specials) {
+    std::string t;
+    const int len = pick(max_len + 1);
+    for (int i = 0; i < len; ++i) {
+      t += specials && pick(8) == 0 ? ".%[]^$-"[pick(7)] : "ab"[pick(2)];
+    }
+    return t;
+  };
+  std::string cases = "cases = {\n";
+  for (int i = 0; i < 4000; ++i) {
+    const std::string subject = text(10, false);
+    const std::string pattern = text(4, pick(3) == 0);
+    std::string init = "nil";
+    switch (pick(8)) {
+      case 0: break;
+      case 1: init = std::array{"math.maxinteger", "math.mininteger", "2.0", "1.5"}[pick(4)]; break;
+      default: init = std::to_string(pick(27) - 13);
+    }
+    const char* plain = std::array{"nil", "true", "false", "1"}[pick(4)];
+    cases += fmt::format("{{\"{}\", \"{}\", {}, {}}},\n", subject, pattern, init, plain);
+  }
+  cases += "}\n";
+
+  lua_State* stock = luaL_newstate();
+  luaL_openlibs(stock);
+  ASSERT_EQ(luaL_dostring(stock, (cases + std::string(kFindAll)).c_str()), LUA_OK)
+      << lua_tostring(stock, -1);
+  lua_getglobal(stock, "found");
+  const std::string expected = lua_tostring(stock, -1);
+  lua_close(stock);
+
+  ManualClock clock;
+  Sandbox sandbox(no_watchdog(clock));
+  auto bot = load(sandbox, cases + "return function()\n" + std::string(kFindAll) + "\nend");
+  ASSERT_NE(bot, nullptr);
+  const StepResult r = run(*bot, 10'000'000);
+  ASSERT_EQ(r.status, StepStatus::finished) << r.detail;
+  EXPECT_EQ(global_string(sandbox, "found"), expected);
+  EXPECT_NE(expected.find("true 3 4"), std::string::npos);  // the cases do find things
+}
+
+// Wall-clock time and outcome of a team main `body` run in steps of 10,000 instructions with
+// the options of a match (64 MiB, 50 ms watchdog confirmed by CPU time) until it stops (at most
+// 20,000 steps). `big(n [, byte])` makes n bytes of 'a' (or byte) in the host, which is quicker.
+struct HostileRun {
+  StepResult last;
+  std::chrono::milliseconds longest_step{};
+  bool ended = false;
+};
+HostileRun run_hostile(std::string_view body) {
+  SandboxOptions options;
+  options.cpu_time = thread_cpu_time;
+  Sandbox sandbox(options);
+  sandbox.define("big", [](lua_State* L) {
+    const auto n = static_cast<std::size_t>(luaL_checkinteger(L, 1));
+    const std::string s(n, luaL_optstring(L, 2, "a")[0]);
+    lua_pushlstring(L, s.data(), s.size());
+    return 1;
+  });
+  HostileRun out;
+  auto bot = load(sandbox, "return function()\n" + std::string(body) + "\nend");
+  if (bot == nullptr) return out;
+  for (int i = 0; i < 20'000 && bot->alive(); ++i) {
+    sandbox.start_round();
+    out.longest_step = std::max(out.longest_step, timed([&] { out.last = bot->step(10'000); }));
+  }
+  out.ended = !bot->alive();
+  return out;
+}
+
+TEST(LuaCost, PlainFindOfAQuadraticNeedleEndsQuickly) {
+  // Stock Lua's lmemfind: hours for 2 MiB of 'a' then 'b' in 8 MiB of 'a'; 4.7 s at 1 MiB.
+  for (const char* call : {"string.find(h, n, 1, true)", "string.find(h, n)"}) {
+    SCOPED_TRACE(call);
+    const HostileRun r = run_hostile(
+        std::string("local h = big(8 << 20) local n = big(2 << 20) .. 'b'\n result = ") + call);
+    EXPECT_TRUE(r.last.status == StepStatus::finished || r.last.status == StepStatus::watchdog)
+        << name(r.last.status) << " " << r.last.detail;
+    EXPECT_LT(r.longest_step, 2s);
+  }
+}
+
+TEST(LuaCost, APlainFindIsChargedInProportionToTheBytesItSearched) {
+  auto used = [](int n) {
+    return instructions_over(n, "s = ('a'):rep(n)", "local i = string.find(s, 'ab', 1, true)");
+  };
+  const long long small = used(64 << 10);
+  const long long large = used(1 << 20);
+  const long long extra = large - small;
+  EXPECT_GE(extra, ((1 << 20) - (64 << 10)) / 32 - 2);
+  EXPECT_LE(extra, ((1 << 20) - (64 << 10)) / 32 + 2);
+  // A find over a few bytes costs no more than the call.
+  EXPECT_EQ(used(16), used(31));
+}
+
+TEST(LuaCost, ALoopOfCCallsFromCIsStoppedByTheWatchdog) {
+  // table.concat over 2^63 indexes whose __index is table.concat itself (which answers "" for
+  // an empty table): no instruction ever runs, so only the call hook can see it.
+  const HostileRun r = run_hostile(
+      "local t = setmetatable({}, {__index = table.concat})\n"
+      "result = table.concat(t, '', 1, math.maxinteger)");
+  EXPECT_EQ(r.last.status, StepStatus::watchdog) << name(r.last.status) << " " << r.last.detail;
+  EXPECT_LT(r.longest_step, 2s);
+}
+
+TEST(LuaCost, WorkChargedInALoopOfCCallsFromCIsAnOverrun) {
+  // Each missing index calls table.concat(t, k) on t's 80,000 elements (~25,000 instructions
+  // charged each): no instruction runs in between, so the call hook judges the overspend.
+  ManualClock clock;
+  SandboxOptions options;
+  options.clock = &clock;  // no watchdog; overrun_limit as by default
+  Sandbox sandbox(options);
+  auto bot = load(sandbox,
+                  "return function()\n"
+                  "  local t = {} for i = 1, 80000 do t[i] = 'x' end\n"
+                  "  setmetatable(t, {__index = table.concat})\n"
+                  "  result = #table.concat(t, '', 80001, 80050)\n"
+                  "end");
+  ASSERT_NE(bot, nullptr);
+  const StepResult r = run(*bot, 1000, 100'000);
+  EXPECT_EQ(r.status, StepStatus::overrun) << name(r.status) << " " << r.detail;
+}
+
+TEST(LuaCost, WrappedLibraryFunctionsAreStillNamedInErrors) {
+  Sandbox sandbox;
+  auto bot = load(sandbox,
+                  "return function()\n"
+                  "  local names = {}\n"
+                  "  for _, c in ipairs({{string.sub, {}}, {string.char, {}}, {table.concat, 1},\n"
+                  "                      {string.byte, {}}, {select, {}}}) do\n"
+                  "    names[#names + 1] = select(2, pcall(c[1], c[2]))\n"
+                  "  end\n"
+                  "  result = table.concat(names, '|')\n"
+                  "end");
+  ASSERT_NE(bot, nullptr);
+  const StepResult r = bot->step(100'000);
+  ASSERT_EQ(r.status, StepStatus::finished) << r.detail;
+  const std::string result = global_string(sandbox, "result");
+  for (const char* name : {"'string.sub'", "'string.char'", "'table.concat'", "'string.byte'",
+                           "select'"}) {
+    EXPECT_NE(result.find(name), std::string::npos) << name << " in " << result;
+  }
+  EXPECT_EQ(result.find("'?'"), std::string::npos) << result;
+}
+
+// One hostile input per library function (and VM operation) that works in C in proportion to
+// its input, sized to the 64 MiB cap: the step that makes the call ends as designed, within a
+// small multiple of the 50 ms watchdog (asserted generously: CI machines are loaded).
+TEST(LuaCost, EveryFunctionEndsQuicklyOnAHostileInputAtTheMemoryCap) {
+  using enum StepStatus;
+  struct Case {
+    const char* body;
+    std::vector<StepStatus> ends;  // the designed outcomes
+  };
+  const Case cases[] = {
+      {"string.match(big(8 << 20), ('a'):rep(200) .. 'b')", {error}},
+      {"for w in big(8 << 20):gmatch('.-.-b') do end", {error}},
+      {"result = #string.gsub(big(8 << 20), 'a', '%0%0')", {finished, watchdog, out_of_memory}},
+      {"string.rep('x', 1 << 30)", {error}},
+      {"string.format('%q', big(8 << 20))", {error}},
+      {"string.format('%s%s', big(8 << 20), big(8 << 20))", {error}},
+      {"string.pack('c2000000000', '')", {error}},
+      {"string.pack(big(8 << 20, 'x'))", {error}},
+      {"string.unpack(big(8 << 20, '<'), '')", {error}},
+      {"string.packsize(big(8 << 20, 'b'))", {error}},
+      {"string.byte(big(8 << 20), 1, -1)", {error}},
+      {"result = #string.char(string.byte(big(900000), 1, -1))", {finished, watchdog}},
+      {"result = #big(8 << 20):upper():lower():reverse()", {finished, watchdog}},
+      {"local s = big(16 << 20) for i = 1, 50 do local t = s:sub(2) end",
+       {finished, watchdog, out_of_memory}},
+      {"local t = {} for i = 1, 1000000 do t[i] = 'ab' end result = #table.concat(t, '--')",
+       {finished, watchdog}},
+      {"table.unpack({}, 1, 1e8)", {error}},
+      {"local t = {} for i = 1, 999000 do t[i] = i end result = math.max(table.unpack(t))",
+       {finished, watchdog}},
+      {"local t = {} for i = 1, 999000 do t[i] = i end result = select('#', table.unpack(t))",
+       {finished, watchdog}},
+      {"local t = {} for i = 1, 1000000 do t[i] = i end for i = 1, 100 do "
+       "table.insert(t, 1, i) table.remove(t, 1) end",
+       {finished, watchdog}},
+      {"local s = big(32 << 20) local t = {} for i = 1, 200 do t[i] = s end table.sort(t)",
+       {watchdog}},
+      {"local t = {} for i = 1, 1500000 do t[i] = -i end table.sort(t)", {finished, watchdog}},
+      {"result = tonumber(big(32 << 20, '1'))", {finished, watchdog}},
+      {"load(big(2 << 20))", {error}},
+      {"local s = big(16 << 20) while true do s = s .. s end", {out_of_memory, watchdog}},
+      {"local s = big(8 << 20, '\\0') while true do local _ = s < s end", {watchdog}},
+      {"local s, u = big(24 << 20), big(24 << 20) while true do local _ = s < u or s == u end",
+       {watchdog}},
+      {"error(big(16 << 20))", {error}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.body);
+    const HostileRun r = run_hostile(c.body);
+    ASSERT_TRUE(r.ended) << name(r.last.status);
+    EXPECT_NE(std::find(c.ends.begin(), c.ends.end(), r.last.status), c.ends.end())
+        << name(r.last.status) << " " << r.last.detail;
+    EXPECT_LT(r.longest_step, 2s);
+    EXPECT_LE(r.last.detail.size(), 310U);
+  }
+}
+
+// The instructions a team main `body` uses beyond the same call on `small`, for `n` = small
+// and `large`: the charge must grow by at least `per_unit` instructions a unit of n.
+void expect_charged(std::string_view build, std::string_view body, int small, int large,
+                    double per_unit) {
+  SCOPED_TRACE(std::string(build) + " / " + std::string(body));
+  const long long a = instructions_over(small, build, body);
+  const long long b = instructions_over(large, build, body);
+  EXPECT_GE(static_cast<double>(b - a), per_unit * (large - small)) << a << " " << b;
+}
+
+TEST(LuaCost, WorkInCIsChargedInProportionToItsInput) {
+  constexpr double kByte = 1.0 / 32 * 0.95;
+  constexpr double kValue = 1.0 / 8 * 0.95;
+  constexpr std::string_view kString = "s = ('a'):rep(n)";
+  constexpr std::string_view kTable = "for i = 1, n do t[i] = 'a' end";
+  for (const char* body : {"local x = s:upper()", "local x = s:sub(2)", "local x = s:reverse()",
+                           "local x = string.format('%s', s)", "local x = s:match('b')",
+                           "local x = s:gsub('b', '')", "local x = tonumber(s)"}) {
+    expect_charged(kString, body, 1 << 10, 1 << 20, kByte);
+  }
+  expect_charged(kString, "local x = load(s:gsub('a', ' '))", 1 << 10, 1 << 19, 0.95);
+  expect_charged(kString, "local x = select('#', s:byte(1, -1))", 1 << 10, 1 << 18, kValue);
+  for (const char* body : {"local x = table.concat(t)", "local x = select('#', table.unpack(t))",
+                           "table.insert(t, 1, 'b')", "table.remove(t, 1)",
+                           "table.move(t, 1, #t, 2)", "table.sort(t)"}) {
+    expect_charged(kTable, body, 1 << 10, 1 << 18, kValue);
+  }
 }
 
 }  // namespace
