@@ -7,3 +7,6 @@ bash scripts/setup.sh
 cmake --preset dev >/dev/null
 cmake --build --preset dev
 ctest --preset dev
+# A short fuzzing run (docs/fuzzing.md) of the targets whose sanitizer build is cheap; the rest,
+# and longer runs, with scripts/fuzz.sh.
+bash scripts/fuzz.sh "${FUZZ_SECONDS:-5}" q_codec battleship_codec dominosa_codec framer game_log
