@@ -179,7 +179,7 @@ SignUpDesk::~SignUpDesk() {
 }
 
 void SignUpDesk::conclude(std::size_t index, ChannelResult<Json> hello) {
-  done_.push_back({std::move(pending_[index].channel), std::move(hello)});
+  done_.push_back({std::move(pending_[index].channel), std::move(hello), pending_[index].number});
 }
 
 void SignUpDesk::admit(TcpListener::Accepted accepted, Instant now) {
@@ -206,7 +206,7 @@ void SignUpDesk::admit(TcpListener::Accepted accepted, Instant now) {
   auto channel =
       std::make_unique<FdChannel>(accepted.fd, accepted.fd, framing_, limits_, "tcp " + accepted.peer);
   pending_.push_back({std::move(channel), accepted.fd, std::move(accepted.host), now,
-                      now + rules_.wait});
+                      now + rules_.wait, accepted_++});
 }
 
 Expected<std::optional<SignUpDesk::Arrival>> SignUpDesk::next(const Deadline& deadline) {

@@ -77,6 +77,7 @@ class SignUpDesk {
     // The sign-up, or why none came: timeout (its wait passed, or it was dropped to make room,
     // which the detail says), hang_up, malformed.
     ChannelResult<Json> hello;
+    std::uint64_t number = 0;  // its place in the order the desk accepted connections, from 0
   };
 
   // Channels get `framing` and `limits`; the listener must outlive the desk.
@@ -97,6 +98,7 @@ class SignUpDesk {
     std::string host;
     Instant heard;  // when it was accepted or last sent bytes
     Instant until;  // its wait ends
+    std::uint64_t number;
   };
   void admit(TcpListener::Accepted accepted, Instant now);
   void conclude(std::size_t index, ChannelResult<Json> hello);
@@ -107,6 +109,7 @@ class SignUpDesk {
   ChannelLimits limits_;
   std::vector<Pending> pending_;
   std::deque<Arrival> done_;
+  std::uint64_t accepted_ = 0;
 };
 
 // A secret for claiming a tcp seat: "SEAT-" and 32 hex digits from the kernel's random source

@@ -223,6 +223,9 @@ TEST(SignUpDesk, ASlowWriterGetsInAndDelaysNobody) {
   EXPECT_EQ(*first->hello, "fast");
   EXPECT_LT(fast_took, 50ms);
   EXPECT_EQ(*second->hello, "slow");
+  // The order of connecting is kept, for whoever seats by it.
+  EXPECT_EQ(first->number, 1u);
+  EXPECT_EQ(second->number, 0u);
 }
 
 TEST(SignUpDesk, AWrongTokenIsJudgedAtOnceDespiteIdleConnections) {
