@@ -217,6 +217,7 @@ struct PlayArgs {
   bool json = false;
   std::string listen = "127.0.0.1:0";
   double accept_timeout = 60.0;
+  std::size_t max_pending = 64;
   std::string stderr_dir;
   ProgramOptions program;
   std::string clock;
@@ -298,6 +299,7 @@ int play(const PlayArgs& a) {
   spec.hosting.listen_host = listen->host;
   spec.hosting.listen_port = listen->port;
   spec.hosting.accept_timeout = std::chrono::milliseconds(std::llround(a.accept_timeout * 1000));
+  spec.hosting.max_pending = a.max_pending;
   spec.hosting.on_listen = [](std::uint16_t port, std::size_t seats) {
     std::cerr << fmt::format("arbiter: waiting for {} tcp player(s) on port {}", seats, port)
               << std::endl;
@@ -542,6 +544,12 @@ int main(int argc, char** argv) {
       ->add_option("--accept-timeout", play_args.accept_timeout,
                    "Seconds to wait for the tcp players to connect and sign up (default 60)")
       ->check(seconds_validator());
+  play_cmd
+      ->add_option("--max-pending", play_args.max_pending,
+                   "Connections that have not yet sent a token held at once (default 64; a "
+                   "quarter, at least 4, from one address); each has 2 s to send it, and a new "
+                   "connection beyond the cap replaces the one silent longest")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
   play_cmd->add_option("--stderr-dir", play_args.stderr_dir,
                        "Keep each cmd player's stderr (first MiB) in DIR/NAME.stderr");
   add_program_options(play_cmd, play_args.program);

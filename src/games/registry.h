@@ -63,6 +63,9 @@ struct Hosting {
   std::string listen_host = "127.0.0.1";            // for "tcp" seats
   std::uint16_t listen_port = 0;                    // 0: any free port
   std::chrono::milliseconds accept_timeout{60000};  // for all tcp seats to connect and sign up
+  // Connections not yet signed up held at once (a quarter of them, at least 4, from one
+  // address); open_remote_seats says what happens beyond.
+  std::size_t max_pending = 64;
   // The secret each "tcp" seat is claimed with, by seat name (make_seat_tokens); never logged.
   std::map<std::string, std::string> tokens;
   std::function<void(std::uint16_t port, std::size_t seats)> on_listen;  // before accepting

@@ -1,16 +1,17 @@
 #include "games/registry_seating.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/file.h"
 #include "core/seat_name.h"
 #include "referee/game_log.h"
-#include "remote/tcp.h"
 
 namespace arbiter {
 namespace {
 
-// How long a tcp connection has to send its name before it is dropped.
+// How long a tcp connection has to send its token before it is dropped.
 constexpr Duration kSignUpWait = std::chrono::seconds(2);
 
 std::vector<std::string> split_words(const std::string& text) {
@@ -157,6 +158,13 @@ Expected<PlayOutcome> play_match(const GameEntry& game, const PlaySpec& spec) {
   return game.play(spec);
 }
 
+SignUpDesk::Rules sign_up_rules(const Hosting& hosting) {
+  const std::size_t cap = std::max<std::size_t>(hosting.max_pending, 1);
+  return {.wait = kSignUpWait,
+          .max_pending = cap,
+          .max_pending_per_host = std::max(cap / 4, std::min<std::size_t>(cap, 4))};
+}
+
 Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpec& spec,
                                                                    ChannelLimits limits) {
   std::vector<std::optional<OpenedSeat>> seats(spec.roster.size());
@@ -204,22 +212,22 @@ Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpe
   // Seats are claimed by token, in whatever order the clients come; a connection without a
   // token of an unclaimed seat is told why and closed, and takes nothing.
   const Deadline deadline = Deadline::after(SteadyClock::instance(), spec.hosting.accept_timeout);
+  SignUpDesk desk(**listener, Framing::lines, sign_up_rules(spec.hosting), limits);
   std::size_t unclaimed = tcp_seats.size();
-  while (unclaimed > 0 && !deadline.passed()) {
-    auto accepted = (*listener)->accept(deadline, Framing::lines);
-    if (!accepted) return fail(accepted.error().message);
-    if (!*accepted) break;
-    std::unique_ptr<Channel> channel = std::move(**accepted);
+  while (unclaimed > 0) {
+    auto arrival = desk.next(deadline);
+    if (!arrival) return fail(arrival.error().message);
+    if (!*arrival) break;
+    std::unique_ptr<Channel> channel = std::move((*arrival)->channel);
+    const ChannelResult<Json>& hello = (*arrival)->hello;
     const auto refuse = [&](const std::string& why) {
-      channel->send(Json::array({"refused", Json::array({why})}),
-                    Deadline::after(SteadyClock::instance(), Duration::zero()));
+      (void)channel->send(Json::array({"refused", Json::array({why})}),
+                          Deadline::after(SteadyClock::instance(), Duration::zero()));
       channel->close();
     };
-    const Deadline hello_deadline = Deadline::after(
-        SteadyClock::instance(), std::min<Duration>(kSignUpWait, deadline.remaining()));
-    auto hello = channel->receive(hello_deadline);
     if (!hello || !hello->is_string()) {
-      refuse("sign up by sending your seat's token (a JSON string) first");
+      refuse(fmt::format("sign up by sending your seat's token (a JSON string) first{}",
+                         hello ? "" : " (" + hello.error().detail + ")"));
       continue;
     }
     std::optional<std::size_t> seat;

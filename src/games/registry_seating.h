@@ -11,6 +11,7 @@
 #include "games/registry.h"
 #include "remote/channel.h"
 #include "remote/child_process.h"
+#include "remote/tcp.h"
 
 namespace arbiter {
 
@@ -53,9 +54,13 @@ Expected<PlayOutcome> play_match(const GameEntry& game, const PlaySpec& spec);
 
 // Opens the remote seats of a roster: "cmd:" seats spawn their program; "tcp" seats are claimed
 // by clients in any order, each by sending its seat's token (Hosting::tokens) as a JSON string
-// first, within Hosting::accept_timeout for them all; any other connection gets ["refused",
-// [REASON]] and is closed. Other seats stay empty. An Error only when tcp seats cannot be
-// listened for.
+// first, within Hosting::accept_timeout for them all. Connections sign up concurrently
+// (remote/tcp.h's SignUpDesk): each has 2 s from connecting to send its token and is judged as
+// soon as it has; at most Hosting::max_pending wait at once (sign_up_rules); the match starts as
+// soon as every tcp seat is claimed. A connection that sends anything else, a wrong token or a
+// taken seat's token, is too slow, or is dropped to make room gets ["refused", [REASON]] and is
+// closed. Other seats stay empty. An Error only when tcp seats cannot be listened for.
+SignUpDesk::Rules sign_up_rules(const Hosting& hosting);
 Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpec& spec,
                                                                    ChannelLimits limits = {});
 

@@ -8,10 +8,12 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <utility>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -47,22 +49,20 @@ void set_nodelay(int fd) {
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
-std::string address_text(const sockaddr* addr) {
+// The peer's IP address, and how describe() names it (with the port).
+std::pair<std::string, std::string> address_text(const sockaddr* addr) {
   char host[INET6_ADDRSTRLEN] = "?";
-  std::uint16_t port = 0;
   if (addr->sa_family == AF_INET) {
     const auto* in = reinterpret_cast<const sockaddr_in*>(addr);
     ::inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
-    port = ntohs(in->sin_port);
-    return fmt::format("{}:{}", host, port);
+    return {host, fmt::format("{}:{}", host, ntohs(in->sin_port))};
   }
   if (addr->sa_family == AF_INET6) {
     const auto* in6 = reinterpret_cast<const sockaddr_in6*>(addr);
     ::inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
-    port = ntohs(in6->sin6_port);
-    return fmt::format("[{}]:{}", host, port);
+    return {host, fmt::format("[{}]:{}", host, ntohs(in6->sin6_port))};
   }
-  return "?";
+  return {"?", "?"};
 }
 
 // The IPv4 address to listen on; "localhost" is taken to mean the loopback address rather than
@@ -117,9 +117,7 @@ void TcpListener::close() {
   close_fd(fd_);
 }
 
-Expected<std::optional<std::unique_ptr<Channel>>> TcpListener::accept(const Deadline& deadline,
-                                                                      Framing framing,
-                                                                      ChannelLimits limits) {
+Expected<std::optional<TcpListener::Accepted>> TcpListener::accept_now() {
   for (;;) {
     if (fd_ < 0) return fail("listener closed");
     sockaddr_storage peer{};
@@ -128,16 +126,15 @@ Expected<std::optional<std::unique_ptr<Channel>>> TcpListener::accept(const Dead
         ::accept4(fd_, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd >= 0) {
       set_nodelay(fd);
-      return std::optional<std::unique_ptr<Channel>>(std::make_unique<FdChannel>(
-          fd, fd, framing, limits,
-          "tcp " + address_text(reinterpret_cast<const sockaddr*>(&peer))));
+      auto [host, text] = address_text(reinterpret_cast<const sockaddr*>(&peer));
+      return Accepted{fd, std::move(host), std::move(text)};
     }
     switch (errno) {
       case EAGAIN:
 #if EWOULDBLOCK != EAGAIN
       case EWOULDBLOCK:
 #endif
-        break;
+        return std::optional<Accepted>();
       // A connection that died in the queue, or a signal: neither concerns the listener.
       case EINTR:
       case ECONNABORTED:
@@ -147,6 +144,18 @@ Expected<std::optional<std::unique_ptr<Channel>>> TcpListener::accept(const Dead
       default:
         return fail(fmt::format("accept failed: {}", std::strerror(errno)));
     }
+  }
+}
+
+Expected<std::optional<std::unique_ptr<Channel>>> TcpListener::accept(const Deadline& deadline,
+                                                                      Framing framing,
+                                                                      ChannelLimits limits) {
+  for (;;) {
+    auto accepted = accept_now();
+    if (!accepted) return std::unexpected(accepted.error());
+    if (*accepted)
+      return std::optional<std::unique_ptr<Channel>>(std::make_unique<FdChannel>(
+          (*accepted)->fd, (*accepted)->fd, framing, limits, "tcp " + (*accepted)->peer));
     switch (wait_for(fd_, POLLIN, -1, deadline)) {
       case Ready::ready:
         break;
@@ -156,6 +165,105 @@ Expected<std::optional<std::unique_ptr<Channel>>> TcpListener::accept(const Dead
       case Ready::invalid:
         return fail("listener closed");
     }
+  }
+}
+
+SignUpDesk::SignUpDesk(TcpListener& listener, Framing framing, Rules rules, ChannelLimits limits)
+    : listener_(listener), framing_(framing), rules_(rules), limits_(limits) {
+  rules_.max_pending = std::max<std::size_t>(rules_.max_pending, 1);
+  rules_.max_pending_per_host = std::max<std::size_t>(rules_.max_pending_per_host, 1);
+}
+
+SignUpDesk::~SignUpDesk() {
+  for (Pending& p : pending_) p.channel->close();
+}
+
+void SignUpDesk::conclude(std::size_t index, ChannelResult<Json> hello) {
+  done_.push_back({std::move(pending_[index].channel), std::move(hello), pending_[index].number});
+}
+
+void SignUpDesk::admit(TcpListener::Accepted accepted, Instant now) {
+  // Make room by dropping whoever has been silent the longest: of this address if it has its
+  // share, else of all. A prompt client is never the one dropped, being the last heard from.
+  const std::size_t of_host = static_cast<std::size_t>(std::count_if(
+      pending_.begin(), pending_.end(), [&](const Pending& p) { return p.host == accepted.host; }));
+  const bool host_full = of_host >= rules_.max_pending_per_host;
+  if (host_full || pending_.size() >= rules_.max_pending) {
+    std::optional<std::size_t> quietest;
+    for (std::size_t i = 0; i < pending_.size(); ++i)
+      if ((!host_full || pending_[i].host == accepted.host) &&
+          (!quietest || pending_[i].heard < pending_[*quietest].heard))
+        quietest = i;
+    conclude(*quietest,
+             std::unexpected(ChannelFault{
+                 Why::timeout,
+                 fmt::format("dropped to make room: {} connections were waiting to sign up{}, "
+                             "and this one had been silent the longest",
+                             host_full ? of_host : pending_.size(),
+                             host_full ? " from " + accepted.host : std::string())}));
+    pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(*quietest));
+  }
+  auto channel =
+      std::make_unique<FdChannel>(accepted.fd, accepted.fd, framing_, limits_, "tcp " + accepted.peer);
+  pending_.push_back({std::move(channel), accepted.fd, std::move(accepted.host), now,
+                      now + rules_.wait, accepted_++});
+}
+
+Expected<std::optional<SignUpDesk::Arrival>> SignUpDesk::next(const Deadline& deadline) {
+  // Connections accepted in one round at most, so that a flood cannot starve the reading.
+  constexpr int kAcceptsPerRound = 256;
+  const Clock& clock = SteadyClock::instance();
+  std::vector<pollfd> fds;
+  for (;;) {
+    if (!done_.empty()) {
+      Arrival arrival = std::move(done_.front());
+      done_.pop_front();
+      return arrival;
+    }
+    if (listener_.fd_ < 0) return fail("listener closed");
+    // Sleep until something is readable, the first pending wait ends, or the deadline.
+    Duration sleep = deadline.remaining();
+    const Instant now = clock.now();
+    for (const Pending& p : pending_) sleep = std::min<Duration>(sleep, p.until - now);
+    sleep = std::max<Duration>(sleep, Duration::zero());
+    fds.assign(1, pollfd{listener_.fd_, POLLIN, 0});
+    for (const Pending& p : pending_) fds.push_back({p.fd, POLLIN, 0});
+    const timespec timeout{static_cast<time_t>(sleep.count() / 1'000'000'000),
+                           static_cast<long>(sleep.count() % 1'000'000'000)};
+    if (::ppoll(fds.data(), fds.size(), &timeout, nullptr) < 0 && errno != EINTR)
+      return fail(fmt::format("poll failed: {}", std::strerror(errno)));
+
+    const Instant woke = clock.now();
+    for (std::size_t i = 0; i < pending_.size(); ++i) {
+      Pending& p = pending_[i];
+      if (fds[i + 1].revents != 0) {
+        p.heard = woke;
+        auto hello = p.channel->try_receive();
+        if (!hello)
+          conclude(i, std::unexpected(hello.error()));
+        else if (*hello)
+          conclude(i, std::move(**hello));
+      }
+      // Its wait is over only after it has had its chance to be read.
+      if (p.channel && woke >= p.until)
+        conclude(i, std::unexpected(ChannelFault{
+                        Why::timeout,
+                        fmt::format("no sign-up within {} ms",
+                                    std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        rules_.wait)
+                                        .count())}));
+    }
+    std::erase_if(pending_, [](const Pending& p) { return p.channel == nullptr; });
+
+    if (fds[0].revents != 0) {
+      for (int n = 0; n < kAcceptsPerRound; ++n) {
+        auto accepted = listener_.accept_now();
+        if (!accepted) return std::unexpected(accepted.error());
+        if (!*accepted) break;
+        admit(std::move(**accepted), woke);
+      }
+    }
+    if (done_.empty() && deadline.passed()) return std::optional<Arrival>();
   }
 }
 

@@ -1,11 +1,16 @@
-// TCP endpoints on top of FdChannel: a listener that accepts under a deadline, and a connector.
+// TCP endpoints on top of FdChannel: a listener that accepts under a deadline, a sign-up desk
+// that reads every new connection's first message at once, and a connector.
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/json.h"
 #include "remote/channel.h"
@@ -25,7 +30,7 @@ class TcpListener {
  public:
   // Listens on host:port (port 0 picks a free one), SO_REUSEADDR set.
   static Expected<std::unique_ptr<TcpListener>> listen(const std::string& host, std::uint16_t port,
-                                                       int backlog = 16);
+                                                       int backlog = 128);
   ~TcpListener();
 
   std::uint16_t port() const { return port_; }
@@ -37,9 +42,74 @@ class TcpListener {
   void close();
 
  private:
+  friend class SignUpDesk;
+  struct Accepted {
+    int fd;
+    std::string host;  // the peer's IP address, without the port
+    std::string peer;  // host and port, for describe()
+  };
   TcpListener(int fd, std::uint16_t port) : fd_(fd), port_(port) {}
+  // One connection from the queue if there is one, never waiting.
+  Expected<std::optional<Accepted>> accept_now();
   int fd_;
   std::uint16_t port_;
+};
+
+// Sign-up over TCP where no client waits for another. Every connection the listener accepts is
+// pending until it has sent one complete message (its sign-up); all pending connections are read
+// at once, in one poll() with the listener, so an idle or slow connection delays nobody.
+// - Each pending connection has `wait` from when it was accepted to send its message.
+// - At most `max_pending` connections are pending at once, and at most `max_pending_per_host`
+//   from one IP address. A connection that arrives when its address (else the desk) is full takes
+//   the place of the pending one of that address (else of any) that has been silent the longest.
+//   So a client that sends its sign-up promptly always gets in, however many idle connections
+//   anyone holds open, and one address cannot push out the others' pending clients.
+// Used by one thread.
+class SignUpDesk {
+ public:
+  struct Rules {
+    Duration wait = std::chrono::seconds(2);
+    std::size_t max_pending = 64;           // at least 1
+    std::size_t max_pending_per_host = 16;  // at least 1
+  };
+  struct Arrival {
+    std::unique_ptr<Channel> channel;  // its owner decides: seat it, or refuse and close it
+    // The sign-up, or why none came: timeout (its wait passed, or it was dropped to make room,
+    // which the detail says), hang_up, malformed.
+    ChannelResult<Json> hello;
+    std::uint64_t number = 0;  // its place in the order the desk accepted connections, from 0
+  };
+
+  // Channels get `framing` and `limits`; the listener must outlive the desk.
+  SignUpDesk(TcpListener& listener, Framing framing, Rules rules, ChannelLimits limits = {});
+  ~SignUpDesk();
+
+  // The next connection to be done with signing up, in the order that happened (accepting new
+  // connections meanwhile); nothing if none is by the deadline. An Error only when the listener
+  // fails.
+  Expected<std::optional<Arrival>> next(const Deadline& deadline);
+
+  std::size_t pending() const { return pending_.size(); }
+
+ private:
+  struct Pending {
+    std::unique_ptr<Channel> channel;
+    int fd;  // the channel's socket, polled while it is pending
+    std::string host;
+    Instant heard;  // when it was accepted or last sent bytes
+    Instant until;  // its wait ends
+    std::uint64_t number;
+  };
+  void admit(TcpListener::Accepted accepted, Instant now);
+  void conclude(std::size_t index, ChannelResult<Json> hello);
+
+  TcpListener& listener_;
+  Framing framing_;
+  Rules rules_;
+  ChannelLimits limits_;
+  std::vector<Pending> pending_;
+  std::deque<Arrival> done_;
+  std::uint64_t accepted_ = 0;
 };
 
 // A secret for claiming a tcp seat: "SEAT-" and 32 hex digits from the kernel's random source

@@ -42,6 +42,10 @@ struct NetOptions {
   std::string host = "127.0.0.1";       // where xserver listens
   std::ostream* observe = nullptr;      // the game log, if the ref-spec asks to observe
   std::ostream* diagnostics = nullptr;  // sign-up and client messages unless the config is quiet
+  // xserver: connections that have not sent their name held at once, in all and from one
+  // address; beyond, a new one replaces the one silent longest (remote/tcp.h's SignUpDesk).
+  std::size_t max_pending = 64;
+  std::size_t max_pending_per_host = 16;
 };
 
 // xserver: ServerConfig -> the Result of the one game it runs, or [[],[]] when fewer than 2

@@ -115,35 +115,44 @@ Expected<ServerConfig> decode_server_config(const Json& j) {
 struct SignedUp {
   std::string name;
   std::unique_ptr<Channel> channel;
+  std::uint64_t connected = 0;  // the order of its connection
 };
 
 void say(const NetOptions& options, bool quiet, const std::string& line) {
   if (!quiet && options.diagnostics != nullptr) *options.diagnostics << line << std::endl;
 }
 
-// Sign-up (docs/games/q.md §5): names are read one connection at a time in accept order, each
-// within wait-for-signup; periods of server-wait seconds, at most server-tries of them; the game
-// starts at once with 4 players, or at the end of a period with 2 or more.
+// Sign-up (docs/games/q.md §5): every connection has wait-for-signup from connecting to send its
+// name, and names are read from all connections at once (remote/tcp.h's SignUpDesk), so a silent
+// one delays nobody; periods of server-wait seconds, at most server-tries of them; the game
+// starts at once with 4 players, or at the end of a period with 2 or more. The players are in
+// the order they connected, as with the course's server, which reads one connection at a time.
 std::vector<SignedUp> sign_up(TcpListener& listener, const ServerConfig& c,
                               const NetOptions& options) {
+  SignUpDesk desk(listener, Framing::values,
+                  {.wait = scaled(static_cast<double>(c.signup), options.time_scale),
+                   .max_pending = options.max_pending,
+                   .max_pending_per_host = options.max_pending_per_host});
   std::vector<SignedUp> players;
   for (std::uint64_t period = 0; period < c.tries; ++period) {
     const Deadline period_end = after(scaled(static_cast<double>(c.wait), options.time_scale));
     while (players.size() < static_cast<std::size_t>(kMaxPlayers)) {
-      auto accepted = listener.accept(period_end, Framing::values);
-      if (!accepted || !*accepted) break;
-      std::unique_ptr<Channel> channel = std::move(**accepted);
-      auto name =
-          channel->receive(after(scaled(static_cast<double>(c.signup), options.time_scale)));
+      auto arrival = desk.next(period_end);
+      if (!arrival || !*arrival) break;
+      const ChannelResult<Json>& name = (*arrival)->hello;
       if (name && name->is_string() && valid_seat_name(name->get<std::string>())) {
-        players.push_back({name->get<std::string>(), std::move(channel)});
+        players.push_back(
+            {name->get<std::string>(), std::move((*arrival)->channel), (*arrival)->number});
       } else {
         say(options, c.quiet,
             fmt::format("improper sign-up: {}", name ? excerpt(*name) : name.error().detail));
-        channel->close();
+        (*arrival)->channel->close();
       }
     }
-    if (players.size() >= static_cast<std::size_t>(kMinPlayers)) return players;
+    if (players.size() >= static_cast<std::size_t>(kMinPlayers)) {
+      std::ranges::sort(players, {}, &SignedUp::connected);
+      return players;
+    }
   }
   return {};
 }
