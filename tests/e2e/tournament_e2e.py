@@ -275,6 +275,31 @@ def test_sigterm_within_seconds(tmp):
                  f"{took:.1f} s" if not problems else "")
 
 
+def test_hostile_lua_team(tmp):
+    """An Abalone team whose pieces run a quadratic plain string.find (hours inside one C call
+    with stock Lua) is forfeited with a named reason and the tournament finishes."""
+    store = f"sqlite:{tmp}/bomb.db"
+    bomb = os.path.join(ARGS.misbehaving, "find_bomb.lua")
+    start = time.monotonic()
+    try:
+        r = arbiter("tournament", "run", "-g", "abalone", "-p", f"bomb:lua:{bomb}", "-p", "s:simple",
+                    "--rounds", "2", "--store", store, "-q", timeout=120)
+    except subprocess.TimeoutExpired:
+        TALLY.report("a hostile Lua team: the tournament finishes", ["did not finish in 120 s"], "")
+        return
+    took = time.monotonic() - start
+    problems = [] if r.returncode == 0 else [f"exit {r.returncode}: {r.stderr.strip()[-300:]}"]
+    rows = match_rows(store, 1) if not problems else []
+    if len(rows) != 4:
+        problems.append(f"{len(rows)} matches stored, expected 4")
+    for row in rows:
+        if not row["ejections"].startswith("bomb:") or row["winners"] != "s" or row["error"]:
+            problems.append(f"match {row['index']}: winners {row['winners']!r}, ejections "
+                            f"{row['ejections']!r}, error {row['error']!r}")
+    TALLY.report("a hostile Lua team (find bomb): forfeited, the tournament finishes", problems,
+                 f"4 matches in {took:.1f} s")
+
+
 def test_cmd_players(tmp):
     store = f"sqlite:{tmp}/cmd.db"
     r = arbiter("tournament", "run", "-g", "q", "-p", f"ext:cmd:{ARGS.qbot} --strategy dag",
@@ -399,6 +424,9 @@ def main():
     p.add_argument("--examples", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                       "..", "..", "examples"),
                    help="the examples folder (q_misbehave.py)")
+    p.add_argument("--misbehaving", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                         "..", "misbehaving"),
+                   help="the hostile players' folder (find_bomb.lua)")
     p.add_argument("--postgres", help="a postgresql:// URL: run the PostgreSQL checks only")
     p.add_argument("--postgres-from-env", action="store_true",
                    help="the URL is in ARBITER_TEST_POSTGRES_URL (set by scripts/with_postgres.sh)")
@@ -416,6 +444,7 @@ def main():
         tests = [lambda: test_errors(tmp), lambda: test_run_from_file(tmp),
                  lambda: test_cmd_players(tmp), lambda: test_progress_bar_on_a_terminal(tmp),
                  lambda: test_interrupt(tmp), lambda: test_sigterm_within_seconds(tmp),
+                 lambda: test_hostile_lua_team(tmp),
                  lambda: test_worker_killed_mid_batch(tmp, f"sqlite:{tmp}/kill.db", "sqlite"),
                  lambda: test_acceptance_kill_and_resume(tmp)]
     try:
