@@ -567,14 +567,29 @@ struct StuckMatches {
   }
 };
 
+// A tournament of two battleship matches in a fresh SQLite store.
+struct TwoMatches {
+  std::string dir = temp_dir();
+  Expected<std::unique_ptr<Store>> store = open_store("sqlite:" + dir + "/t.db");
+  Expected<std::int64_t> id = fail("no store");
+  TwoMatches() {
+    if (!store) return;
+    auto spec = spec_of(2, 2, 1, Schedule::round_robin, "battleship");
+    spec.players = {{"d", "density"}, {"h", "hunt"}};
+    id = create_tournament(**store, spec);
+  }
+  bool ready() const { return store && id; }
+  ~TwoMatches() {
+    if (store) store->reset();
+    std::filesystem::remove_all(dir);
+  }
+};
+
 TEST(Worker, AMatchPastItsLimitIsStoredAsMatchTimeLimitAndNotPlayedAgain) {
-  const std::string dir = temp_dir();
-  auto store = open_store("sqlite:" + dir + "/t.db");
-  ASSERT_TRUE(store.has_value());
-  auto spec = spec_of(2, 2, 1, Schedule::round_robin, "battleship");
-  spec.players = {{"d", "density"}, {"h", "hunt"}};
-  auto id = create_tournament(**store, spec);
-  ASSERT_TRUE(id.has_value());
+  TwoMatches m;
+  ASSERT_TRUE(m.ready());
+  auto& store = m.store;
+  auto& id = m.id;
   StuckMatches stuck;
   WorkerOptions options;
   options.threads = 1;
@@ -596,17 +611,13 @@ TEST(Worker, AMatchPastItsLimitIsStoredAsMatchTimeLimitAndNotPlayedAgain) {
   for (const auto& r : *results)
     EXPECT_TRUE(string_or(r.result, "error").starts_with("match-time-limit: ")) << dump(r.result);
   EXPECT_GE(abandoned_matches(), 2);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Worker, AStoppedWorkerReleasesTheMatchesUnderWayAfterTheGraceAndAResumeFinishes) {
-  const std::string dir = temp_dir();
-  auto store = open_store("sqlite:" + dir + "/t.db");
-  ASSERT_TRUE(store.has_value());
-  auto spec = spec_of(2, 2, 1, Schedule::round_robin, "battleship");
-  spec.players = {{"d", "density"}, {"h", "hunt"}};
-  auto id = create_tournament(**store, spec);
-  ASSERT_TRUE(id.has_value());
+  TwoMatches m;
+  ASSERT_TRUE(m.ready());
+  auto& store = m.store;
+  auto& id = m.id;
   StuckMatches stuck;
   std::atomic<bool> stop{false};
   WorkerOptions options;
@@ -639,7 +650,6 @@ TEST(Worker, AStoppedWorkerReleasesTheMatchesUnderWayAfterTheGraceAndAResumeFini
   ASSERT_TRUE(second.has_value()) << second.error().message;
   EXPECT_EQ(second->stored, 2);
   EXPECT_EQ(second->duplicates, 0);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(LogCodec, PacksLogsSmallAndGivesThemBackExactly) {

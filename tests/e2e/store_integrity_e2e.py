@@ -10,7 +10,6 @@ started (through psql)."""
 import argparse
 import os
 import re
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -243,7 +242,8 @@ def main():
                    help="run against ARBITER_TEST_POSTGRES_URL (set by scripts/with_postgres.sh)")
     ARGS = p.parse_args()
     tmp = tempfile.mkdtemp(prefix="arbiter-integrity-")
-    try:
+
+    def check():
         if ARGS.postgres_from_env:
             url = os.environ.get("ARBITER_TEST_POSTGRES_URL")
             if not url:
@@ -252,14 +252,7 @@ def main():
         else:
             path = os.path.join(tmp, "store.db")
             test_store(SqliteDb(path), f"sqlite:{path}", "sqlite")
-    except Exception as e:  # a check that could not finish is a failed check, with why
-        import traceback
-        TALLY.report("a check raised", [f"{type(e).__name__}: {e}"], "")
-        traceback.print_exc()
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{TALLY.passed} passed, {TALLY.failed} failed")
-    sys.exit(1 if TALLY.failed else 0)
+    sys.exit(TALLY.run_all([check], tmp))
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ import os
 import pty
 import re
 import select
-import shutil
 import signal
 import subprocess
 import sys
@@ -447,18 +446,7 @@ def main():
                  lambda: test_hostile_lua_team(tmp),
                  lambda: test_worker_killed_mid_batch(tmp, f"sqlite:{tmp}/kill.db", "sqlite"),
                  lambda: test_acceptance_kill_and_resume(tmp)]
-    try:
-        for test in tests:
-            try:
-                test()
-            except Exception as e:  # a check that could not finish is a failed check, with why
-                import traceback
-                TALLY.report("a check raised", [f"{type(e).__name__}: {e}"], "")
-                traceback.print_exc()
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{TALLY.passed} passed, {TALLY.failed} failed")
-    sys.exit(1 if TALLY.failed else 0)
+    sys.exit(TALLY.run_all(tests, tmp))
 
 
 if __name__ == "__main__":

@@ -40,6 +40,26 @@ class Tally:
                     print(f"ok   {name}: {detail}", flush=True)
 
 
+    def run_all(self, checks, tmp=None):
+        """Runs each check (a function of no arguments); one that raises is a failed check, with
+        its traceback. Removes `tmp` (a directory) at the end, prints "N passed, M failed" and
+        returns the exit code: 1 if any check failed."""
+        import shutil
+        import traceback
+        try:
+            for check in checks:
+                try:
+                    check()
+                except Exception as e:  # a check that could not finish is a failed check
+                    self.report("a check raised", [f"{type(e).__name__}: {e}"], "")
+                    traceback.print_exc()
+        finally:
+            if tmp:
+                shutil.rmtree(tmp, ignore_errors=True)
+        print(f"{self.passed} passed, {self.failed} failed")
+        return 1 if self.failed else 0
+
+
 class Run:
     """One `arbiter ... --json` run: its command, exit code, output and wall time (and a note
     when it could not finish), with the JSON result parsed when stdout holds one."""
