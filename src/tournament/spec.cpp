@@ -200,8 +200,14 @@ Expected<TournamentSpec> read_spec_file(const std::string& path) {
     table = toml::parse(*text, path);
   } catch (const toml::parse_error& e) {
     const auto& at = e.source().begin;
-    if (at.line == 0) return fail(fmt::format("{}: {}", path, e.description()));
-    return fail(fmt::format("{}:{}:{}: {}", path, at.line, at.column, e.description()));
+    // The parser quotes what it saw, which may be a line break or another control character:
+    // the message stays one line.
+    std::string why;
+    for (const char c : e.description())
+      why += static_cast<unsigned char>(c) < 0x20 ? fmt::format("\\x{:02x}", c)
+                                                  : std::string(1, c);
+    if (at.line == 0) return fail(fmt::format("{}: {}", path, why));
+    return fail(fmt::format("{}:{}:{}: {}", path, at.line, at.column, why));
   }
   static const std::set<std::string> known{"name",   "game", "schedule", "seats",
                                            "rounds", "seed", "per_call", "hero",

@@ -338,6 +338,15 @@ TEST(Spec, ReadsATomlFileAndNamesTheLineOfAnUnknownKey) {
   ASSERT_FALSE(broken.has_value());
   EXPECT_NE(broken.error().message.find("broken.toml:1:"), std::string::npos) << broken.error().message;
   EXPECT_FALSE(read_spec_file(dir + "/missing.toml").has_value());
+  {
+    // Found by fuzz/targets/spec.cpp: the parser quotes the line break it saw.
+    std::ofstream f(dir + "/bool.toml");
+    f << "game = \"q\"\nrounds = 3\nquiet = t\n";
+  }
+  auto quoted = read_spec_file(dir + "/bool.toml");
+  ASSERT_FALSE(quoted.has_value());
+  EXPECT_EQ(quoted.error().message.find('\n'), std::string::npos) << quoted.error().message;
+  EXPECT_NE(quoted.error().message.find("bool.toml:3:"), std::string::npos) << quoted.error().message;
   std::filesystem::remove_all(dir);
 }
 
