@@ -107,11 +107,14 @@ Expected<Puzzle> parse_game_id(std::string_view text) {
     if (n > kMaxN) return fail(fmt::format("n must be 1 to {}", kMaxN));
     ++i;
   }
-  if (i == 0) return fail(fmt::format("a game ID starts with n, got \"{}\"", params));
+  // What was given is quoted as JSON: one line, whatever bytes it holds.
+  if (i == 0)
+    return fail(fmt::format("a game ID starts with n, got {}", excerpt(Json(std::string(params)))));
   if (i < params.size()) {
     if (params[i] != 'd' || i + 2 != params.size() ||
         std::string_view("tbhea").find(params[i + 1]) == std::string_view::npos)
-      return fail(fmt::format("the parameters \"{}\" are not <n> or <n>d<t|b|h|e|a>", params));
+      return fail(fmt::format("the parameters {} are not <n> or <n>d<t|b|h|e|a>",
+                              excerpt(Json(std::string(params)))));
   }
   p.n = static_cast<int>(n);
   for (std::size_t k = 0; k < desc.size();) {
@@ -126,7 +129,8 @@ Expected<Puzzle> parse_game_id(std::string_view text) {
       if (close == k + 1) return fail("empty '[]' " + where(colon + 1 + k));
       for (std::size_t j = k + 1; j < close; ++j) {
         if (!std::isdigit(static_cast<unsigned char>(desc[j])))
-          return fail(fmt::format("'[{}]' is not a number", desc.substr(k + 1, close - k - 1)));
+          return fail(fmt::format("[{}] is not a number",
+                                  excerpt(Json(std::string(desc.substr(k + 1, close - k - 1))))));
         v = v * 10 + (desc[j] - '0');
         if (v > kMaxN) return fail(fmt::format("the value [{}...] is too large", v));
       }

@@ -14,10 +14,8 @@ Json Q::encode(const Config& c) {
 }
 
 Expected<Config> Q::decode_config(const Json& j) {
-  if (!j.is_object()) return fail("Q config: expected an object, got " + excerpt(j));
-  for (const auto& [key, value] : j.items())
-    if (key != "players" && key != "bonuses" && key != "table")
-      return fail(fmt::format("Q config: unknown field \"{}\"", key));
+  if (auto ok = only_keys(j, {"players", "bonuses", "table"}, "Q config"); !ok)
+    return std::unexpected(ok.error());
   Config c;
   if (j.contains("players")) {
     auto n = to_int(j["players"], "Q config: players");

@@ -179,6 +179,11 @@ TEST(QConfig, RoundTripsAndRejectsNonsense) {
   EXPECT_FALSE(Q::decode_config(Json{{"colour", "red"}}));
   EXPECT_FALSE(Q::decode_config(Json{{"bonuses", {{"q", -1}, {"finish", 2}}}}));
   EXPECT_FALSE(Q::decode_config(Json::array()));
+  // Found by fuzz/targets/q_codec.cpp: an unknown key is quoted as JSON, so the error stays one
+  // line whatever the key holds.
+  auto odd = Q::decode_config(Json{{"cred\nplayers", 2}});
+  ASSERT_FALSE(odd);
+  EXPECT_EQ(odd.error().message, "Q config: unknown field \"cred\\nplayers\"");
 }
 
 }  // namespace

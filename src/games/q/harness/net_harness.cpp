@@ -33,12 +33,10 @@ Deadline after(Millis d) {
   return Deadline::after(SteadyClock::instance(), d);
 }
 
-Expected<void> only_keys(const Json& j, std::initializer_list<std::string_view> keys,
-                         std::string_view what) {
-  if (!j.is_object()) return fail(fmt::format("{}: expected an object, got {}", what, excerpt(j)));
-  for (const auto& [key, value] : j.items())
-    if (std::find(keys.begin(), keys.end(), key) == keys.end())
-      return fail(fmt::format("{}: unknown field \"{}\"", what, key));
+// Every one of `keys` and no other.
+Expected<void> exact_keys(const Json& j, std::initializer_list<std::string_view> keys,
+                          std::string_view what) {
+  if (auto ok = arbiter::only_keys(j, keys, what); !ok) return ok;
   for (std::string_view key : keys)
     if (!j.contains(key)) return fail(fmt::format("{}: missing field \"{}\"", what, key));
   return {};
@@ -67,7 +65,7 @@ struct ServerConfig {
 
 Expected<ServerConfig> decode_server_config(const Json& j) {
   constexpr std::string_view what = "ServerConfig";
-  if (auto ok = only_keys(
+  if (auto ok = exact_keys(
           j, {"port", "server-tries", "server-wait", "wait-for-signup", "quiet", "ref-spec"}, what);
       !ok)
     return std::unexpected(ok.error());
@@ -88,7 +86,7 @@ Expected<ServerConfig> decode_server_config(const Json& j) {
 
   constexpr std::string_view ref = "RefereeConfig";
   const Json& r = j.at("ref-spec");
-  if (auto ok = only_keys(r, {"state0", "quiet", "config-s", "per-turn", "observe"}, ref); !ok)
+  if (auto ok = exact_keys(r, {"state0", "quiet", "config-s", "per-turn", "observe"}, ref); !ok)
     return std::unexpected(ok.error());
   auto state0 = decode_table(keep_later_cells_of_map(r.at("state0")));
   if (!state0) return fail("RefereeConfig: state0: " + state0.error().message);
@@ -102,7 +100,7 @@ Expected<ServerConfig> decode_server_config(const Json& j) {
   if (auto q = to_bool(r.at("quiet"), "RefereeConfig: quiet"); !q)
     return std::unexpected(q.error());
   const Json& s = r.at("config-s");
-  if (auto ok = only_keys(s, {"qbo", "fbo"}, "RefereeStateConfig"); !ok)
+  if (auto ok = exact_keys(s, {"qbo", "fbo"}, "RefereeStateConfig"); !ok)
     return std::unexpected(ok.error());
   auto qbo = bounded(s, "qbo", 10, "RefereeStateConfig");
   auto fbo = bounded(s, "fbo", 10, "RefereeStateConfig");
@@ -318,7 +316,7 @@ Expected<std::vector<std::string>> xclients(const std::vector<Json>& in,
                     "{} JSON values",
                     in.size()));
   const Json& j = in[0];
-  if (auto ok = only_keys(j, {"port", "host", "wait", "quiet", "players"}, "ClientConfig"); !ok)
+  if (auto ok = exact_keys(j, {"port", "host", "wait", "quiet", "players"}, "ClientConfig"); !ok)
     return fail("xclients: " + ok.error().message);
   auto config_port = bounded(j, "port", 65535, "ClientConfig");
   auto wait = bounded(j, "wait", 9, "ClientConfig");
