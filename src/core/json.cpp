@@ -73,6 +73,18 @@ bool too_deep(std::string_view text) {
 
 }  // namespace
 
+std::string escape_controls(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    else
+      out += c;
+  }
+  return out;
+}
+
 Expected<Json> parse_json(std::string_view text) {
   // The library takes a NUL byte for the end of its input, so `"pass"\0{{{` would parse as
   // "pass"; JSON has no raw NUL anywhere (in a string it must be escaped as \u0000).

@@ -38,6 +38,10 @@ Expected<std::vector<Json>> read_json_values(std::istream& in);
 // or a raw NUL byte anywhere make it malformed.
 Expected<Json> parse_json(std::string_view text);
 
+// `text` with every control character (line breaks included) written as \xNN: an error message
+// that quotes what it was given stays one line.
+std::string escape_controls(std::string_view text);
+
 // A short rendering of `j` for error messages, cut to about `max` characters.
 std::string excerpt(const Json& j, std::size_t max = 60);
 

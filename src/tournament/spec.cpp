@@ -188,9 +188,7 @@ Json to_json(const toml::node& node) {
   return "(a TOML date or time, which no setting takes)";
 }
 
-}  // namespace
-
-Expected<TournamentSpec> read_spec_file(const std::string& path) {
+Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
   // A tournament file is a page of settings; anything this big is not one.
   constexpr std::size_t kMaxSpecFile = std::size_t{16} << 20;
   auto text = read_file(path, kMaxSpecFile);
@@ -200,12 +198,7 @@ Expected<TournamentSpec> read_spec_file(const std::string& path) {
     table = toml::parse(*text, path);
   } catch (const toml::parse_error& e) {
     const auto& at = e.source().begin;
-    // The parser quotes what it saw, which may be a line break or another control character:
-    // the message stays one line.
-    std::string why;
-    for (const char c : e.description())
-      why += static_cast<unsigned char>(c) < 0x20 ? fmt::format("\\x{:02x}", c)
-                                                  : std::string(1, c);
+    const std::string why(e.description());
     if (at.line == 0) return fail(fmt::format("{}: {}", path, why));
     return fail(fmt::format("{}:{}:{}: {}", path, at.line, at.column, why));
   }
@@ -282,6 +275,15 @@ Expected<TournamentSpec> read_spec_file(const std::string& path) {
   spec->program = terms;
   for (std::size_t i = 0; i < own.size() && i < spec->players.size(); ++i)
     spec->players[i].program = own[i];
+  return spec;
+}
+
+}  // namespace
+
+Expected<TournamentSpec> read_spec_file(const std::string& path) {
+  auto spec = read_spec_unescaped(path);
+  // Messages quote the file (a value, a key, what the TOML parser saw): one line all the same.
+  if (!spec) return fail(escape_controls(spec.error().message));
   return spec;
 }
 

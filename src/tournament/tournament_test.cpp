@@ -347,6 +347,14 @@ TEST(Spec, ReadsATomlFileAndNamesTheLineOfAnUnknownKey) {
   ASSERT_FALSE(quoted.has_value());
   EXPECT_EQ(quoted.error().message.find('\n'), std::string::npos) << quoted.error().message;
   EXPECT_NE(quoted.error().message.find("bool.toml:3:"), std::string::npos) << quoted.error().message;
+  {
+    std::ofstream f(dir + "/schedule.toml");
+    f << "game = \"q\"\nschedule = \"round\\nrobin\"\n";  // a value quoted in the message
+  }
+  auto value = read_spec_file(dir + "/schedule.toml");
+  ASSERT_FALSE(value.has_value());
+  EXPECT_NE(value.error().message.find("schedule \"round\\x0arobin\""), std::string::npos)
+      << value.error().message;
   std::filesystem::remove_all(dir);
 }
 
