@@ -68,7 +68,8 @@ void result_rows(const Json& rows) {
     results.push_back(std::move(row));
   }
   const StandingsTable table = compute_standings(spec, results);
-  FUZZ_CHECK(table.matches + table.errors == static_cast<std::int64_t>(results.size()),
+  FUZZ_CHECK(table.matches + table.errors + table.damaged ==
+                 static_cast<std::int64_t>(results.size()),
              "standings count other results than were given");
   for (const auto& row : table.rows)
     FUZZ_CHECK(row.points >= 0 && row.points <= static_cast<double>(row.matches),

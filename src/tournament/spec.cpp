@@ -287,7 +287,9 @@ Expected<TournamentSpec> read_spec_file(const std::string& path) {
   return spec;
 }
 
-Expected<void> validate_spec(const TournamentSpec& spec) {
+namespace {
+
+Expected<void> validate_unescaped(const TournamentSpec& spec) {
   const GameEntry* game = find_game(spec.game);
   if (game == nullptr) return fail(fmt::format("unknown game \"{}\" (see arbiter games)", spec.game));
   if (!valid_tournament_name(spec.name))
@@ -343,6 +345,15 @@ Expected<void> validate_spec(const TournamentSpec& spec) {
   if (!spec.hero.empty() && !names.contains(spec.hero))
     return fail(fmt::format("hero \"{}\" is not among the players", spec.hero));
   return {};
+}
+
+}  // namespace
+
+Expected<void> validate_spec(const TournamentSpec& spec) {
+  auto ok = validate_unescaped(spec);
+  // Messages quote names and values as given: one line all the same.
+  if (!ok) return fail(escape_controls(ok.error().message));
+  return ok;
 }
 
 bool unsandboxed(const TournamentSpec& spec) {

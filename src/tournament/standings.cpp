@@ -39,20 +39,34 @@ std::optional<MatchFinish> match_finish(const Json& job_spec, const Json& result
   std::vector<bool> won(k, false);
   std::vector<int> ejected_at(k, -1);
   std::vector<std::int64_t> score(k, 0);
+  // A seat is an integer in 0..k-1; a float is refused before any conversion (a huge one has
+  // no value as an integer at all: found by fuzz/targets/store_rows.cpp).
+  const auto seat_of = [k](const Json& v) -> std::optional<std::size_t> {
+    if (!v.is_number_integer()) return std::nullopt;
+    const bool in_range = v.is_number_unsigned()
+                              ? v.get<std::uint64_t>() < k
+                              : v.get<std::int64_t>() >= 0 &&
+                                    static_cast<std::uint64_t>(v.get<std::int64_t>()) < k;
+    if (!in_range) return std::nullopt;
+    return v.get<std::size_t>();
+  };
   try {
     for (const Json& w : result.at("winners")) {
-      const auto s = w.get<std::size_t>();
-      if (s >= k) return std::nullopt;
-      won[s] = true;
+      const auto s = seat_of(w);
+      if (!s) return std::nullopt;
+      won[*s] = true;
     }
     int order = 0;
     for (const Json& e : result.at("ejections")) {
-      const auto s = e.at("seat").get<std::size_t>();
-      if (s >= k) return std::nullopt;
-      ejected_at[s] = order++;
+      const auto s = seat_of(e.at("seat"));
+      if (!s) return std::nullopt;
+      ejected_at[*s] = order++;
     }
     const Json& scores = result.at("scores");
-    for (std::size_t s = 0; s < k && s < scores.size(); ++s) score[s] = scores[s].get<std::int64_t>();
+    for (std::size_t s = 0; s < k && s < scores.size(); ++s) {
+      if (!scores[s].is_number_integer()) return std::nullopt;
+      score[s] = scores[s].get<std::int64_t>();
+    }
   } catch (const Json::exception&) {
     return std::nullopt;
   }

@@ -257,6 +257,25 @@ TEST(Standings, DamagedRowsAreLeftOutAndCountedNeverPlayedOrErrored) {
   EXPECT_NE(csv.find("1,0,2,p0 p1,,,,,"), std::string::npos) << csv;  // no outcome shown
 }
 
+TEST(Standings, SeatsThatAreNotIntegersAreNeverConvertedAndNeverAMatch) {
+  // Found by fuzz/targets/store_rows.cpp: a float winner was converted to a seat number (a huge
+  // one is undefined behaviour) when a row reached the standings unchecked.
+  const auto spec = spec_of(2);
+  std::vector<StoredResult> results;
+  for (const Json& winner : {Json(-9.2e19), Json(0.5), Json(1e30), Json(-1)}) {
+    Json result = win_for(0);
+    result["winners"] = Json::array({winner});
+    results.push_back({0, static_cast<std::int64_t>(results.size()), 0,
+                       Json{{"seats", {0, 1}}, {"seed", 1}}, result, "w", 0});
+  }
+  Json score = win_for(0);
+  score["scores"] = Json::array({1e30, 0});
+  results.push_back({0, 4, 0, Json{{"seats", {0, 1}}, {"seed", 1}}, score, "w", 0});
+  const auto table = compute_standings(spec, results);
+  EXPECT_EQ(table.matches, 0);
+  EXPECT_EQ(table.errors + table.damaged, 5);
+}
+
 TEST(Standings, MatchLinesCarryTheCommandThatReplaysThem) {
   auto spec = spec_of(2);
   spec.config = Json{{"players", 2}};
