@@ -183,7 +183,12 @@ Json to_json(const toml::node& node) {
   }
   if (const auto* s = node.as_string()) return s->get();
   if (const auto* i = node.as_integer()) return i->get();
-  if (const auto* f = node.as_floating_point()) return f->get();
+  if (const auto* f = node.as_floating_point()) {
+    // JSON has no nan or inf (stored, they would come back as null): like a date, a value no
+    // setting takes, which the game's config check then names.
+    if (!std::isfinite(f->get())) return "(nan or inf, which no setting takes)";
+    return f->get();
+  }
   if (const auto* b = node.as_boolean()) return b->get();
   return "(a TOML date or time, which no setting takes)";
 }

@@ -370,6 +370,16 @@ TEST(Spec, ReadsATomlFileAndNamesTheLineOfAnUnknownKey) {
     std::ofstream f(dir + "/schedule.toml");
     f << "game = \"q\"\nschedule = \"round\\nrobin\"\n";  // a value quoted in the message
   }
+  {
+    // Found by fuzz/targets/spec.cpp: nan in a config became null once stored.
+    std::ofstream f(dir + "/nan.toml");
+    f << "game = \"q\"\n[config]\nplayers = nan\n";
+  }
+  auto nan = read_spec_file(dir + "/nan.toml");
+  ASSERT_TRUE(nan.has_value()) << nan.error().message;
+  EXPECT_EQ(decode_spec(encode_spec(*nan)).value().config, nan->config);
+  EXPECT_TRUE(nan->config["players"].is_string());
+  EXPECT_FALSE(validate_spec(*nan).has_value());
   auto value = read_spec_file(dir + "/schedule.toml");
   ASSERT_FALSE(value.has_value());
   EXPECT_NE(value.error().message.find("schedule \"round\\x0arobin\""), std::string::npos)
