@@ -221,7 +221,7 @@ Sample record_games() {
   for (std::uint64_t seed : kSampleSeeds) {
     q::Config config;
     config.players = 2;
-    Rng rng(start_seed(seed));
+    Rng rng(seeds::start(seed));
     q::State s = q::State::start(config, rng);
     for (Seats movers = s.to_move(); !movers.empty(); movers = s.to_move()) {
       Turn turn{s, movers.front(), s.view(movers.front()), {}, {}};

@@ -66,10 +66,10 @@
 #include "games/q/game.h"
 #include "referee/call_runner.h"
 #include "referee/guarded_call.h"
-#include "remote/channel.h"
+#include "core/channel.h"
 #include "remote/child_process.h"
 #include "remote/fd_channel.h"
-#include "remote/framer.h"
+#include "core/framer.h"
 #include "remote/remote_player.h"
 #include "remote/tcp.h"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "fuzz_support.h"
-#include "remote/framer.h"
+#include "core/framer.h"
 
 using namespace arbiter;
 

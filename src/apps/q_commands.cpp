@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "apps/commands.h"
-#include "games/q/harness/harness.h"
+#include "apps/q_course/harness.h"
 
 namespace arbiter::cli {
 namespace {

@@ -19,7 +19,7 @@
 
 #include "apps/commands.h"
 #include "core/file.h"
-#include "games/registry.h"
+#include "arena/registry.h"
 #include "tournament/audit.h"
 #include "tournament/schedule.h"
 #include "tournament/standings.h"

@@ -1,5 +1,6 @@
 #include "referee/game_log.h"
 
+#include <algorithm>
 #include <iterator>
 
 #include <fmt/format.h>
@@ -22,6 +23,23 @@ void GameLog::write(const Json& given) {
   }
   if (file_ != nullptr) file_->write(dump(line) + '\n');
   if (keep_) lines_.push_back(line);
+  for (MatchObserver* observer : observers_) observer->on_line(line);
+}
+
+void GameLog::watch(MatchObserver& observer) {
+  observers_.push_back(&observer);
+  frames_wanted_ = frames_wanted_ || observer.wants_frames();
+}
+
+void GameLog::unwatch(MatchObserver& observer) {
+  std::erase(observers_, &observer);
+  frames_wanted_ = false;
+  for (MatchObserver* o : observers_) frames_wanted_ = frames_wanted_ || o->wants_frames();
+}
+
+void GameLog::show(const Json& frame) {
+  for (MatchObserver* observer : observers_)
+    if (observer->wants_frames()) observer->on_frame(frame);
 }
 
 Expected<std::vector<Json>> read_game_log(std::string_view all) {

@@ -9,6 +9,8 @@
 // Timing lives only in "elapsed_us" and "clock_us" (and how it was hosted in "hosting"), so two runs of one
 // seed differ in nothing else.
 // The format is documented in docs/protocol.md.
+// GameLog is also the match's observer hook: every referee style records through it, and each
+// line goes to the attached MatchObservers too (referee/observer.h).
 #pragma once
 
 #include <istream>
@@ -19,6 +21,7 @@
 
 #include "core/file.h"
 #include "core/json.h"
+#include "referee/observer.h"
 
 namespace arbiter {
 
@@ -26,6 +29,8 @@ inline constexpr int kGameLogFormat = 1;
 
 class GameLog {
  public:
+  // Records nowhere: a hub for observers only.
+  GameLog() = default;
   // Writes each line to `out` (if any) as it happens and flushes it; keeps a copy in memory
   // when `keep` (replay compares those).
   explicit GameLog(std::ostream* out, bool keep = false) : out_(out), keep_(keep) {}
@@ -33,7 +38,18 @@ class GameLog {
   // checks it after the match) and the match goes on.
   explicit GameLog(OutputFile* file) : file_(file) {}
 
+  // Records the line: to the stream or file, the kept copy, then every observer.
   void write(const Json& line);
+
+  // Adds an observer of every line and frame from now on. REQUIRES: called before the match
+  // starts; `observer` outlives the match. Not thread-safe against write().
+  void watch(MatchObserver& observer);
+  // Removes an observer added by watch().
+  void unwatch(MatchObserver& observer);
+  // A frame for the observers that want frames (nothing is recorded).
+  void show(const Json& frame);
+  // Whether any observer wants frames: a game builds them only then.
+  bool shows_frames() const { return frames_wanted_; }
 
   // How the match is hosted, for people reading the log: added as "hosting" to the "match" line
   // when it is written (set it before the match starts). Like timing, it is not part of what a
@@ -47,6 +63,8 @@ class GameLog {
   bool keep_ = false;
   std::vector<Json> lines_;
   Json hosting_;
+  std::vector<MatchObserver*> observers_;
+  bool frames_wanted_ = false;
 };
 
 // Reads a game log: every non-empty line must be one JSON object with a "type".

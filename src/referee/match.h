@@ -12,6 +12,7 @@
 #include "core/ejection.h"
 #include "core/json.h"
 #include "core/rng.h"
+#include "core/seed_tree.h"
 #include "core/seat.h"
 #include "referee/call_runner.h"
 #include "referee/game_log.h"
@@ -34,14 +35,6 @@ struct MatchResult {
   std::vector<std::int64_t> scores;  // by seat
   bool aborted = false;              // the match hit max_turns; no winners then
 };
-
-// The seeds of one match, all derived from its seed.
-inline std::uint64_t start_seed(std::uint64_t match_seed) {
-  return Rng::derive(match_seed, "start");
-}
-inline std::uint64_t seat_seed(std::uint64_t match_seed, Seat seat) {
-  return Rng::derive(match_seed, "seat", static_cast<std::uint64_t>(seat));
-}
 
 Json encode_result(const MatchResult& result);
 

@@ -39,17 +39,17 @@
 
 #include <fmt/format.h>
 
+#include "core/channel.h"
 #include "core/clock.h"
 #include "core/ejection.h"
 #include "core/json.h"
+#include "core/protocol.h"
 #include "core/racer.h"
 #include "core/realtime.h"
 #include "core/rng.h"
 #include "referee/game_log.h"
 #include "referee/match.h"
 #include "referee/replay.h"
-#include "remote/channel.h"
-#include "remote/wire.h"
 
 namespace arbiter {
 

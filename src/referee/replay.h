@@ -27,11 +27,77 @@ struct ReplayReport {
 
 namespace detail {
 
+// A recorded match's calls, seat by seat, answered in order: the replay's players (turn-based
+// ReplayPlayer, lockstep ScriptedSeat) take them through next().
 struct ReplayScript {
   std::vector<std::deque<Json>> per_seat;
-  std::int64_t per_call_us = 0;  // the header's per-call limit
+  std::vector<std::string> names;  // by seat, for messages
+  std::int64_t per_call_us = 0;    // the header's per-call limit; 0: not stated, not judged
   std::string divergence;  // the first way the referee's calls departed from the log
+
+  // The recorded call that answers `call` of `seat` with `args`: after checking that the
+  // referee asks what the log has, it returns the record (with its "reply", if any) or
+  // re-raises a recorded failure as a PlayerFault; a departure from the log is a PlayerFault
+  // too (and noted in `divergence`).
+  Json next(Seat seat, const char* call, const Json& args) {
+    auto& queue = per_seat[seat];
+    if (queue.empty())
+      diverge(seat, fmt::format("the referee calls {} but the log has no more calls", call));
+    Json record = std::move(queue.front());
+    queue.pop_front();
+    if (string_or(record, "call") != call)
+      diverge(seat, fmt::format("the referee calls {} where the log has {}", call,
+                                string_or(record, "call")));
+    if (field_or_null(record, "args") != args)
+      diverge(seat, fmt::format("{} gets other arguments than recorded: {}", call, excerpt(args, 200)));
+    const std::string verdict = string_or(record, "verdict");
+    // The timing is not replayed, but it must be possible: an answer (ok or foul) came within
+    // the per-call limit (guarded_call records at most the allowance for one).
+    const Json elapsed = field_or_null(record, "elapsed_us");
+    if (!elapsed.is_number_integer() || elapsed.get<std::int64_t>() < 0)
+      diverge(seat, fmt::format("{} has no valid elapsed_us", call));
+    const std::int64_t took = elapsed.get<std::int64_t>();
+    // (+1 ms: the header states the limit in whole milliseconds, rounded down.)
+    if (per_call_us > 0 && (verdict == "ok" || verdict == "foul") && took > per_call_us + 1000)
+      diverge(seat, fmt::format("{} is recorded as answered after {} us, past the per-call limit of {} us",
+                                call, took, per_call_us));
+    // A recorded reply is answered again, so that the rules (a foul) and the decoder (a
+    // malformed answer the referee decoded) judge it as they did then; a failed call without
+    // one (a timeout, a hang-up, a foul the channel called: an unsolicited line) re-raises its
+    // verdict.
+    if (verdict != "ok" && !record.contains("reply")) {
+      auto why = why_from_string(verdict);
+      if (!why) diverge(seat, fmt::format("unknown verdict \"{}\"", verdict));
+      throw PlayerFault(*why, string_or(record, "detail"));
+    }
+    return record;
+  }
+
+  [[noreturn]] void diverge(Seat seat, const std::string& what) {
+    if (divergence.empty())
+      divergence = seat < static_cast<Seat>(names.size())
+                       ? fmt::format("seat {} ({}): {}", seat, names[seat], what)
+                       : fmt::format("seat {}: {}", seat, what);
+    throw PlayerFault(Why::exception, "replay diverged: " + what);
+  }
 };
+
+// The "call" lines of a log, seat by seat, for `seats` seats; an Error names a call line of no
+// such seat.
+inline Expected<std::size_t> load_calls(const std::vector<Json>& log, ReplayScript& script,
+                                        std::size_t seats) {
+  script.per_seat.assign(seats, {});
+  std::size_t calls = 0;
+  for (std::size_t i = 1; i < log.size(); ++i) {
+    if (string_or(log[i], "type") != "call") continue;
+    auto seat = to_int(field_or_null(log[i], "seat"), fmt::format("line {}: seat", i + 1));
+    if (!seat || *seat < 0 || static_cast<std::size_t>(*seat) >= seats)
+      return fail(fmt::format("line {}: no such seat", i + 1));
+    script.per_seat[*seat].push_back(log[i]);
+    ++calls;
+  }
+  return calls;
+}
 
 template <Game G>
 class ReplayPlayer final : public Player<G> {
@@ -41,62 +107,27 @@ class ReplayPlayer final : public Player<G> {
 
   std::string name() override { return name_; }
   SetupOf_t<G> setup(const typename G::View& view) override {
-    Json record = next("setup", G::encode(view));
+    Json record = script_->next(seat_, "setup", G::encode(view));
     if constexpr (SetsUp<G>) {
       auto choice = G::decode_setup(field_or_null(record, "reply"));
-      if (!choice) diverge(fmt::format("recorded reply does not decode: {}", choice.error().message));
+      if (!choice)
+        script_->diverge(seat_, fmt::format("recorded reply does not decode: {}", choice.error().message));
       return *choice;
     }
   }
   typename G::Action take_turn(const typename G::View& view) override {
-    Json record = next("take_turn", G::encode(view));
+    Json record = script_->next(seat_, "take_turn", G::encode(view));
     auto action = G::decode_action(field_or_null(record, "reply"));
-    if (!action) diverge(fmt::format("recorded reply does not decode: {}", action.error().message));
+    if (!action)
+      script_->diverge(seat_, fmt::format("recorded reply does not decode: {}", action.error().message));
     return *action;
   }
   void new_tiles(const HandOf_t<G>& tiles) override {
-    if constexpr (HandCodec<G>) next("new_tiles", G::encode(tiles));
+    if constexpr (HandCodec<G>) script_->next(seat_, "new_tiles", G::encode(tiles));
   }
-  void win(bool won) override { next("win", Json(won)); }
+  void win(bool won) override { script_->next(seat_, "win", Json(won)); }
 
  private:
-  Json next(const char* call, const Json& args) {
-    auto& queue = script_->per_seat[seat_];
-    if (queue.empty())
-      diverge(fmt::format("the referee calls {} but the log has no more calls", call));
-    Json record = std::move(queue.front());
-    queue.pop_front();
-    if (string_or(record, "call") != call)
-      diverge(fmt::format("the referee calls {} where the log has {}", call,
-                          string_or(record, "call")));
-    if (field_or_null(record, "args") != args)
-      diverge(fmt::format("{} gets other arguments than recorded: {}", call, excerpt(args, 200)));
-    const std::string verdict = string_or(record, "verdict");
-    // The timing is not replayed, but it must be possible: an answer (ok or foul) came within
-    // the per-call limit (guarded_call records at most the allowance for one).
-    const Json elapsed = field_or_null(record, "elapsed_us");
-    if (!elapsed.is_number_integer() || elapsed.get<std::int64_t>() < 0)
-      diverge(fmt::format("{} has no valid elapsed_us", call));
-    const std::int64_t took = elapsed.get<std::int64_t>();
-    // (+1 ms: the header states the limit in whole milliseconds, rounded down.)
-    if ((verdict == "ok" || verdict == "foul") && took > script_->per_call_us + 1000)
-      diverge(fmt::format("{} is recorded as answered after {} us, past the per-call limit of {} us",
-                          call, took, script_->per_call_us));
-    // A foul with no reply was called on the channel (an unsolicited line), not by the rules.
-    if (verdict != "ok" && (verdict != "foul" || !record.contains("reply"))) {
-      auto why = why_from_string(verdict);
-      if (!why) diverge(fmt::format("unknown verdict \"{}\"", verdict));
-      throw PlayerFault(*why, string_or(record, "detail"));
-    }
-    return record;
-  }
-
-  [[noreturn]] void diverge(const std::string& what) {
-    if (script_->divergence.empty())
-      script_->divergence = fmt::format("seat {} ({}): {}", seat_, name_, what);
-    throw PlayerFault(Why::exception, "replay diverged: " + what);
-  }
-
   std::shared_ptr<ReplayScript> script_;
   Seat seat_;
   std::string name_;
@@ -129,22 +160,15 @@ Expected<ReplayReport> replay(const std::vector<Json>& log) {
     return fail(fmt::format("the header has no valid per_call_ms (1 to {})", kMaxPerCallMs));
 
   auto script = std::make_shared<detail::ReplayScript>();
-  script->per_seat.resize(seats.size());
   script->per_call_us = per_call_ms * 1000;
-  std::size_t calls = 0;
-  for (std::size_t i = 1; i < log.size(); ++i) {
-    if (string_or(log[i], "type") != "call") continue;
-    auto seat = to_int(field_or_null(log[i], "seat"), fmt::format("line {}: seat", i + 1));
-    if (!seat || *seat < 0 || static_cast<std::size_t>(*seat) >= seats.size())
-      return fail(fmt::format("line {}: no such seat", i + 1));
-    script->per_seat[*seat].push_back(log[i]);
-    ++calls;
-  }
+  auto calls = detail::load_calls(log, *script, seats.size());
+  if (!calls) return std::unexpected(calls.error());
 
   std::vector<std::string> names;
   std::vector<PlayerPtr<G>> players;
   for (std::size_t s = 0; s < seats.size(); ++s) {
     names.push_back(seats[s].is_string() ? seats[s].get<std::string>() : fmt::format("seat{}", s));
+    script->names.push_back(names.back());
     players.push_back(
         std::make_shared<detail::ReplayPlayer<G>>(script, static_cast<Seat>(s), names.back()));
   }
@@ -164,7 +188,7 @@ Expected<ReplayReport> replay(const std::vector<Json>& log) {
   }
 
   ReplayReport report;
-  report.calls = calls;
+  report.calls = *calls;
   try {
     report.result = play_turn_based<G>(*config, *seed, names, players, options);
   } catch (const std::exception& e) {

@@ -14,6 +14,7 @@
 
 #include "core/player.h"
 #include "core/rules.h"
+#include "referee/call_record.h"
 #include "referee/guarded_call.h"
 #include "referee/match.h"
 
@@ -34,7 +35,7 @@ class TurnReferee {
         players_(std::move(players)),
         options_(options),
         state_([&] {
-          Rng rng(start_seed(seed_));
+          Rng rng(seeds::start(seed_));
           return G::start(config_, rng);
         }()) {
     for (const auto& player : players_)
@@ -135,8 +136,7 @@ class TurnReferee {
     }
     const Deadline deadline = Deadline::after(*options_.clock, allowance);
     Json record;
-    if (options_.log != nullptr)
-      record = {{"type", "call"}, {"seat", seat}, {"call", method}, {"args", args()}};
+    if (options_.log != nullptr) record = open_call_record(seat, method, args());
     if (told && options_.log != nullptr)
       record["clock_us"] = std::chrono::duration_cast<std::chrono::microseconds>(told->remaining).count();
     auto outcome = guarded_call(seat, method, *runners_[seat], deadline, std::move(fn), told);
@@ -173,10 +173,7 @@ class TurnReferee {
       ejection = outcome.value.error();
     }
     if (options_.log != nullptr) {
-      record["verdict"] = ejection ? std::string(to_string(ejection->why)) : std::string("ok");
-      if (ejection) record["detail"] = ejection->detail;
-      record["elapsed_us"] =
-          std::chrono::duration_cast<std::chrono::microseconds>(outcome.elapsed).count();
+      close_call_record(record, ejection ? &*ejection : nullptr, outcome.elapsed);
       options_.log->write(record);
     }
     if (ejection) {

@@ -24,7 +24,7 @@
 
 #include "core/ejection.h"
 #include "core/json.h"
-#include "remote/channel.h"
+#include "core/channel.h"
 #include "remote/sandbox.h"
 
 namespace arbiter {

@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 
 #include "remote/child_process.h"
-#include "remote/framer.h"
+#include "core/framer.h"
 #include "remote/io.h"
 
 namespace arbiter {

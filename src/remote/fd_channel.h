@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "remote/channel.h"
+#include "core/channel.h"
 
 namespace arbiter {
 

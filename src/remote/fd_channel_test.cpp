@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "remote/timing_test.h"
+#include "core/timing_test.h"
 
 #include "remote/child_process.h"
 

@@ -12,7 +12,7 @@
 
 #include "core/interrupt.h"
 #include "core/player.h"
-#include "remote/channel.h"
+#include "core/channel.h"
 #include "remote/child_process.h"
 #include "remote/wire.h"
 

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/player.h"
-#include "remote/channel.h"
+#include "core/channel.h"
 #include "remote/wire.h"
 
 namespace arbiter {

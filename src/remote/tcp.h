@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/json.h"
-#include "remote/channel.h"
+#include "core/channel.h"
 
 namespace arbiter {
 

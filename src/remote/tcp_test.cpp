@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "remote/timing_test.h"
+#include "core/timing_test.h"
 
 #include "remote/fd_channel.h"
 

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "games/registry.h"
+#include "arena/registry.h"
 #include "referee/game_log.h"
 #include "tournament/schedule.h"
 #include "tournament/standings.h"

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/rng.h"
+#include "core/seed_tree.h"
 #include "tournament/standings.h"
 
 namespace arbiter::tournament {
@@ -51,7 +52,7 @@ std::vector<std::vector<std::size_t>> cycle(const TournamentSpec& spec) {
 
 JobSpec job(const TournamentSpec& spec, std::int64_t index, std::int64_t round,
             const std::vector<std::size_t>& seats) {
-  return {index, round, Json{{"seats", seats}, {"seed", match_seed(spec.seed, index)}}};
+  return {index, round, Json{{"seats", seats}, {"seed", seeds::match(spec.seed, index)}}};
 }
 
 // Pairs `ranked` (best first) from the top, each with the best-ranked partner it has not met;
@@ -124,7 +125,7 @@ std::vector<JobSpec> swiss_round(const TournamentSpec& spec, std::int64_t round,
   // Rank by points; equal points in an order drawn from the seed, so no one is always first.
   std::vector<std::size_t> ranked(n);
   std::iota(ranked.begin(), ranked.end(), 0);
-  Rng rng(Rng::derive(spec.seed, "swiss", static_cast<std::uint64_t>(round)));
+  Rng rng(seeds::swiss_round(spec.seed, round));
   rng.shuffle(ranked.begin(), ranked.end());
   std::stable_sort(ranked.begin(), ranked.end(),
                    [&](std::size_t a, std::size_t b) { return points[a] > points[b]; });

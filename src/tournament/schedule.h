@@ -1,6 +1,6 @@
 // Schedules: which entrants meet in which seats, as store jobs. A job's spec is
 //   {"seats": [entrant index per seat, in seat order], "seed": match seed}
-// and its index numbers the matches of the tournament from 0; the seed is match_seed(master,
+// and its index numbers the matches of the tournament from 0; the seed is seeds::match(master,
 // index), so a tournament's matches are the same on every machine and in every resumption.
 #pragma once
 

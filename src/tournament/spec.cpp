@@ -12,8 +12,8 @@
 #include "core/file.h"
 #include "core/rng.h"
 #include "core/seat_name.h"
-#include "games/registry.h"
-#include "games/registry_seating.h"
+#include "arena/registry.h"
+#include "arena/seating.h"
 
 namespace arbiter::tournament {
 
@@ -365,10 +365,6 @@ bool unsandboxed(const TournamentSpec& spec) {
   return std::any_of(spec.players.begin(), spec.players.end(), [&](const Entrant& e) {
     return e.bot.starts_with("cmd:") && !(e.program ? e.program->sandbox : spec.program.sandbox);
   });
-}
-
-std::uint64_t match_seed(std::uint64_t master_seed, std::int64_t index) {
-  return Rng::derive(master_seed, "match", static_cast<std::uint64_t>(index));
 }
 
 }  // namespace arbiter::tournament

@@ -73,7 +73,4 @@ inline constexpr std::int64_t kMaxMatches = 5'000'000;
 // with the seats, at most kMaxMatches matches. One-line errors.
 Expected<void> validate_spec(const TournamentSpec& spec);
 
-// The seed of match number `index`.
-std::uint64_t match_seed(std::uint64_t master_seed, std::int64_t index);
-
 }  // namespace arbiter::tournament

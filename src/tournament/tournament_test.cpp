@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "core/seed_tree.h"
 #include "referee/game_log.h"
 #include "tournament/audit.h"
 #include "tournament/integrity.h"
@@ -55,7 +56,7 @@ TEST(Schedule, RoundRobinSeatsEveryOrderedPairOncePerRound) {
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     EXPECT_EQ(jobs[i].index, static_cast<std::int64_t>(i));
     EXPECT_EQ(jobs[i].round, static_cast<std::int64_t>(i / 12));
-    EXPECT_EQ(jobs[i].spec["seed"].get<std::uint64_t>(), match_seed(spec.seed, jobs[i].index));
+    EXPECT_EQ(jobs[i].spec["seed"].get<std::uint64_t>(), seeds::match(spec.seed, jobs[i].index));
     ++seen[seated(jobs[i].spec)];
     seeds.insert(jobs[i].spec["seed"].get<std::uint64_t>());
   }

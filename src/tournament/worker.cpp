@@ -18,8 +18,8 @@
 #include <fmt/format.h>
 
 #include "core/rng.h"
-#include "games/registry.h"
-#include "games/registry_seating.h"
+#include "arena/registry.h"
+#include "arena/seating.h"
 #include "referee/game_log.h"
 #include "tournament/schedule.h"
 #include "tournament/standings.h"

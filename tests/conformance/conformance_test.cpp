@@ -14,7 +14,7 @@
 #include "games/dominosa/race.h"
 #include "games/dominosa/solver.h"
 #include "games/q/game.h"
-#include "games/registry.h"
+#include "arena/registry.h"
 #include "games/speed_scrabble/game.h"
 #include "referee/game_log.h"
 

@@ -123,7 +123,7 @@ Match play(const Config& config, std::uint64_t seed, std::array<std::string_view
   std::vector<std::string> names{"s0", "s1"};
   std::vector<PlayerPtr<Battleship>> players;
   for (Seat s : {0, 1}) {
-    auto house = make_bot<Battleship>(names[s], bot(bots[s]), seat_seed(seed, s));
+    auto house = make_bot<Battleship>(names[s], bot(bots[s]), seeds::seat(seed, s));
     m.seats[s] = std::make_shared<Observer>(wrap(s, house));
     players.push_back(m.seats[s]);
   }

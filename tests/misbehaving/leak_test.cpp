@@ -18,7 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "core/interrupt.h"
-#include "games/registry.h"
+#include "arena/registry.h"
 #include "referee/call_runner.h"
 #include "remote/child_process.h"
 

@@ -64,7 +64,10 @@ Played play_here(const std::string& black, const std::string& white, const Optio
   Played p;
   MatchEvents events;
   events.log = [&](const Json& e) { p.log.push_back(dump(e)); };
-  if (o.gui) events.gui = [&](const std::string& line) { p.gui.push_back(line); };
+  if (o.gui)
+    events.frame = [&](const Json& frame) {
+      for (const auto& line : frame.at("gui")) p.gui.push_back(line.get<std::string>());
+    };
   const MatchSummary s =
       play_match(config, runtime, o.seed, {"black", black}, {"white", white}, events);
   p.winner = s.result.winner ? std::string(team_name(*s.result.winner)) : "";

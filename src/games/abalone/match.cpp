@@ -88,6 +88,7 @@ class Match {
     if (gui_enabled()) {
       for (const auto& line : gui_full(world_)) gui(line);
       before_ = world_;
+      send_frame(0);
     }
     std::int64_t cycle = 0;
     while (!world_.over() && cycle < config_.game_length) {
@@ -100,6 +101,7 @@ class Match {
       const bool resolved = !world_.over() && cycle % config_.cycles_per_turn == 0 && resolve();
       flush_gui();
       if (resolved) gui(gui_turns(resolutions_));
+      send_frame(cycle);
     }
     if (!world_.over()) world_.at_game_end();
     MatchSummary summary;
@@ -125,14 +127,19 @@ class Match {
   void log(const Json& event) {
     if (events_.log) events_.log(event);
   }
-  bool gui_enabled() const { return static_cast<bool>(events_.gui); }
+  bool gui_enabled() const { return static_cast<bool>(events_.frame); }
   void gui(const std::string& line) {
-    if (events_.gui) events_.gui(line);
+    if (gui_enabled()) pending_gui_.push_back(line);
   }
   void flush_gui() {
     if (!gui_enabled()) return;
     for (const auto& line : gui_changes(before_, world_)) gui(line);
     before_ = world_;
+  }
+  void send_frame(std::int64_t cycle) {
+    if (!gui_enabled() || pending_gui_.empty()) return;
+    events_.frame({{"type", "frame"}, {"cycle", cycle}, {"gui", std::move(pending_gui_)}});
+    pending_gui_.clear();
   }
 
   // The team's runtime failed as a whole (§5); the world ignores a forfeit once it is over.
@@ -393,6 +400,7 @@ class Match {
   const MatchEvents& events_;
   World world_;
   World before_ = world_;  // the world the GUI last saw
+  std::vector<std::string> pending_gui_;  // the commands of the frame being drawn
   std::array<TeamRuntime, 2> teams_;
   std::int64_t cycle_ = 0;
   std::int64_t resolutions_ = 0;

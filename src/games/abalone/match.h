@@ -81,8 +81,10 @@ struct MatchEvents {
   // One JSON object per event, in order: "start", "spawn", "talk", "end_bot" (with the why),
   // "resolution", "forfeit", "end" (with the final world). Null: not recorded.
   std::function<void(const Json&)> log;
-  // The §7 GUI commands (without newlines), as the world changes. Null: not produced.
-  std::function<void(const std::string&)> gui;
+  // What a viewer draws, one frame per cycle in which the picture changed, the first (cycle 0)
+  // the whole board: {"type": "frame", "cycle", "gui": [the §7 commands, without newlines]}.
+  // Null: not produced (and not computed).
+  std::function<void(const Json&)> frame;
 };
 
 struct MatchSummary {

@@ -29,7 +29,9 @@ Played play(const std::string& black, const std::string& white, std::uint64_t se
   Played out;
   MatchEvents events;
   events.log = [&](const Json& e) { out.log += dump(e) + "\n"; };
-  events.gui = [&](const std::string& line) { out.gui.push_back(line); };
+  events.frame = [&](const Json& frame) {
+    for (const auto& line : frame.at("gui")) out.gui.push_back(line.get<std::string>());
+  };
   out.summary = play_match(config, Runtime{}, seed, {"black", black}, {"white", white}, events);
   return out;
 }

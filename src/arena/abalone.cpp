@@ -1,18 +1,17 @@
-#include "games/registry_abalone.h"
+#include "arena/abalone.h"
 
-#include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
-#include <sstream>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "arena/seating.h"
 #include "core/file.h"
 #include "games/abalone/house_teams.h"
 #include "games/abalone/match.h"
-#include "games/registry_seating.h"
-#include "referee/call_runner.h"
-#include "referee/guarded_call.h"
+#include "referee/lockstep.h"
 #include "remote/child_process.h"
 #include "remote/fd_channel.h"
 #include "remote/tcp.h"
@@ -96,24 +95,24 @@ Expected<std::optional<std::string>> lua_source(const std::string& bot) {
   return std::optional<std::string>(std::move(*text));
 }
 
-// A team played through the §8 protocol. Decoding, judging the shape of answers and logging the
-// calls are shared by the live team (a channel) and its replay (the recorded calls).
-class ExternalSeat : public abalone::ExternalTeam {
+// An outside team of §8: the referee's OutsideSeat (referee/lockstep.h) asked in the game's
+// terms. Decoding the answers is here; the scheduler judges them against the world.
+class OutsideTeam final : public abalone::ExternalTeam {
  public:
-  ExternalSeat(Seat seat, GameLog* log) : seat_(seat), log_(log) {}
+  explicit OutsideTeam(OutsideSeat& seat) : seat_(seat) {}
 
   std::expected<std::int64_t, Ejection> setup(const Json& view) override {
-    return call<std::int64_t>("setup", wire::kSetup, Json::array({view}),
-                              [](const Json& reply) -> Expected<std::int64_t> {
-                                if (!reply.is_number_integer())
-                                  return fail("setup reply: expected the number of pieces to "
-                                              "spawn, got " + excerpt(reply));
-                                return reply.get<std::int64_t>();
-                              });
+    return seat_.call<std::int64_t>("setup", wire::kSetup, Json::array({view}),
+                                    [](const Json& reply) -> Expected<std::int64_t> {
+                                      if (!reply.is_number_integer())
+                                        return fail("setup reply: expected the number of pieces "
+                                                    "to spawn, got " + excerpt(reply));
+                                      return reply.get<std::int64_t>();
+                                    });
   }
 
   std::expected<std::vector<Commitment>, Ejection> take_turn(const Json& view) override {
-    return call<std::vector<Commitment>>(
+    return seat_.call<std::vector<Commitment>>(
         "take_turn", wire::kTakeTurn, Json::array({view}),
         [](const Json& reply) -> Expected<std::vector<Commitment>> {
           auto commitments = abalone::decode_commitments(reply);
@@ -122,160 +121,15 @@ class ExternalSeat : public abalone::ExternalTeam {
         });
   }
 
-  // The end of the match, for a team that is still in it: its ejection if it fails the call.
-  std::optional<Ejection> win(bool won) {
-    auto heard = call<Unit>("win", wire::kWin, Json::array({won}),
-                            [](const Json& reply) -> Expected<Unit> {
-                              if (reply != wire::kVoid)
-                                return fail("win reply must be \"void\", got " + excerpt(reply));
-                              return Unit{};
-                            });
-    if (heard) return std::nullopt;
-    return heard.error();
-  }
-
-  bool failed() const { return failed_; }
-
-  // The team is out (a failed call or a foul the scheduler judged): no call follows.
-  void ejected(const Ejection& ejection) final {
-    failed_ = true;
-    told(ejection);
-  }
-
- protected:
-  // How the team hears that it is out; a replayed team does not.
-  virtual void told(const Ejection& ejection) { (void)ejection; }
-  // One exchange with the team: its reply, or why it failed (already logged by the caller).
-  virtual std::expected<Json, Ejection> exchange(const char* call, std::string_view method,
-                                                 const Json& args, Duration& elapsed) = 0;
-  Seat seat_;
+  void ejected(const Ejection& ejection) override { seat_.ejected(ejection); }
 
  private:
-  // One logged call: the reply decoded by `decode` (a failure there is malformed), or why the
-  // call failed. The log's verdict is the final one.
-  template <class T, class Decode>
-  std::expected<T, Ejection> call(const char* call, std::string_view method, Json args,
-                                  Decode decode) {
-    Json record = {{"type", "call"}, {"seat", seat_}, {"call", call}, {"args", args}};
-    Duration elapsed{};
-    auto reply = exchange(call, method, args, elapsed);
-    std::expected<T, Ejection> out = std::unexpected(Ejection{});
-    if (reply) {
-      record["reply"] = *reply;
-      auto decoded = decode(*reply);
-      if (decoded)
-        out = std::move(*decoded);
-      else
-        out = std::unexpected(Ejection{seat_, Why::malformed, call, decoded.error().message});
-    } else {
-      out = std::unexpected(reply.error());
-    }
-    record["verdict"] = out ? std::string("ok") : std::string(to_string(out.error().why));
-    if (!out) {
-      record["detail"] = out.error().detail;
-      failed_ = true;
-    }
-    record["elapsed_us"] = std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count();
-    if (log_ != nullptr) log_->write(record);
-    return out;
-  }
-
-  GameLog* log_;
-  bool failed_ = false;
+  OutsideSeat& seat_;
 };
 
-// An external team over a channel (a child process or a tcp client); every call goes through
-// guarded_call under the per-call limit.
-class WireSeat final : public ExternalSeat {
- public:
-  WireSeat(Seat seat, GameLog* log, std::unique_ptr<Channel> channel,
-           std::shared_ptr<ChildProcess> process, std::string failure, const Clock& clock,
-           Duration per_call)
-      : ExternalSeat(seat, log),
-        channel_(std::move(channel)),
-        process_(std::move(process)),
-        failure_(std::move(failure)),
-        clock_(clock),
-        per_call_(per_call) {}
-  ~WireSeat() override {
-    if (channel_) channel_->close();
-    if (process_) process_->kill();
-  }
-
- private:
-  std::expected<Json, Ejection> exchange(const char* call, std::string_view method,
-                                         const Json& args, Duration& elapsed) override {
-    if (!failure_.empty()) return std::unexpected(Ejection{seat_, Why::hang_up, call, failure_});
-    const Deadline deadline = Deadline::after(clock_, per_call_);
-    auto outcome = guarded_call(seat_, call, runner_, deadline,
-                                [channel = channel_, request = wire::call(method, args),
-                                 process = process_] {
-                                  auto reply = channel->exchange(request, *call_deadline());
-                                  if (!reply) wire::throw_fault(reply.error(), process.get());
-                                  return std::move(*reply);
-                                });
-    elapsed = outcome.elapsed;
-    if (!outcome.value) {
-      // A team that failed once is done; it hears why in ejected(), which follows at once.
-      failure_ = outcome.value.error().detail;
-      return std::unexpected(outcome.value.error());
-    }
-    return std::move(*outcome.value);
-  }
-
-  // Told why, its channel closed so that it cannot answer late, its program stopped after the
-  // grace to read the notice.
-  void told(const Ejection& ejection) override {
-    if (failure_.empty()) failure_ = ejection.detail;
-    wire::tell_ejected(*channel_, ejection);
-    if (process_) process_->stop_after(wire::kLastMessageGrace);
-  }
-
-  std::shared_ptr<Channel> channel_;
-  std::shared_ptr<ChildProcess> process_;
-  std::string failure_;  // set once the seat cannot be called any more
-  const Clock& clock_;
-  Duration per_call_;
-  CallRunner runner_{Isolation::inline_call};
-};
-
-// An external team in a replay: answers each call from the recorded one after checking that the
-// referee asked the same thing.
-class ReplaySeat final : public ExternalSeat {
- public:
-  ReplaySeat(Seat seat, GameLog* log, std::deque<Json> calls, std::string* divergence)
-      : ExternalSeat(seat, log), calls_(std::move(calls)), divergence_(divergence) {}
-
- private:
-  std::expected<Json, Ejection> exchange(const char* call, std::string_view, const Json& args,
-                                         Duration&) override {
-    auto diverge = [&](std::string what) -> std::expected<Json, Ejection> {
-      if (divergence_->empty()) *divergence_ = fmt::format("seat {}: {}", seat_, what);
-      return std::unexpected(Ejection{seat_, Why::exception, call, "replay diverged: " + what});
-    };
-    if (calls_.empty()) return diverge(fmt::format("{} is not in the log", call));
-    Json record = std::move(calls_.front());
-    calls_.pop_front();
-    if (string_or(record, "call") != call)
-      return diverge(fmt::format("the referee calls {} where the log has {}", call,
-                                 string_or(record, "call")));
-    if (field_or_null(record, "args") != args)
-      return diverge(fmt::format("{} gets other arguments than recorded", call));
-    // A recorded reply is answered again, so that decoding judges it as it did then.
-    if (record.contains("reply")) return record["reply"];
-    const std::string verdict = string_or(record, "verdict");
-    auto why = why_from_string(verdict);
-    if (!why) return diverge(fmt::format("unknown verdict \"{}\"", verdict));
-    return std::unexpected(Ejection{seat_, *why, call, string_or(record, "detail")});
-  }
-
-  std::deque<Json> calls_;
-  std::string* divergence_;
-};
-
-// The §7 stream to a viewer: one connection, each command a line; a viewer that is gone or does
-// not keep up is dropped and the match goes on.
-class GuiStream {
+// The §7 stream to a viewer, fed by the match's observer hook (the frames): one connection, each
+// command a line; a viewer that is gone or does not keep up is dropped and the match goes on.
+class GuiStream final : public MatchObserver {
  public:
   static Expected<std::unique_ptr<GuiStream>> connect(const std::string& address) {
     auto at = parse_address(address, "--gui", /*any_port=*/false);
@@ -287,6 +141,15 @@ class GuiStream {
     auto stream = std::unique_ptr<GuiStream>(new GuiStream);
     stream->channel_ = std::move(*channel);
     return stream;
+  }
+
+  void on_line(const Json&) override {}
+  bool wants_frames() const override { return true; }
+  void on_frame(const Json& frame) override {
+    const Json& commands = field_or_null(frame, "gui");
+    if (!commands.is_array()) return;
+    for (const Json& command : commands)
+      if (command.is_string()) write(command.get<std::string>());
   }
 
   void write(const std::string& command) {
@@ -308,37 +171,37 @@ class GuiStream {
   std::string problem_;
 };
 
-// What both play and replay run: the match with its log lines, from the prepared teams.
+// What both play and replay run: the match through the lockstep referee, from the prepared
+// teams.
 struct Hosted {
   abalone::MatchSummary summary;
   MatchResult result;
 };
 
-Hosted host(const AbaloneConfig& config, std::uint64_t seed,
-            const std::array<abalone::TeamProgram, 2>& teams,
-            const std::array<ExternalSeat*, 2>& external, GameLog* log, GuiStream* gui) {
-  abalone::MatchEvents events;
-  if (log != nullptr) events.log = [log](const Json& e) { log->write(e); };
-  if (gui != nullptr) events.gui = [gui](const std::string& line) { gui->write(line); };
-  Hosted out;
-  out.summary = abalone::play_match(config.world, config.runtime, seed, teams[0], teams[1], events);
-  const auto& s = out.summary;
-  out.result.scores = {s.scores[0], s.scores[1]};
-  for (const auto& e : s.ejections)
-    if (e) out.result.ejections.push_back(*e);
-  // External teams still in the game hear how it ended; only a winner that heard it wins.
-  for (std::size_t i = 0; i < 2; ++i) {
-    const bool won = s.result.winner && abalone::team_index(*s.result.winner) == i;
-    if (external[i] != nullptr && !external[i]->failed()) {
-      if (auto ejection = external[i]->win(won)) {
-        external[i]->ejected(*ejection);
-        out.result.ejections.push_back(*ejection);
-        continue;
-      }
+Hosted host(const AbaloneConfig& config, std::uint64_t seed, const Json& header,
+            std::array<abalone::TeamProgram, 2> teams, const std::array<OutsideSeat*, 2>& outside,
+            GameLog* log) {
+  std::array<std::unique_ptr<OutsideTeam>, 2> outside_teams;
+  for (std::size_t i = 0; i < 2; ++i)
+    if (outside[i] != nullptr) {
+      outside_teams[i] = std::make_unique<OutsideTeam>(*outside[i]);
+      teams[i].external = outside_teams[i].get();
     }
-    if (won) out.result.winners.push_back(static_cast<Seat>(i));
-  }
-  if (log != nullptr) log->write(encode_result(out.result));
+  Hosted out;
+  out.result = run_lockstep(
+      header, {outside[0], outside[1]}, log, [&](const LockstepRecord& record) {
+        abalone::MatchEvents events;
+        events.log = record.event;
+        events.frame = record.frame;
+        out.summary =
+            abalone::play_match(config.world, config.runtime, seed, teams[0], teams[1], events);
+        const auto& s = out.summary;
+        LockstepEnd end;
+        end.scores = {s.scores[0], s.scores[1]};
+        end.ejected = {s.ejections[0], s.ejections[1]};
+        if (s.result.winner) end.winner = static_cast<Seat>(abalone::team_index(*s.result.winner));
+        return end;
+      });
   return out;
 }
 
@@ -381,8 +244,6 @@ Expected<PlayOutcome> play_abalone(const PlaySpec& spec) {
   outcome.names = std::move(*names);
 
   std::array<abalone::TeamProgram, 2> teams;
-  std::array<std::unique_ptr<WireSeat>, 2> wire_seats;
-  std::array<ExternalSeat*, 2> external{nullptr, nullptr};
   Json team_records = Json::array();
   for (std::size_t i = 0; i < 2; ++i) {
     auto source = lua_source(spec.roster[i].bot);
@@ -396,26 +257,62 @@ Expected<PlayOutcome> play_abalone(const PlaySpec& spec) {
       team_records.push_back({{"bot", spec.roster[i].bot}, {"external", true}});
     }
   }
-  auto opened = open_remote_seats(spec);
-  if (!opened) return std::unexpected(opened.error());
-  for (std::size_t i = 0; i < 2; ++i) {
-    auto& seat = (*opened)[i];
-    if (!seat) continue;
-    wire_seats[i] = std::make_unique<WireSeat>(
-        static_cast<Seat>(i), spec.options.log, std::move(seat->channel), std::move(seat->process),
-        seat->failure, *spec.options.clock, spec.options.per_call);
-    external[i] = wire_seats[i].get();
-    teams[i].external = external[i];
-  }
   std::unique_ptr<GuiStream> gui;
   if (!spec.hosting.gui.empty()) {
     auto connected = GuiStream::connect(spec.hosting.gui);
     if (!connected) return std::unexpected(connected.error());
     gui = std::move(*connected);
   }
-  if (spec.options.log != nullptr)
-    spec.options.log->write(match_header(spec.seed, *config, outcome.names, team_records));
-  Hosted hosted = host(*config, spec.seed, teams, external, spec.options.log, gui.get());
+  // At the end, every program's channel closed and the program killed.
+  std::vector<std::function<void()>> closers;
+  struct Close {
+    std::vector<std::function<void()>>& closers;
+    ~Close() {
+      for (auto& close : closers) close();
+    }
+  } close{closers};
+  // The viewer watches through the observer hook, on the match's log or on a hub of its own.
+  GameLog hub;
+  GameLog* log = spec.options.log != nullptr ? spec.options.log : gui ? &hub : nullptr;
+  if (gui) log->watch(*gui);
+  struct Unwatch {
+    GameLog* log;
+    MatchObserver* observer;
+    ~Unwatch() {
+      if (log != nullptr && observer != nullptr) log->unwatch(*observer);
+    }
+  } unwatch{log, gui.get()};
+
+  auto opened = open_remote_seats(spec);
+  if (!opened) return std::unexpected(opened.error());
+  std::array<std::unique_ptr<LiveSeat>, 2> live;
+  for (std::size_t i = 0; i < 2; ++i) {
+    auto& seat = (*opened)[i];
+    if (!seat) continue;
+    std::shared_ptr<Channel> channel = std::move(seat->channel);
+    std::shared_ptr<ChildProcess> process = std::move(seat->process);
+    auto ask = [channel, process](const Json& request) {
+      auto reply = channel->exchange(request, *call_deadline());
+      if (!reply) wire::throw_fault(reply.error(), process.get());
+      return std::move(*reply);
+    };
+    // Told why, its channel closed so that it cannot answer late, its program stopped after the
+    // grace to read the notice.
+    auto tell = [channel, process](const Ejection& ejection) {
+      if (channel) wire::tell_ejected(*channel, ejection);
+      if (process) process->stop_after(wire::kLastMessageGrace);
+    };
+    live[i] = std::make_unique<LiveSeat>(static_cast<Seat>(i), log, ask, tell,
+                                         *spec.options.clock, spec.options.per_call,
+                                         seat->failure);
+    closers.push_back([channel, process] {
+      if (channel) channel->close();
+      if (process) process->kill();
+    });
+  }
+  Hosted hosted =
+      host(*config, spec.seed, match_header(spec.seed, *config, outcome.names, team_records),
+           teams, {live[0].get(), live[1].get()}, log);
   outcome.result = std::move(hosted.result);
 
   const auto& s = hosted.summary;
@@ -459,39 +356,31 @@ Expected<ReplayReport> replay_abalone(const std::vector<Json>& log) {
     if (!n.is_string()) return fail("the log's seat names must be strings");
     names.push_back(n.get<std::string>());
   }
-  std::array<std::deque<Json>, 2> calls;
-  for (const Json& line : log)
-    if (string_or(line, "type") == "call") {
-      auto seat = to_int(field_or_null(line, "seat"), "a call's seat");
-      if (!seat || *seat < 0 || *seat > 1) return fail("a call line names no seat 0 or 1");
-      calls[static_cast<std::size_t>(*seat)].push_back(line);
-    }
-
   GameLog replayed(nullptr, true);
-  std::string divergence;
+  auto script = std::make_shared<detail::ReplayScript>();
+  auto calls = detail::load_calls(log, *script, 2);
+  if (!calls) return std::unexpected(calls.error());
+  script->names = names;
   std::array<abalone::TeamProgram, 2> teams;
-  std::array<std::unique_ptr<ReplaySeat>, 2> replay_seats;
-  std::array<ExternalSeat*, 2> external{nullptr, nullptr};
+  std::array<std::unique_ptr<ScriptedSeat>, 2> scripted;
   for (std::size_t i = 0; i < 2; ++i) {
     const Json& record = team_records[i];
     teams[i].name = names[i];
     if (record.is_object() && record.contains("source") && record["source"].is_string()) {
       teams[i].source = record["source"].get<std::string>();
     } else if (record.is_object() && field_or_null(record, "external") == Json(true)) {
-      replay_seats[i] = std::make_unique<ReplaySeat>(static_cast<Seat>(i), &replayed,
-                                                     std::move(calls[i]), &divergence);
-      external[i] = replay_seats[i].get();
-      teams[i].external = external[i];
+      scripted[i] = std::make_unique<ScriptedSeat>(static_cast<Seat>(i), &replayed, script);
     } else {
       return fail(fmt::format("the log's team {} has neither a source nor \"external\"", i));
     }
   }
-  replayed.write(match_header(*seed, *config, names, team_records));
-  Hosted hosted = host(*config, *seed, teams, external, &replayed, nullptr);
+  Hosted hosted = host(*config, *seed, match_header(*seed, *config, names, team_records), teams,
+                       {scripted[0].get(), scripted[1].get()}, &replayed);
   ReplayReport report;
   report.result = hosted.result;
-  for (const Json& line : log) report.calls += string_or(line, "type") == "call";
+  report.calls = *calls;
   if (auto difference = first_difference(log, replayed.lines())) {
+    const std::string& divergence = script->divergence;
     report.difference = divergence.empty() ? *difference : divergence + "; " + *difference;
   } else {
     report.identical = true;

@@ -1,5 +1,5 @@
-// The Concurrent Abalone entry of the registry (docs/games/abalone.md): a lockstep game, so
-// it has its own host instead of one of the referee's loops. Seat 0 is black, seat 1 white.
+// The Concurrent Abalone entry of the registry (docs/games/abalone.md): the game's lockstep
+// scheduler hosted by the referee's lockstep style (referee/lockstep.h). Seat 0 is black, seat 1 white.
 // A seat's team is a house team compiled in from bots/abalone (`simple`, `team`), a Lua file
 // (`PATH.lua` or `lua:PATH`), or a program playing the §8 protocol (`cmd:PROGRAM`, `tcp`).
 #pragma once
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "games/registry.h"
+#include "arena/registry.h"
 
 namespace arbiter {
 
@@ -24,7 +24,8 @@ Expected<void> check_abalone_config(const Json& config, std::size_t seats);
 // action_cost (0..1e6), memory_mb (1..4096, per team), watchdog_ms (1..60000). The game log
 // records the match header (with every Lua team's source, so that replay needs nothing else),
 // the match's events, every call to an external team, and the result.
-// spec.hosting.gui (HOST:PORT), when set, receives the §7 text commands as the match goes.
+// spec.hosting.gui (HOST:PORT), when set, receives the §7 text commands as the match goes: an
+// observer of the match's frames (referee/observer.h).
 Expected<PlayOutcome> play_abalone(const PlaySpec& spec);
 
 // Plays the logged match again from its header (Lua teams from their recorded sources, external

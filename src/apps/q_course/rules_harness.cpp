@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "games/q/codec.h"
-#include "games/q/harness/course_input.h"
-#include "games/q/harness/harness.h"
+#include "apps/q_course/course_input.h"
+#include "apps/q_course/harness.h"
 #include "games/q/placement.h"
 #include "games/q/strategy.h"
 

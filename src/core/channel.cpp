@@ -1,12 +1,12 @@
-// Channel::exchange and the in-memory loopback pair used by tests.
-#include "remote/channel.h"
+// Channel::exchange and the in-memory loopback pair (in-process racers, tests).
+#include "core/channel.h"
 
 #include <condition_variable>
 #include <mutex>
 
 #include <fmt/format.h>
 
-#include "remote/framer.h"
+#include "core/framer.h"
 
 namespace arbiter {
 

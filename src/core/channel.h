@@ -1,8 +1,10 @@
 // Channel: one JSON message out, one back, within a deadline: the transport under every remote
-// player. Implementations: FdChannel (a pipe pair to a child process, or a TCP socket) and the
-// in-memory loopback for tests. Everything a peer can do wrong arrives as a ChannelFault with the
-// Ejection reason it deserves: timeout (nothing complete by the deadline), hang_up (closed,
-// reset, died), malformed (not JSON, or a message larger than the size cap).
+// player and every in-process racer. The interface and the in-memory loopback live here, so that
+// the referee seats in-process players over the same wire format without depending on a
+// transport; FdChannel (a pipe pair to a child process, or a TCP socket) is in src/remote.
+// Everything a peer can do wrong arrives as a ChannelFault with the Ejection reason it deserves:
+// timeout (nothing complete by the deadline), hang_up (closed, reset, died), malformed (not
+// JSON, or a message larger than the size cap).
 // Thread-safety: one thread uses a channel at a time; close() may be called from any thread.
 #pragma once
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "games/registry.h"
-#include "remote/channel.h"
+#include "arena/registry.h"
+#include "core/channel.h"
 #include "remote/child_process.h"
 #include "remote/tcp.h"
 

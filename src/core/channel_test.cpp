@@ -1,5 +1,5 @@
 // Tests of the loopback channel pair, Channel::exchange and the Framer behind both wire formats.
-#include "remote/channel.h"
+#include "core/channel.h"
 
 #include <chrono>
 #include <string>
@@ -8,9 +8,9 @@
 
 #include <gtest/gtest.h>
 
-#include "remote/timing_test.h"
+#include "core/timing_test.h"
 
-#include "remote/framer.h"
+#include "core/framer.h"
 
 namespace arbiter {
 namespace {

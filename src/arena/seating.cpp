@@ -1,4 +1,4 @@
-#include "games/registry_seating.h"
+#include "arena/seating.h"
 
 #include <algorithm>
 

@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "core/json.h"
-#include "games/q/harness/harness.h"
+#include "apps/q_course/harness.h"
 
 namespace arbiter::q::harness {
 namespace {

@@ -1,4 +1,4 @@
-#include "games/q/harness/course_input.h"
+#include "apps/q_course/course_input.h"
 
 #include <set>
 

@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include "games/q/actors.h"
-#include "games/q/harness/course_input.h"
-#include "games/q/harness/harness.h"
-#include "games/q/harness/result.h"
+#include "apps/q_course/course_input.h"
+#include "apps/q_course/harness.h"
+#include "apps/q_course/result.h"
 #include "referee/turn_based.h"
 
 namespace arbiter::q::harness {

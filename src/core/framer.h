@@ -1,5 +1,5 @@
 // Framer: cuts a byte stream into JSON messages per Framing under the size cap; the one wire format
-// shared by FdChannel and the in-memory loopback. Internal to src/remote.
+// shared by FdChannel (src/remote) and the in-memory loopback.
 #pragma once
 
 #include <cstddef>
@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "remote/channel.h"
+#include "core/channel.h"
 
 namespace arbiter {
 

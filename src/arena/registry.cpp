@@ -1,4 +1,4 @@
-#include "games/registry.h"
+#include "arena/registry.h"
 
 #include <charconv>
 #include <filesystem>
@@ -11,8 +11,8 @@
 #include "games/battleship/game.h"
 #include "games/dominosa/race.h"
 #include "games/q/actors.h"
-#include "games/registry_abalone.h"
-#include "games/registry_seating.h"
+#include "arena/abalone.h"
+#include "arena/seating.h"
 #include "games/speed_scrabble/bots.h"
 #include "games/speed_scrabble/game.h"
 #include "referee/realtime.h"
@@ -163,7 +163,7 @@ Expected<PlayOutcome> play_battleship(const PlaySpec& spec) {
       spec, [&](const Seating& seat, Seat index) -> Expected<PlayerPtr<Battleship>> {
         auto bot = battleship::parse_bot(seat.bot);
         if (!bot) return fail(bot.error().message);
-        return battleship::make_bot<Battleship>(seat.name, *bot, seat_seed(spec.seed, index));
+        return battleship::make_bot<Battleship>(seat.name, *bot, seeds::seat(spec.seed, index));
       });
   if (!players) return fail(players.error().message);
   outcome.result =
@@ -299,9 +299,9 @@ Expected<MatchResult> run_race(const PlaySpec& spec, const std::vector<std::stri
   options.limits = limits;
   for (std::size_t p = 0; p < seats.size(); ++p)
     options.setup_order.push_back(static_cast<Seat>(p));
-  Rng order_rng(Rng::derive(spec.seed, "setup-order"));
+  Rng order_rng(seeds::setup_order(spec.seed));
   order_rng.shuffle(options.setup_order.begin(), options.setup_order.end());
-  options.notice_order_seed = Rng::derive(spec.seed, "notice-order");
+  options.notice_order_seed = seeds::notice_order(spec.seed);
   return run_realtime<G>(state, seats, options);
 }
 
@@ -322,7 +322,7 @@ Expected<PlayOutcome> play_speed_scrabble(const PlaySpec& spec) {
   if (!started) return std::unexpected(started.error());
   PlayOutcome outcome = std::move(*started);
 
-  Rng rng(start_seed(spec.seed));
+  Rng rng(seeds::start(spec.seed));
   auto state = SpeedScrabble::start(*config, rng);
   std::shared_ptr<const speed_scrabble::SolverIndex> index;
   auto result = run_race<SpeedScrabble>(
@@ -361,7 +361,7 @@ Expected<ReplayReport> replay_speed_scrabble(const std::vector<Json>& log) {
   if (!seed) return std::unexpected(seed.error());
   auto config = speed_scrabble_config(field_or_null(header, "config"));
   if (!config) return fail("the log's config: " + config.error().message);
-  Rng rng(start_seed(*seed));
+  Rng rng(seeds::start(*seed));
   auto state = SpeedScrabble::start(*config, rng);
   return replay_realtime<SpeedScrabble>(state, log);
 }
@@ -373,7 +373,7 @@ Expected<PlayOutcome> play_dominosa(const PlaySpec& spec) {
   auto started = race_outcome(spec);
   if (!started) return std::unexpected(started.error());
   PlayOutcome outcome = std::move(*started);
-  Rng rng(start_seed(spec.seed));
+  Rng rng(seeds::start(spec.seed));
   std::optional<DominosaRace::State> state;
   try {
     state = DominosaRace::start(*config, rng);
@@ -403,7 +403,7 @@ Expected<ReplayReport> replay_dominosa(const std::vector<Json>& log) {
   if (!seed) return std::unexpected(seed.error());
   auto config = DominosaRace::decode_config(field_or_null(header, "config"));
   if (!config) return fail("the log's config: " + config.error().message);
-  Rng rng(start_seed(*seed));
+  Rng rng(seeds::start(*seed));
   try {
     auto state = DominosaRace::start(*config, rng);
     return replay_realtime<DominosaRace>(state, log);

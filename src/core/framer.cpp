@@ -1,5 +1,5 @@
 // Framer: incremental message splitting for Framing::lines and Framing::values.
-#include "remote/framer.h"
+#include "core/framer.h"
 
 #include <fmt/format.h>
 

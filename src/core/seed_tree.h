@@ -1,0 +1,37 @@
+// The one seed tree: a tournament's master seed gives every match its seed, and a match's seed
+// gives every seed the match uses (the deal, each seat's house bot, the real-time orders). Every
+// seed arbiter uses outside a game's own rules is derived here, so that a match replays bit for
+// bit from its seed alone and `arbiter play --seed S` reproduces any match of a tournament.
+//
+//   master ─┬─ match(master, i) ─┬─ start(match)          the game's deal (Rules::start)
+//           │                    ├─ seat(match, p)        seat p's house bot
+//           │                    ├─ setup_order(match)    a real-time game's start line
+//           │                    └─ notice_order(match)   a real-time game's notice batches
+//           └─ swiss_round(master, r)                     the pairing of a Swiss round
+#pragma once
+
+#include <cstdint>
+
+#include "core/rng.h"
+#include "core/seat.h"
+
+namespace arbiter::seeds {
+
+inline std::uint64_t match(std::uint64_t master, std::int64_t index) {
+  return Rng::derive(master, "match", static_cast<std::uint64_t>(index));
+}
+inline std::uint64_t swiss_round(std::uint64_t master, std::int64_t round) {
+  return Rng::derive(master, "swiss", static_cast<std::uint64_t>(round));
+}
+inline std::uint64_t start(std::uint64_t match_seed) { return Rng::derive(match_seed, "start"); }
+inline std::uint64_t seat(std::uint64_t match_seed, Seat seat) {
+  return Rng::derive(match_seed, "seat", static_cast<std::uint64_t>(seat));
+}
+inline std::uint64_t setup_order(std::uint64_t match_seed) {
+  return Rng::derive(match_seed, "setup-order");
+}
+inline std::uint64_t notice_order(std::uint64_t match_seed) {
+  return Rng::derive(match_seed, "notice-order");
+}
+
+}  // namespace arbiter::seeds
