@@ -161,6 +161,14 @@ def main() -> int:
     listed = sorted(e["file"] for e in entries)
     check(on_disk == listed, f"every golden log is in MANIFEST.json and every entry has its log "
           f"(unlisted {sorted(set(on_disk) - set(listed))}, missing {sorted(set(listed) - set(on_disk))})")
+    # Every game `arbiter games` lists (a name at the start of a line) has golden logs.
+    listing = subprocess.run([args.arbiter, "games"], capture_output=True, text=True, timeout=60).stdout
+    registered = {line.split()[0] for line in listing.splitlines()
+                  if line[:1].strip() and not line.startswith("any game")}
+    games = {json.loads((args.golden / n).read_text().split("\n", 1)[0])["game"] for n in on_disk}
+    check(len(registered) >= 5 and registered <= games,
+          f"golden logs of every game (registered {sorted(registered)}, with goldens {sorted(games)})")
+
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="arbiter-golden-") as tmp:
         for e in entries:
