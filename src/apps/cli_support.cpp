@@ -1,0 +1,207 @@
+// What every command family of the CLI shares: one-line errors, printable text, option checks
+// that refuse what CLI11 lets through, the options of program players, and checked output.
+#include "apps/commands.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "core/units.h"
+
+namespace arbiter::cli {
+
+void report_error(const std::string& message) {
+  std::cerr << "arbiter: " << printable_line(message) << std::endl;
+}
+
+namespace {
+
+std::string printable(std::string_view text, bool keep_lines) {
+  std::string line;
+  line.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n' || c == '\r' || c == '\t') {
+      line += keep_lines && c != '\r' ? static_cast<char>(c) : ' ';
+      ++i;
+      continue;
+    }
+    // The length of a well-formed UTF-8 sequence starting here (1 for ASCII), or 0.
+    std::size_t n = c < 0x80           ? 1
+                    : (c >> 5) == 0x6  ? 2
+                    : (c >> 4) == 0xe  ? 3
+                    : (c >> 3) == 0x1e ? 4
+                                       : 0;
+    if (n > 1 && (i + n > text.size() || c == 0xc0 || c == 0xc1 || c > 0xf4)) n = 0;
+    for (std::size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) n = 0;
+    if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7f))) {
+      line += fmt::format("\\x{:02x}", c);
+      ++i;
+      continue;
+    }
+    line.append(text.substr(i, n));
+    i += n;
+  }
+  return line;
+}
+
+}  // namespace
+
+std::string printable_line(std::string_view text) {
+  return printable(text, false);
+}
+
+std::string printable_text(std::string_view text) {
+  return printable(text, true);
+}
+
+CLI::Validator number_validator(double lo, double hi, std::string what) {
+  return CLI::Validator(
+      [lo, hi, what](std::string& text) -> std::string {
+        try {
+          std::size_t used = 0;
+          const double v = std::stod(text, &used);
+          if (used == text.size() && v >= lo && v <= hi) return "";  // false for NaN
+        } catch (const std::exception&) {
+        }
+        return fmt::format("expected {} between {} and {}, got {}", what, lo, hi, text);
+      },
+      "NUMBER");
+}
+
+CLI::Validator seconds_validator(double lo, double hi) {
+  return number_validator(lo, hi, "seconds");
+}
+
+CLI::Validator id_validator(std::int64_t lo) {
+  return CLI::Validator(
+      [lo](std::string& text) -> std::string {
+        constexpr std::string_view kMax = "9223372036854775807";
+        const bool digits = !text.empty() && text.size() <= kMax.size() &&
+                            text.find_first_not_of("0123456789") == std::string::npos;
+        if (digits && (text.size() < kMax.size() || text <= kMax) && std::stoll(text) >= lo)
+          return "";
+        return fmt::format("expected a whole number from {} to {}, got {}", lo, kMax, text);
+      },
+      "N");
+}
+
+bool ProgramOptions::given() const {
+  return !memory.empty() || !processes.empty() || !cpu_time.empty() || !output.empty() ||
+         !open_files.empty() || !read_only.empty() || !env.empty() || network ||
+         unsafe_no_sandbox;
+}
+
+void add_program_options(CLI::App* command, ProgramOptions& o) {
+  const ProgramTerms defaults;
+  const auto group = "Program players (cmd:)";
+  command->add_option("--memory", o.memory,
+                      fmt::format("Memory cap per program, e.g. 512M or none (default {})",
+                                  format_size(*defaults.limits.memory_bytes)))
+      ->group(group);
+  command->add_option("--processes", o.processes,
+                      fmt::format("Processes and threads per program (default {})",
+                                  *defaults.limits.processes))
+      ->group(group);
+  command->add_option("--cpu-time", o.cpu_time,
+                      "CPU time per program for the whole match, e.g. 60s (default: none)")
+      ->group(group);
+  command->add_option("--output", o.output,
+                      fmt::format("Bytes a program may write on stdout and on stderr, e.g. 4M "
+                                  "(default {})",
+                                  format_size(*defaults.limits.output_bytes)))
+      ->group(group);
+  command->add_option("--open-files", o.open_files,
+                      fmt::format("Open files per program (default {})",
+                                  *defaults.limits.open_files))
+      ->group(group);
+  command->add_option("--read-only", o.read_only,
+                      "Also show PATH to programs, read-only (their program and the files their "
+                      "arguments name are shown already)")
+      ->group(group);
+  command->add_option("--env", o.env, "Pass NAME (its value here) or NAME=VALUE to programs")
+      ->group(group);
+  command->add_flag("--allow-network", o.network, "Let programs use the host's network")
+      ->group(group);
+  command->add_flag("--unsafe-no-sandbox", o.unsafe_no_sandbox,
+                    "Run programs WITHOUT the sandbox (their own root, uid, /proc, loopback-only "
+                    "network, clean environment; see arbiter sandbox check); only for programs "
+                    "you trust")
+      ->group(group);
+}
+
+Expected<void> apply_program_options(const ProgramOptions& o, ProgramTerms& terms) {
+  const auto set = [&](const char* option, std::string_view key, const Json& value) {
+    if (auto ok = set_term(terms, key, value); !ok)
+      return Expected<void>(
+          fail(fmt::format("{}: {}", option, ok.error().message)));
+    return Expected<void>();
+  };
+  if (o.unsafe_no_sandbox) {
+    if (o.network || !o.read_only.empty() || !o.env.empty())
+      return fail("--allow-network, --read-only and --env are walls of the sandbox, which "
+                  "--unsafe-no-sandbox turns off");
+    terms.sandbox.reset();
+  }
+  const std::pair<const char*, std::pair<const std::string*, std::string_view>> caps[] = {
+      {"--memory", {&o.memory, "memory"}},       {"--processes", {&o.processes, "processes"}},
+      {"--cpu-time", {&o.cpu_time, "cpu_time"}}, {"--output", {&o.output, "output"}},
+      {"--open-files", {&o.open_files, "open_files"}}};
+  for (const auto& [option, field] : caps)
+    if (!field.first->empty())
+      if (auto ok = set(option, field.second, *field.first); !ok) return ok;
+  if (o.network)
+    if (auto ok = set("--allow-network", "network", true); !ok) return ok;
+  if (!o.read_only.empty())
+    if (auto ok = set("--read-only", "read_only", o.read_only); !ok) return ok;
+  if (!o.env.empty())
+    if (auto ok = set("--env", "env", o.env); !ok) return ok;
+  if (auto ok = check_terms(terms); !ok) {
+    // check_terms names the terms as a tournament file does; here they are options.
+    std::string message = ok.error().message;
+    for (const auto& [term, option] : {std::pair{"memory ", "--memory "},
+                                       std::pair{"read_only ", "--read-only "},
+                                       std::pair{"env ", "--env "}})
+      if (message.starts_with(term)) message = option + message.substr(std::strlen(term));
+    return fail(message);
+  }
+  return {};
+}
+
+CLI::Validator natural_validator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const bool digits = !text.empty() && text.size() <= 20 &&
+                            text.find_first_not_of("0123456789") == std::string::npos;
+        if (digits && (text.size() < 20 || text <= "18446744073709551615")) return "";
+        return "expected a whole number from 0 to 18446744073709551615, got " + text;
+      },
+      "N");
+}
+
+int checked_stdout(int exit_code) {
+  // What we printed is part of what we did: output lost to a full disk is a failure.
+  errno = 0;
+  std::cout.flush();
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout) {
+    int err = errno;
+    if (err == 0) {
+      // An earlier flush failed and stdio keeps no reason; the output is lost already, so one
+      // more byte may be tried to learn why.
+      std::clearerr(stdout);
+      std::fputc('\n', stdout);
+      if (std::fflush(stdout) != 0) err = errno;
+    }
+    report_error(
+        fmt::format("standard output: {}", err == 0 ? "a write failed" : std::strerror(err)));
+    if (exit_code == 0) exit_code = kFailed;
+  }
+  return exit_code;
+}
+
+}  // namespace arbiter::cli
