@@ -16,7 +16,7 @@
 #include "core/player.h"
 #include "core/rng.h"
 #include "core/seat.h"
-#include "games/q/actors.h"
+#include "games/q/bots.h"
 #include "games/q/game.h"
 #include "games/q/placement.h"
 #include "games/q/state.h"

@@ -7,7 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "games/q/actors.h"
+#include "games/q/bots.h"
 #include "remote/fd_channel.h"
 #include "remote/serve.h"
 #include "remote/tcp.h"

@@ -10,7 +10,7 @@
 #include "games/battleship/bots.h"
 #include "games/battleship/game.h"
 #include "games/dominosa/race.h"
-#include "games/q/actors.h"
+#include "games/q/bots.h"
 #include "arena/abalone.h"
 #include "arena/seating.h"
 #include "games/speed_scrabble/bots.h"

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "games/q/actors.h"
+#include "games/q/bots.h"
 #include "apps/q_course/course_input.h"
 #include "apps/q_course/harness.h"
 #include "apps/q_course/result.h"

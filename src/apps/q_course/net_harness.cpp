@@ -11,7 +11,7 @@
 
 #include "core/interrupt.h"
 #include "core/seat_name.h"
-#include "games/q/actors.h"
+#include "games/q/bots.h"
 #include "apps/q_course/course_input.h"
 #include "apps/q_course/harness.h"
 #include "apps/q_course/result.h"

@@ -1,4 +1,4 @@
-#include "games/q/actors.h"
+#include "games/q/bots.h"
 
 #include <gtest/gtest.h>
 
