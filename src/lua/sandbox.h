@@ -37,7 +37,7 @@ struct SandboxOptions {
   int load_budget = 1'000'000;                 // instructions the team chunk may run at load
   std::size_t max_rep_bytes = std::size_t{1} << 20;  // largest string.rep result
   // string.find/match/gmatch/gsub refuse a pattern whose worst-case backtracking estimate on
-  // the given subject exceeds this many steps (see pattern_cost in sandbox.cpp).
+  // the given subject exceeds this many steps (see pattern_cost in string_library.cpp).
   double max_pattern_cost = 2e7;
   std::size_t max_pattern_bytes = 256;
   // table.insert, table.remove and table.move refuse to shift or copy more elements than this
@@ -172,7 +172,7 @@ class Sandbox {
  private:
   friend class Bot;
   struct HostScope;  // lifts the memory cap while trusted host code allocates
-  struct Library;    // the library functions (sandbox.cpp)
+  struct Library;    // the library functions (sandbox_internal.h)
 
   static void* allocate(void* ud, void* ptr, std::size_t old_size, std::size_t new_size);
   void open_libraries();

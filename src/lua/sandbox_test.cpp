@@ -895,8 +895,8 @@ TEST(LuaDeterminism, TheWatchdogDoesNotCountTheTimeOfSortingABigTable) {
   EXPECT_EQ(global_int(sandbox, "count"), 200'000);
 }
 
-// A reference for the canonical order, written independently of sandbox.cpp: numbers as long
-// double (exact for 64-bit integers and doubles), strings as std::string.
+// A reference for the canonical order, written independently of ordered_next.cpp: numbers as
+// long double (exact for 64-bit integers and doubles), strings as std::string.
 struct RefKey {
   int category = 0;  // 0 positive integer, 1 other number, 2 string, 3 boolean
   long double number = 0;
