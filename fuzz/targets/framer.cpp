@@ -1,4 +1,4 @@
-// The framer (remote/framer.h): the first two bytes choose the framing and the size cap, the
+// The framer (core/framer.h): the first two bytes choose the framing and the size cap, the
 // rest is the byte stream, fed once whole and once in pieces whose sizes come from the input.
 // Properties: a returned message's text is never longer than the cap; with lines framing the
 // messages are exactly the model's (one per non-blank line, parsed alone); pieces change
