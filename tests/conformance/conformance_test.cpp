@@ -33,7 +33,7 @@ const std::set<std::string> kConformingNames = {std::string(q::Q::kName),
                                                 std::string(battleship::Battleship::kName)};
 
 // The turn-based suite (conformance/rules_suite.h) for the registered turn-based games.
-INSTANTIATE_TYPED_TEST_SUITE_P(Registered, Conformance, ConformingGames);
+INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, Conformance, ConformingGames);
 
 // Real-time games have their own suite below, and so have lockstep games.
 const std::set<std::string> kRealtimeNames = {std::string(speed_scrabble::SpeedScrabble::kName),

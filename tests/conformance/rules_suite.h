@@ -1,6 +1,6 @@
 // The conformance suite of turn-based games (core/rules.h), as a type-parameterized gtest suite
 // that any game's test instantiates with one line:
-//   INSTANTIATE_TYPED_TEST_SUITE_P(MyGame, Conformance, my::MyGame);
+//   INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, Conformance, my::MyGame);
 // Seeded random playouts (with careless and hostile actions, ejections included) reach a terminal
 // state with sane standings; the codec round-trips every view, setup answer, action and hand
 // seen, and the config; a seat's view is byte-identical across states that differ only in what

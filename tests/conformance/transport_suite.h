@@ -6,7 +6,7 @@
 // replay, and the same seed must play the same game (apart from timing) over every transport.
 //
 // A game's test instantiates it with one line, and lets the suite's main serve its bots:
-//   INSTANTIATE_TYPED_TEST_SUITE_P(MyGame, TransportConformance, my::MyGame);
+//   INSTANTIATE_TYPED_TEST_SUITE_P(TransportConformance, TransportConformance, my::MyGame);
 //   template <> std::vector<std::string> arbiter::conformance::suite_bots<my::MyGame>() {...}
 //   int main(int argc, char** argv) { return arbiter::conformance::suite_main<my::MyGame>(argc, argv); }
 // The program player of the stdio seats is the test binary itself, run as

@@ -21,8 +21,8 @@ namespace {
 // The suites' names (and gtest's names for them) are those of arbiter::conformance.
 using namespace conformance;
 
-INSTANTIATE_TYPED_TEST_SUITE_P(Nim, Conformance, Nim);
-INSTANTIATE_TYPED_TEST_SUITE_P(Nim, TransportConformance, Nim);
+INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, Conformance, Nim);
+INSTANTIATE_TYPED_TEST_SUITE_P(TransportConformance, TransportConformance, Nim);
 
 TEST(NimRules, TheLastToTakeWins) {
   Rng rng(1);
