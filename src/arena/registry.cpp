@@ -12,6 +12,7 @@
 #include "games/dominosa/race.h"
 #include "games/q/bots.h"
 #include "arena/abalone.h"
+#include "arena/seat_players.h"
 #include "arena/seating.h"
 #include "games/speed_scrabble/bots.h"
 #include "games/speed_scrabble/game.h"
@@ -69,30 +70,6 @@ Expected<q::ActorSpec> q_bot(const std::string& name, const std::string& bot) {
     return fail(fmt::format("bot \"{}\": {}", bot, why));
   }
   return decoded;
-}
-
-// The players of a roster for a turn-based game G: remote seats as RemotePlayers (or, when they
-// could not start, UnstartedPlayers ejected at setup), house bots through `house(seating, seat)`.
-template <Game G, class House>
-Expected<std::vector<PlayerPtr<G>>> seat_players(const PlaySpec& spec, House house) {
-  auto remote = open_remote_seats(spec);
-  if (!remote) return fail(remote.error().message);
-  std::vector<PlayerPtr<G>> players(spec.roster.size());
-  for (std::size_t i = 0; i < spec.roster.size(); ++i) {
-    const Seating& seat = spec.roster[i];
-    if (auto& opened = (*remote)[i]) {
-      if (!opened->failure.empty())
-        players[i] = std::make_shared<UnstartedPlayer<G>>(seat.name, opened->failure);
-      else
-        players[i] = std::make_shared<RemotePlayer<G>>(seat.name, std::move(opened->channel),
-                                                       std::move(opened->process));
-      continue;
-    }
-    auto bot = house(seat, static_cast<Seat>(i));
-    if (!bot) return fail(bot.error().message);
-    players[i] = std::move(*bot);
-  }
-  return players;
 }
 
 // The overrides `given` (null: none) as an object with "players" filled in for `seats`.
