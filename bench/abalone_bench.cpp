@@ -6,7 +6,7 @@
 
 #include <lua.hpp>
 
-#include "games/abalone/match.h"
+#include "games/abalone/game.h"
 #include "lua/sandbox.h"
 
 namespace {

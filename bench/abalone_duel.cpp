@@ -25,7 +25,7 @@
 #include <thread>
 #include <vector>
 
-#include "games/abalone/match.h"
+#include "games/abalone/game.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // Concurrent Abalone's codec for external teams (world.h's config, match.h's commitments):
 // both with their round trip.
 #include "fuzz_support.h"
-#include "games/abalone/match.h"
+#include "games/abalone/game.h"
 #include "games/abalone/world.h"
 
 using namespace arbiter;

@@ -3,7 +3,7 @@
 // formats, and checking a solution against it never fails loudly.
 #include "fuzz_support.h"
 #include "games/dominosa/puzzle.h"
-#include "games/dominosa/race.h"
+#include "games/dominosa/game.h"
 
 using namespace arbiter;
 using namespace arbiter::dominosa;

@@ -9,8 +9,8 @@
 
 #include "arena/seating.h"
 #include "core/file.h"
-#include "games/abalone/house_teams.h"
-#include "games/abalone/match.h"
+#include "games/abalone/bots.h"
+#include "games/abalone/game.h"
 #include "referee/lockstep.h"
 #include "remote/child_process.h"
 #include "remote/fd_channel.h"

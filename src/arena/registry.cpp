@@ -7,13 +7,15 @@
 
 #include <fmt/format.h>
 
-#include "games/battleship/bots.h"
-#include "games/battleship/game.h"
-#include "games/dominosa/race.h"
-#include "games/q/bots.h"
 #include "arena/abalone.h"
 #include "arena/seat_players.h"
 #include "arena/seating.h"
+#include "arena/turn_based_entry.h"
+#include "core/seat_count.h"
+#include "games/battleship/game.h"
+#include "games/dominosa/bots.h"
+#include "games/dominosa/game.h"
+#include "games/q/game.h"
 #include "games/speed_scrabble/bots.h"
 #include "games/speed_scrabble/game.h"
 #include "referee/realtime.h"
@@ -24,129 +26,6 @@
 
 namespace arbiter {
 namespace {
-
-// Q bots: STRATEGY[+cheat=JCheat | +raise=JExn | +hang=JExn/K], e.g. "ldasg", "dag+cheat=no-fit",
-// "dag+hang=take-turn/3": the course's house strategies and scripted bad actors.
-Expected<q::ActorSpec> q_bot(const std::string& name, const std::string& bot) {
-  Json spec = Json::array({name});
-  const auto plus = bot.find('+');
-  if (!q::strategy_from_string(bot.substr(0, plus)))
-    return fail(fmt::format("bot \"{}\": unknown strategy \"{}\" (dag or ldasg)", bot,
-                            bot.substr(0, plus)));
-  spec.push_back(bot.substr(0, plus));
-  if (plus != std::string::npos) {
-    const std::string extra = bot.substr(plus + 1);
-    const auto eq = extra.find('=');
-    const std::string kind = extra.substr(0, eq);
-    const std::string arg = eq == std::string::npos ? "" : extra.substr(eq + 1);
-    if (kind == "cheat") {
-      spec.push_back("a cheat");
-      spec.push_back(arg);
-    } else if (kind == "raise") {
-      spec.push_back(arg);
-    } else if (kind == "hang") {
-      const auto slash = arg.find('/');
-      spec.push_back(arg.substr(0, slash));
-      int k = 1;
-      if (slash != std::string::npos) {
-        try {
-          k = std::stoi(arg.substr(slash + 1));
-        } catch (const std::exception&) {
-          return fail(fmt::format("bot \"{}\": hang=METHOD/K needs a number K", bot));
-        }
-      }
-      spec.push_back(k);
-    } else {
-      return fail(
-          fmt::format("bot \"{}\": unknown modifier \"{}\" (cheat=, raise=, hang=)", bot, kind));
-    }
-  }
-  auto decoded = q::decode_actor_spec(spec, q::Dialect::m9);
-  if (!decoded) {
-    // The course decoder's words name the JActorSpec; here the bot text is the subject.
-    std::string why = decoded.error().message;
-    if (const std::string prefix = fmt::format("JActorSpec {}: ", name); why.starts_with(prefix))
-      why.erase(0, prefix.size());
-    return fail(fmt::format("bot \"{}\": {}", bot, why));
-  }
-  return decoded;
-}
-
-// The overrides `given` (null: none) as an object with "players" filled in for `seats`.
-Expected<Json> with_players(const Json& given, std::size_t seats, std::string_view game) {
-  Json config = given.is_null() ? Json::object() : given;
-  if (!config.is_object())
-    return fail(fmt::format("the {} config must be a JSON object, got {}", game, excerpt(config)));
-  if (!config.contains("players")) config["players"] = seats;
-  return config;
-}
-
-Expected<void> check_players(int players, std::size_t seats) {
-  if (static_cast<std::size_t>(players) != seats)
-    return fail(fmt::format("the config seats {} players but {} were given", players, seats));
-  return {};
-}
-
-Expected<q::Config> q_config(const Json& given, std::size_t seats) {
-  auto config = with_players(given, seats, "Q");
-  if (!config) return std::unexpected(config.error());
-  auto decoded = q::Q::decode_config(*config);
-  if (!decoded) return std::unexpected(decoded.error());
-  if (auto ok = check_players(decoded->players, seats); !ok) return std::unexpected(ok.error());
-  return decoded;
-}
-
-Expected<PlayOutcome> play_q(const PlaySpec& spec) {
-  auto decoded = q_config(spec.config, spec.roster.size());
-  if (!decoded) return std::unexpected(decoded.error());
-  PlayOutcome outcome;
-  auto names = seat_names(spec);
-  if (!names) return fail(names.error().message);
-  outcome.names = std::move(*names);
-  auto players =
-      seat_players<q::Q>(spec, [](const Seating& seat, Seat) -> Expected<PlayerPtr<q::Q>> {
-        auto actor = q_bot(seat.name, seat.bot);
-        if (!actor) return fail(actor.error().message);
-        return q::make_actor(*actor);
-      });
-  if (!players) return fail(players.error().message);
-  outcome.result =
-      play_turn_based<q::Q>(*decoded, spec.seed, outcome.names, *players, spec.options);
-  return outcome;
-}
-
-Expected<battleship::Config> battleship_config(const Json& given, std::size_t seats) {
-  using battleship::Battleship;
-  if (seats != 2) return fail(fmt::format("battleship is for 2 players, {} were given", seats));
-  auto config = Battleship::decode_config(given.is_null() ? Json::object() : given);
-  if (!config) return std::unexpected(config.error());
-  // The codec only checks that the fleet has room; make sure a legal placement exists at all, so
-  // that a match cannot start in which every placement is a foul.
-  Rng probe(1);
-  if (!battleship::random_fleet(*config, probe))
-    return fail("Battleship config: no legal placement of the fleet fits on the grid");
-  return config;
-}
-
-Expected<PlayOutcome> play_battleship(const PlaySpec& spec) {
-  using battleship::Battleship;
-  auto config = battleship_config(spec.config, spec.roster.size());
-  if (!config) return std::unexpected(config.error());
-  PlayOutcome outcome;
-  auto names = seat_names(spec);
-  if (!names) return fail(names.error().message);
-  outcome.names = std::move(*names);
-  auto players = seat_players<Battleship>(
-      spec, [&](const Seating& seat, Seat index) -> Expected<PlayerPtr<Battleship>> {
-        auto bot = battleship::parse_bot(seat.bot);
-        if (!bot) return fail(bot.error().message);
-        return battleship::make_bot<Battleship>(seat.name, *bot, seeds::seat(spec.seed, index));
-      });
-  if (!players) return fail(players.error().message);
-  outcome.result =
-      play_turn_based<Battleship>(*config, spec.seed, outcome.names, *players, spec.options);
-  return outcome;
-}
 
 // Reads the dictionary; see load_words.
 Expected<std::shared_ptr<const speed_scrabble::Dictionary>> load_words_uncached(
@@ -400,27 +279,8 @@ Expected<void> checked(const Expected<T>& e) {
 
 const std::vector<GameEntry>& registered_games() {
   static const std::vector<GameEntry> games{
-      {.name = "q",
-       .summary = "Q, the Qwirkle-like tile game of CS 4500 (2-4 players, hidden hands)",
-       .bots = "dag | ldasg, optionally +cheat=CHEAT, +raise=METHOD or +hang=METHOD/K",
-       .min_seats = 2,
-       .max_seats = 4,
-       .clocked = true,
-       .check_bot = [](const std::string& bot) { return checked(q_bot("x", bot)); },
-       .check_config = [](const Json& c, std::size_t seats) { return checked(q_config(c, seats)); },
-       .play = play_q,
-       .replay = [](const std::vector<Json>& log) { return replay<q::Q>(log); }},
-      {.name = "battleship",
-       .summary = "Battleship: two hidden fleets, alternating shots (2 players)",
-       .bots = "random | hunt | tracker | density, optionally +uniform or +evasive (placement)",
-       .min_seats = 2,
-       .max_seats = 2,
-       .clocked = true,
-       .check_bot = [](const std::string& bot) { return checked(battleship::parse_bot(bot)); },
-       .check_config = [](const Json& c,
-                          std::size_t seats) { return checked(battleship_config(c, seats)); },
-       .play = play_battleship,
-       .replay = [](const std::vector<Json>& log) { return replay<battleship::Battleship>(log); }},
+      turn_based_entry<q::Q>(),
+      turn_based_entry<battleship::Battleship>(),
       {.name = "speed_scrabble",
        .summary = "Speed Scrabble: a real-time crossword race, tiles for all on every valid board "
                   "(2-8 players)",

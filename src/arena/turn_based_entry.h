@@ -31,8 +31,10 @@ namespace arbiter {
 //   G::kMinSeats, G::kMaxSeats   how many players a match seats
 //   G::check_bot(text)           whether `text` names a house bot (starts nothing)
 //   G::make_bot(name, text, seed)   that bot as a Player; `seed` is its own (seeds::seat)
-// Optionally G::check_seats(config, seats) -> Expected<void>, when the config decides how many
-// seats a match has; without it any count in [kMinSeats, kMaxSeats] goes with any config.
+// Optionally G::config_for(given, seats) -> Expected<Config>, the config of a match of `seats`
+// players when the seat count goes into it (Q's "players"; default: G::decode_config(given)),
+// and G::check_seats(config, seats) -> Expected<void>, a check of the decoded config for that
+// many seats (without it any count in [kMinSeats, kMaxSeats] goes with any config).
 template <class G>
 concept TurnBasedHosted =
     Game<G> && requires(std::string_view text, const std::string& name, std::uint64_t seed) {
@@ -57,7 +59,11 @@ Expected<typename G::Config> turn_based_config(const Json& given, std::size_t se
     return fail(fmt::format("{} is for {} to {} players, {} were given", G::kName, G::kMinSeats,
                             G::kMaxSeats, seats));
   }
-  auto config = G::decode_config(given.is_null() ? Json::object() : given);
+  Expected<typename G::Config> config = std::unexpected(Error{});
+  if constexpr (requires { G::config_for(given, seats); })
+    config = G::config_for(given, seats);
+  else
+    config = G::decode_config(given.is_null() ? Json::object() : given);
   if (!config) return std::unexpected(config.error());
   if constexpr (requires { G::check_seats(*config, seats); }) {
     if (auto ok = G::check_seats(*config, seats); !ok) return std::unexpected(ok.error());

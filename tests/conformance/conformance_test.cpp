@@ -10,9 +10,9 @@
 
 #include "core/rules.h"
 #include "rules_suite.h"
-#include "games/abalone/match.h"
+#include "games/abalone/game.h"
 #include "games/battleship/game.h"
-#include "games/dominosa/race.h"
+#include "games/dominosa/game.h"
 #include "games/dominosa/solver.h"
 #include "games/q/game.h"
 #include "arena/registry.h"

@@ -24,7 +24,7 @@
 
 #include <fmt/format.h>
 
-#include "games/abalone/match.h"
+#include "games/abalone/game.h"
 
 namespace arbiter::abalone {
 namespace {

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "games/abalone/match.h"
+#include "games/abalone/game.h"
 
 namespace arbiter::abalone {
 namespace {

@@ -34,6 +34,13 @@ std::size_t due(const View& view, std::size_t unfired_cells) {
 
 }  // namespace
 
+Expected<void> Battleship::check_seats(const Config& config, std::size_t) {
+  Rng probe(1);
+  if (!random_fleet(config, probe))
+    return fail("Battleship config: no legal placement of the fleet fits on the grid");
+  return {};
+}
+
 Expected<View> Battleship::decode_setup_args(const Json& args) {
   if (!args.is_array() || args.size() != 1)
     return fail("setup: expected [Config], got " + excerpt(args));

@@ -3,10 +3,16 @@
 // the conformance suite.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
 #include <string_view>
 
 #include "core/json.h"
+#include "core/player.h"
 #include "core/rng.h"
+#include "games/battleship/bots.h"
 #include "games/battleship/codec.h"
 #include "games/battleship/state.h"
 #include "games/battleship/types.h"
@@ -23,6 +29,7 @@ struct Battleship {
 
   static constexpr int kMinSeats = 2;
   static constexpr int kMaxSeats = 2;
+
 
   // No randomness: the fleets come from the players.
   static State start(const Config& config, Rng&) { return State::start(config); }
@@ -55,6 +62,27 @@ struct Battleship {
   // of the wrong count.
   static Setup sample_setup(const View& view, Rng& rng);
   static Action sample_action(const View& view, Rng& rng);
+
+  // What hosting needs (arena/turn_based_entry.h): the --help lines and the house bots.
+  static constexpr std::string_view kSummary =
+      "Battleship: two hidden fleets, alternating shots (2 players)";
+  static constexpr std::string_view kBotSyntax =
+      "random | hunt | tracker | density, optionally +uniform or +evasive (placement)";
+  static Expected<void> check_bot(std::string_view text) {
+    auto bot = parse_bot(text);
+    if (!bot) return std::unexpected(bot.error());
+    return {};
+  }
+  static Expected<std::shared_ptr<Player<Battleship>>> make_bot(const std::string& name,
+                                                                std::string_view text,
+                                                                std::uint64_t seed) {
+    auto bot = parse_bot(text);
+    if (!bot) return std::unexpected(bot.error());
+    return battleship::make_bot<Battleship>(name, *bot, seed);
+  }
+  // The codec only checks that the fleet has room; this checks that a legal placement exists at
+  // all, so that no match starts in which every placement is a foul.
+  static Expected<void> check_seats(const Config& config, std::size_t seats);
 };
 
 }  // namespace arbiter::battleship

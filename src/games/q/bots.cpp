@@ -244,4 +244,50 @@ std::shared_ptr<Player<Q>> make_actor(const ActorSpec& spec) {
   return std::make_shared<Actor>(spec);
 }
 
+Expected<ActorSpec> parse_bot(const std::string& name, std::string_view text) {
+  const std::string bot(text);
+  Json spec = Json::array({name});
+  const auto plus = bot.find('+');
+  if (!strategy_from_string(bot.substr(0, plus)))
+    return fail(fmt::format("bot \"{}\": unknown strategy \"{}\" (dag or ldasg)", bot,
+                            bot.substr(0, plus)));
+  spec.push_back(bot.substr(0, plus));
+  if (plus != std::string::npos) {
+    const std::string extra = bot.substr(plus + 1);
+    const auto eq = extra.find('=');
+    const std::string kind = extra.substr(0, eq);
+    const std::string arg = eq == std::string::npos ? "" : extra.substr(eq + 1);
+    if (kind == "cheat") {
+      spec.push_back("a cheat");
+      spec.push_back(arg);
+    } else if (kind == "raise") {
+      spec.push_back(arg);
+    } else if (kind == "hang") {
+      const auto slash = arg.find('/');
+      spec.push_back(arg.substr(0, slash));
+      int k = 1;
+      if (slash != std::string::npos) {
+        try {
+          k = std::stoi(arg.substr(slash + 1));
+        } catch (const std::exception&) {
+          return fail(fmt::format("bot \"{}\": hang=METHOD/K needs a number K", bot));
+        }
+      }
+      spec.push_back(k);
+    } else {
+      return fail(
+          fmt::format("bot \"{}\": unknown modifier \"{}\" (cheat=, raise=, hang=)", bot, kind));
+    }
+  }
+  auto decoded = decode_actor_spec(spec, Dialect::m9);
+  if (!decoded) {
+    // The course decoder's words name the JActorSpec; here the bot text is the subject.
+    std::string why = decoded.error().message;
+    if (const std::string prefix = fmt::format("JActorSpec {}: ", name); why.starts_with(prefix))
+      why.erase(0, prefix.size());
+    return fail(fmt::format("bot \"{}\": {}", bot, why));
+  }
+  return decoded;
+}
+
 }  // namespace arbiter::q

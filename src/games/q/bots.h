@@ -47,4 +47,9 @@ Json encode_actor_spec(const ActorSpec& spec);
 // abandons the call (core/interrupt.h) instead of spinning.
 std::shared_ptr<Player<Q>> make_actor(const ActorSpec& spec);
 
+// A house bot as organizers name it, STRATEGY[+cheat=JCheat | +raise=JExn | +hang=JExn/K] (e.g.
+// "ldasg", "dag+cheat=no-fit", "dag+hang=take-turn/3"), as the ActorSpec of a seat called `name`;
+// a one-line Error naming the bot text when it is not one.
+Expected<ActorSpec> parse_bot(const std::string& name, std::string_view text);
+
 }  // namespace arbiter::q

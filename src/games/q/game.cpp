@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/seat_count.h"
+#include "games/q/bots.h"
 #include "games/q/strategy.h"
 
 namespace arbiter::q {
@@ -68,6 +70,28 @@ Action Q::sample_action(const View& view, Rng& rng) {
     default:
       return turn(rng.below(2) ? Strategy::dag : Strategy::ldasg, view);
   }
+}
+
+Expected<void> Q::check_bot(std::string_view text) {
+  auto bot = parse_bot("x", text);
+  if (!bot) return std::unexpected(bot.error());
+  return {};
+}
+
+Expected<std::shared_ptr<Player<Q>>> Q::make_bot(const std::string& name, std::string_view text,
+                                                 std::uint64_t) {
+  auto bot = parse_bot(name, text);
+  if (!bot) return std::unexpected(bot.error());
+  return make_actor(*bot);
+}
+
+Expected<Config> Q::config_for(const Json& given, std::size_t seats) {
+  auto config = with_players(given, seats, "Q");
+  if (!config) return std::unexpected(config.error());
+  auto decoded = decode_config(*config);
+  if (!decoded) return std::unexpected(decoded.error());
+  if (auto ok = check_players(decoded->players, seats); !ok) return std::unexpected(ok.error());
+  return decoded;
 }
 
 }  // namespace arbiter::q

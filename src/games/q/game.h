@@ -2,9 +2,14 @@
 // referee, the registry and the conformance suite.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
 #include <string_view>
 
 #include "core/json.h"
+#include "core/player.h"
 #include "core/rng.h"
 #include "games/q/codec.h"
 #include "games/q/state.h"
@@ -21,6 +26,7 @@ struct Q {
 
   static constexpr int kMinSeats = kMinPlayers;
   static constexpr int kMaxSeats = kMaxPlayers;
+
 
   static State start(const Config& config, Rng& rng) { return State::start(config, rng); }
   static Config default_config(int seats) { return Config{.players = seats}; }
@@ -49,6 +55,19 @@ struct Q {
   // sometimes the house strategy's turn, sometimes pass/replace, sometimes random placements
   // (often illegal).
   static Action sample_action(const View& view, Rng& rng);
+
+  // What hosting needs (arena/turn_based_entry.h): the --help lines, the house bots (the
+  // course's strategies and scripted bad actors, bots.h; deterministic, so the seed is unused),
+  // and the config of a match: `given` (null: the defaults) with "players" filled in from the
+  // seat count, which it must agree with.
+  static constexpr std::string_view kSummary =
+      "Q, the Qwirkle-like tile game of CS 4500 (2-4 players, hidden hands)";
+  static constexpr std::string_view kBotSyntax =
+      "dag | ldasg, optionally +cheat=CHEAT, +raise=METHOD or +hang=METHOD/K";
+  static Expected<void> check_bot(std::string_view text);
+  static Expected<std::shared_ptr<Player<Q>>> make_bot(const std::string& name,
+                                                       std::string_view text, std::uint64_t seed);
+  static Expected<Config> config_for(const Json& given, std::size_t seats);
 };
 
 }  // namespace arbiter::q

@@ -9,7 +9,7 @@
 
 #include "core/player.h"
 #include "core/rng.h"
-#include "rules.h"
+#include "state.h"
 
 namespace arbiter::nim {
 

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "core/json.h"
-#include "rules.h"
+#include "state.h"
 
 namespace arbiter::nim {
 

@@ -13,7 +13,7 @@
 #include "core/json.h"
 #include "core/player.h"
 #include "core/rng.h"
-#include "rules.h"
+#include "state.h"
 
 namespace arbiter::nim {
 

@@ -14,7 +14,6 @@
 
 #include "core/clock.h"
 #include "core/json.h"
-#include "core/racer.h"
 #include "core/realtime.h"
 #include "core/rng.h"
 #include "core/seat.h"
@@ -98,20 +97,6 @@ struct DominosaRace {
   static Expected<Message> decode_message(const Json& j);
   static Expected<Notice> decode_notice(const Json& j);
   static Expected<View> decode_setup(const Json& j);
-};
-
-// The house racer: solves the puzzle with the exact solver and submits (after spec.delay).
-class PuzzleRacer final : public Racer {
- public:
-  PuzzleRacer(std::string name, RacerSpec spec, const Clock& clock = SteadyClock::instance())
-      : name_(std::move(name)), spec_(spec), clock_(clock) {}
-  std::string name() override { return name_; }
-  void race(Link& link) override;
-
- private:
-  std::string name_;
-  RacerSpec spec_;
-  const Clock& clock_;
 };
 
 }  // namespace arbiter::dominosa

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "games/abalone/match.h"
+#include "games/abalone/game.h"
 
 namespace arbiter::abalone {
 namespace {

@@ -1,5 +1,5 @@
 // The lockstep scheduler and the bot API bindings.
-#include "games/abalone/match.h"
+#include "games/abalone/game.h"
 
 #include <algorithm>
 #include <map>

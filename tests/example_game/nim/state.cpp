@@ -1,4 +1,4 @@
-#include "rules.h"
+#include "state.h"
 
 #include <algorithm>
 #include <numeric>
