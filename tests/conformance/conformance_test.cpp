@@ -2,24 +2,38 @@
 // and hostile actions, ejections included) reach a terminal state with sane standings; the codec
 // round-trips every view, setup answer, action and hand seen; a seat's view is byte-identical
 // across states that differ only in what that seat cannot see; the same seed plays the same game.
+// The registered turn-based games also play full matches through their registry entries in
+// process, over stdio and over TCP (transport_suite.h).
 #include <algorithm>
 #include <set>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "arena/registry.h"
+#include "conformance/rules_suite.h"
+#include "conformance/transport_suite.h"
 #include "core/rules.h"
-#include "rules_suite.h"
 #include "games/abalone/game.h"
 #include "games/battleship/game.h"
 #include "games/dominosa/game.h"
 #include "games/dominosa/solver.h"
 #include "games/q/game.h"
-#include "arena/registry.h"
 #include "games/speed_scrabble/game.h"
 #include "referee/game_log.h"
 
 namespace arbiter {
+
+// The house bots the transport suite seats for each registered turn-based game.
+template <>
+std::vector<std::string> conformance::suite_bots<q::Q>() {
+  return {"dag", "ldasg"};
+}
+template <>
+std::vector<std::string> conformance::suite_bots<battleship::Battleship>() {
+  return {"density", "hunt"};
+}
+
 namespace {
 
 // The turn-based suite (rules_suite.h) and gtest's names for it.
@@ -34,6 +48,8 @@ const std::set<std::string> kConformingNames = {std::string(q::Q::kName),
 
 // The turn-based suite (conformance/rules_suite.h) for the registered turn-based games.
 INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, Conformance, ConformingGames);
+// And their registry entries (turn_based_entry) in process, over stdio and over TCP.
+INSTANTIATE_TYPED_TEST_SUITE_P(TransportConformance, TransportConformance, ConformingGames);
 
 // Real-time games have their own suite below, and so have lockstep games.
 const std::set<std::string> kRealtimeNames = {std::string(speed_scrabble::SpeedScrabble::kName),
@@ -311,3 +327,9 @@ TEST(LockstepConformance, BadInputIsAClearErrorNotAMatch) {
 
 }  // namespace
 }  // namespace arbiter
+
+// The test binary is also the stdio seats' program (--serve-bot): see transport_suite.h.
+int main(int argc, char** argv) {
+  return arbiter::conformance::suite_main<arbiter::q::Q, arbiter::battleship::Battleship>(argc,
+                                                                                      argv);
+}

@@ -9,8 +9,9 @@
 //   INSTANTIATE_TYPED_TEST_SUITE_P(TransportConformance, TransportConformance, my::MyGame);
 //   template <> std::vector<std::string> arbiter::conformance::suite_bots<my::MyGame>() {...}
 //   int main(int argc, char** argv) { return arbiter::conformance::suite_main<my::MyGame>(argc, argv); }
+//   (several games in one binary: suite_main<G1, G2, ...>, as tests/conformance/conformance_test.cpp)
 // The program player of the stdio seats is the test binary itself, run as
-//   TEST --serve-bot BOT --seed N [--name NAME]
+//   TEST --serve-bot BOT --game NAME --seed N [--name NAME]
 // which serves house bot BOT on stdin/stdout with remote/serve.h.
 #pragma once
 
@@ -69,22 +70,30 @@ int serve_bot(Channel& channel, const std::string& name, const std::string& bot,
   return 0;
 }
 
-// The test binary's main: `--serve-bot BOT --seed N [--name NAME]` serves BOT over stdio (the
-// program player of the stdio seats); anything else runs the tests.
-template <TurnBasedHosted G>
+// The test binary's main: `--serve-bot BOT --game NAME --seed N [--name NAME]` serves BOT of
+// the game called NAME among Gs over stdio (the program player of the stdio seats); anything
+// else runs the tests.
+template <TurnBasedHosted... Gs>
 int suite_main(int argc, char** argv) {
   if (argc >= 2 && std::string_view(argv[1]) == "--serve-bot") {
-    std::string bot, name = "bot";
+    std::string bot, game, name = "bot";
     std::uint64_t seed = 1;
     for (int i = 1; i + 1 < argc; i += 2) {
       const std::string_view flag = argv[i];
       if (flag == "--serve-bot") bot = argv[i + 1];
+      else if (flag == "--game") game = argv[i + 1];
       else if (flag == "--seed") seed = std::stoull(argv[i + 1]);
       else if (flag == "--name") name = argv[i + 1];
     }
     FdChannel channel(dup(STDIN_FILENO), dup(STDOUT_FILENO), Framing::lines, ChannelLimits{},
                       "stdio");
-    return serve_bot<G>(channel, name, bot, seed);
+    int code = -1;
+    ((code < 0 && game == Gs::kName ? (code = serve_bot<Gs>(channel, name, bot, seed)) : 0), ...);
+    if (code < 0) {
+      fmt::print(stderr, "--game \"{}\": not a game of this suite\n", game);
+      return 2;
+    }
+    return code;
   }
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
@@ -121,8 +130,8 @@ std::vector<Json> play_over(Transport transport, std::uint64_t seed) {
         spec.roster.push_back({name, bots[i]});
         break;
       case Transport::stdio:
-        spec.roster.push_back({name, fmt::format("cmd:{} --serve-bot {} --seed {} --name {}",
-                                                 self, bots[i], bot_seed, name)});
+        spec.roster.push_back({name, fmt::format("cmd:{} --serve-bot {} --game {} --seed {} --name {}",
+                                                 self, bots[i], G::kName, bot_seed, name)});
         break;
       case Transport::tcp:
         spec.roster.push_back({name, "tcp"});
