@@ -76,21 +76,13 @@ Expected<speed_scrabble::Config> speed_scrabble_config(const Json& j) {
 
 // The config of a match for `seats` players, its dictionary loaded.
 Expected<speed_scrabble::Config> speed_scrabble_config(const Json& given, std::size_t seats) {
-  auto overrides = with_players(given, seats, "Speed Scrabble");
-  if (!overrides) return std::unexpected(overrides.error());
-  auto config = speed_scrabble_config(*overrides);
-  if (!config) return std::unexpected(config.error());
-  if (auto ok = check_players(config->players, seats); !ok) return std::unexpected(ok.error());
-  return config;
+  return seated_config(given, seats, "Speed Scrabble",
+                       [](const Json& j) { return speed_scrabble_config(j); });
 }
 
 Expected<dominosa::RaceConfig> dominosa_config(const Json& given, std::size_t seats) {
-  auto overrides = with_players(given, seats, "Dominosa race");
-  if (!overrides) return std::unexpected(overrides.error());
-  auto config = dominosa::DominosaRace::decode_config(*overrides);
-  if (!config) return std::unexpected(config.error());
-  if (auto ok = check_players(config->players, seats); !ok) return std::unexpected(ok.error());
-  return config;
+  return seated_config(given, seats, "Dominosa race",
+                       [](const Json& j) { return dominosa::DominosaRace::decode_config(j); });
 }
 
 std::string seconds_text(Duration d) {

@@ -28,4 +28,18 @@ inline Expected<void> check_players(int players, std::size_t seats) {
   return {};
 }
 
+// The config of a match of `seats` players: `given` with "players" filled in (with_players),
+// decoded by `decode` (Json -> Expected<Config>, a Config with an int `players`), and its player
+// count checked against the seats.
+template <class Decode>
+auto seated_config(const Json& given, std::size_t seats, std::string_view game, Decode decode)
+    -> decltype(decode(given)) {
+  auto overrides = with_players(given, seats, game);
+  if (!overrides) return std::unexpected(overrides.error());
+  auto config = decode(*overrides);
+  if (!config) return config;
+  if (auto ok = check_players(config->players, seats); !ok) return std::unexpected(ok.error());
+  return config;
+}
+
 }  // namespace arbiter

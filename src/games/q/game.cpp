@@ -86,12 +86,7 @@ Expected<std::shared_ptr<Player<Q>>> Q::make_bot(const std::string& name, std::s
 }
 
 Expected<Config> Q::config_for(const Json& given, std::size_t seats) {
-  auto config = with_players(given, seats, "Q");
-  if (!config) return std::unexpected(config.error());
-  auto decoded = decode_config(*config);
-  if (!decoded) return std::unexpected(decoded.error());
-  if (auto ok = check_players(decoded->players, seats); !ok) return std::unexpected(ok.error());
-  return decoded;
+  return seated_config(given, seats, "Q", [](const Json& j) { return decode_config(j); });
 }
 
 }  // namespace arbiter::q
