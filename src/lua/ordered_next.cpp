@@ -152,12 +152,16 @@ long long ceil_log2(long long n) {
 // paid for in instructions; otherwise a traversal of a big table (some 50,000 keys and up)
 // could end its step by the watchdog or not depending on the machine, which is exactly the
 // nondeterminism this order exists to remove.
-Instant Sandbox::Library::work_start(lua_State* L) {
-  return Sandbox::of(L).clock_->now();
+// Both sides of the watchdog are excused: the wall clock of the running step and the CPU time
+// of the round.
+Sandbox::Library::WorkMark Sandbox::Library::work_start(lua_State* L) {
+  const Sandbox& s = Sandbox::of(L);
+  return {s.clock_->now(), s.options_.cpu_time ? s.options_.cpu_time() : Duration{}};
 }
-void Sandbox::Library::excuse_work(lua_State* L, Instant since) {
+void Sandbox::Library::excuse_work(lua_State* L, WorkMark since) {
   Sandbox& s = Sandbox::of(L);
-  if (Bot* bot = s.running_) bot->started_ += s.clock_->now() - since;
+  if (Bot* bot = s.running_) bot->started_ += s.clock_->now() - since.wall;
+  if (s.options_.cpu_time) s.round_cpu_ += s.options_.cpu_time() - since.cpu;
 }
 
 [[noreturn]] void Sandbox::Library::unordered_key_error(lua_State* L, int idx) {
@@ -182,7 +186,7 @@ constexpr lua_Integer kCursorSlot = -2;
 void Sandbox::Library::build_snapshot(lua_State* L, int lower, int cache) {
   KeyRecord lo{};
   if (!make_record(L, lower, &lo)) unordered_key_error(L, lower);
-  const Instant started = work_start(L);
+  const WorkMark started = work_start(L);
   lua_newtable(L);
   const int snap = lua_gettop(L);
   // One pass over the table (lua_next is the costly part: a hash lookup per key), appending
@@ -275,7 +279,7 @@ int Sandbox::Library::first_key(lua_State* L, int cache) {
     return 2;
   }
   lua_pop(L, 1);
-  const Instant started = work_start(L);
+  const WorkMark started = work_start(L);
   lua_pushnil(L);  // 3: the smallest key so far
   const int best_index = lua_gettop(L);
   KeyRecord best{};

@@ -86,8 +86,13 @@ struct Sandbox::Library {
   static int sort(lua_State* L);
 
   // --- next and pairs (ordered_next.cpp) ---
-  static Instant work_start(lua_State* L);
-  static void excuse_work(lua_State* L, Instant since);
+  // Where bounded work paid for in instructions began, on the wall clock and the CPU clock.
+  struct WorkMark {
+    Instant wall;
+    Duration cpu{};
+  };
+  static WorkMark work_start(lua_State* L);
+  static void excuse_work(lua_State* L, WorkMark since);
   [[noreturn]] static void unordered_key_error(lua_State* L, int idx);
   static void build_snapshot(lua_State* L, int lower, int cache);
   static lua_Integer snapshot_int(lua_State* L, int snap, lua_Integer slot);
