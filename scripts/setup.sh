@@ -10,6 +10,7 @@ packages=(
   python3 scowl
   libsqlite3-dev libpqxx-dev libpq-dev postgresql libtomlplusplus-dev zlib1g-dev
   liblua5.4-dev libseccomp-dev
+  libcpp-httplib-dev chromium chromium-driver python3-selenium
 )
 
 missing=()

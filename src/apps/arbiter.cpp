@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -52,6 +54,8 @@ struct PlayArgs {
   ProgramOptions program;
   std::string clock;
   std::string tokens_file;
+  std::string serve;    // HOST:PORT of the live viewer; empty: none
+  double linger = 0;    // seconds the live viewer stays up after the match
 };
 
 std::string reproduce_command(const PlayArgs& a) {
@@ -203,7 +207,35 @@ int play(const PlayArgs& a) {
     log.emplace(&*log_file);
     spec.options.log = &*log;
   }
+  // The live viewer: its observer sees every line the match records.
+  std::optional<LiveViewer> viewer;
+  std::optional<server::LiveObserver> watcher;
+  if (!a.serve.empty()) {
+    viewer.emplace();
+    if (auto ok = viewer->start(a.serve, nullptr); !ok) {
+      report_error(ok.error().message);
+      return kBadInput;
+    }
+    auto match = viewer->live().start(a.game);
+    if (!log) {
+      log.emplace();
+      spec.options.log = &*log;
+    }
+    watcher.emplace(match);
+    log->watch(*watcher);
+    std::cerr << fmt::format("arbiter: watch the match at {}match.html?live={}", viewer->url(),
+                             match->id())
+              << std::endl;
+  }
   auto outcome = game->play(spec);
+  if (watcher) {
+    log->unwatch(*watcher);
+    watcher.reset();  // the match is over for its viewers, whatever happened
+  }
+  if (viewer && a.linger > 0) {
+    std::cerr << fmt::format("arbiter: the viewer stays up for {} s", a.linger) << std::endl;
+    std::this_thread::sleep_for(std::chrono::duration<double>(a.linger));
+  }
   // What went wrong on our side during the match: the match stands, the exit code says so.
   std::vector<std::string> problems;
   if (log_file)
@@ -360,6 +392,13 @@ int main(int argc, char** argv) {
                    "quarter, at least 4, from one address); each has 2 s to send it, and a new "
                    "connection beyond the cap replaces the one silent longest")
       ->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
+  play_cmd->add_option("--serve", play_args.serve,
+                       "Show the match live in the viewer at HOST:PORT (e.g. 127.0.0.1:8080; "
+                       "port 0: any free one): spectators see what no seat hides until the end");
+  play_cmd
+      ->add_option("--linger", play_args.linger,
+                   "With --serve: seconds the viewer stays up after the match (default 0)")
+      ->check(seconds_validator(0, 86400));
   play_cmd->add_option("--stderr-dir", play_args.stderr_dir,
                        "Keep each cmd player's stderr (first MiB) in DIR/NAME.stderr");
   add_program_options(play_cmd, play_args.program);
@@ -417,6 +456,7 @@ int main(int argc, char** argv) {
   add_battleship_commands(app, exit_code);
   add_dominosa_commands(app, exit_code);
   add_tournament_commands(app, exit_code);
+  add_serve_command(app, exit_code);
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::string command = argv[1];

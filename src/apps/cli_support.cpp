@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "core/printable.h"
 #include "core/units.h"
 
 namespace arbiter::cli {
@@ -18,47 +19,6 @@ void report_error(const std::string& message) {
   std::cerr << "arbiter: " << printable_line(message) << std::endl;
 }
 
-namespace {
-
-std::string printable(std::string_view text, bool keep_lines) {
-  std::string line;
-  line.reserve(text.size());
-  for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c == '\n' || c == '\r' || c == '\t') {
-      line += keep_lines && c != '\r' ? static_cast<char>(c) : ' ';
-      ++i;
-      continue;
-    }
-    // The length of a well-formed UTF-8 sequence starting here (1 for ASCII), or 0.
-    std::size_t n = c < 0x80           ? 1
-                    : (c >> 5) == 0x6  ? 2
-                    : (c >> 4) == 0xe  ? 3
-                    : (c >> 3) == 0x1e ? 4
-                                       : 0;
-    if (n > 1 && (i + n > text.size() || c == 0xc0 || c == 0xc1 || c > 0xf4)) n = 0;
-    for (std::size_t k = 1; k < n; ++k)
-      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) n = 0;
-    if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7f))) {
-      line += fmt::format("\\x{:02x}", c);
-      ++i;
-      continue;
-    }
-    line.append(text.substr(i, n));
-    i += n;
-  }
-  return line;
-}
-
-}  // namespace
-
-std::string printable_line(std::string_view text) {
-  return printable(text, false);
-}
-
-std::string printable_text(std::string_view text) {
-  return printable(text, true);
-}
 
 CLI::Validator number_validator(double lo, double hi, std::string what) {
   return CLI::Validator(

@@ -1,13 +1,23 @@
 // The subcommands of the arbiter CLI, one registration function per command group.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "core/json.h"
+#include "core/printable.h"
 #include "remote/program_terms.h"
+#include "server/live.h"
+
+namespace arbiter::server {
+class ViewerServer;
+}
+namespace arbiter::tournament {
+class Store;
+}
 
 namespace arbiter::cli {
 
@@ -26,17 +36,32 @@ void add_battleship_commands(CLI::App& app, int& exit_code);
 // Adds `arbiter dominosa ...` (generate, solve, grade).
 void add_dominosa_commands(CLI::App& app, int& exit_code);
 
+// Adds `arbiter serve` (the viewer over a store).
+void add_serve_command(CLI::App& app, int& exit_code);
+
+// The viewer beside a running match or tournament (play --serve, tournament run --serve): live
+// matches of this process, and the store's when one is given. Stops when destroyed.
+class LiveViewer {
+ public:
+  LiveViewer();
+  ~LiveViewer();
+  // Listens on `listen` (HOST:PORT) and serves on threads of its own. `store` may be null.
+  Expected<void> start(const std::string& listen, tournament::Store* store);
+  server::LiveMatches& live() { return live_; }
+  const std::string& url() const { return url_; }  // "http://HOST:PORT/"
+
+ private:
+  server::LiveMatches live_;
+  std::unique_ptr<server::ViewerServer> server_;
+  std::string url_;
+};
+
 // Adds `arbiter tournament ...` and `arbiter worker` (tournaments in a result store).
 void add_tournament_commands(CLI::App& app, int& exit_code);
 
 // Prints "arbiter: <message>" on one line to stderr (printable_line).
 void report_error(const std::string& message);
 
-// `text` as one printable line: line breaks and tabs become spaces, other control characters
-// and bytes that are not UTF-8 become \xNN.
-std::string printable_line(std::string_view text);
-// The same, but keeping line breaks and tabs: text of several lines (a program's stderr).
-std::string printable_text(std::string_view text);
 
 // Flushes standard output and checks that everything printed was written; if not, reports why
 // and returns kFailed (unless `exit_code` already says a failure).

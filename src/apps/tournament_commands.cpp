@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <thread>
 
@@ -80,6 +81,7 @@ struct RunArgs {
   bool matches = false;
   std::string stderr_dir;
   bool show_stderr = false;
+  std::string serve;  // HOST:PORT of the live viewer; empty: none
 };
 
 // The files and folders a command will write, checked before anything is created or played,
@@ -423,6 +425,20 @@ int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
   options.only = id;
   options.stop = &g_stop;
   options.stderr_dir = a.stderr_dir;
+  std::optional<LiveViewer> viewer;
+  if (!a.serve.empty()) {
+    viewer.emplace();
+    if (auto ok = viewer->start(a.serve, &store); !ok) {
+      report_error(ok.error().message);
+      return kBadInput;
+    }
+    options.watch = [&live = viewer->live()](const TournamentSpec& spec, const Job&) {
+      return std::make_unique<server::LiveObserver>(live.start(spec.game));
+    };
+    std::cerr << fmt::format("arbiter: watch the tournament live at {}tournament.html?id={}",
+                             viewer->url(), id)
+              << std::endl;
+  }
   ProgressDisplay display(store, id, a.quiet);
   auto report = run_worker(store, options);
   display.finish();
@@ -507,6 +523,11 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
                     "Also keep each cmd player's stderr (first MiB) in DIR/tT-mN-NAME.stderr "
                     "(the last 8 KiB are always stored with the match)");
   };
+  auto add_serve = [&](CLI::App* cmd) {
+    cmd->add_option("--serve", run_args->serve,
+                    "Serve the viewer at HOST:PORT while playing (e.g. 127.0.0.1:8080; port 0: "
+                    "any free one): standings as they grow and every match live");
+  };
   auto add_exports = [&](CLI::App* cmd) {
     cmd->add_option("--csv", run_args->csv, "Write the standings as CSV to this file");
     cmd->add_option("--json", run_args->json, "Write the standings as JSON to this file");
@@ -519,6 +540,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
   add_store(run);
   add_worker_options(run);
   add_stderr_dir(run);
+  add_serve(run);
   add_exports(run);
   run->add_flag("--quiet,-q", run_args->quiet, "No progress display");
   run->callback([&exit_code, spec_args, run_args] {
@@ -557,6 +579,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
   add_store(resume);
   add_worker_options(resume);
   add_stderr_dir(resume);
+  add_serve(resume);
   add_exports(resume);
   resume->add_flag("--quiet,-q", run_args->quiet, "No progress display");
   resume->callback([&exit_code, run_args] {

@@ -12,12 +12,17 @@
 #include "arena/seating.h"
 #include "arena/turn_based_entry.h"
 #include "core/seat_count.h"
+#include "games/abalone/spectator.h"
 #include "games/battleship/game.h"
+#include "games/battleship/spectator.h"
 #include "games/dominosa/bots.h"
 #include "games/dominosa/game.h"
+#include "games/dominosa/spectator.h"
 #include "games/q/game.h"
+#include "games/q/spectator.h"
 #include "games/speed_scrabble/bots.h"
 #include "games/speed_scrabble/game.h"
+#include "games/speed_scrabble/spectator.h"
 #include "referee/realtime.h"
 #include "referee/turn_based.h"
 #include "remote/remote_player.h"
@@ -271,8 +276,8 @@ Expected<void> checked(const Expected<T>& e) {
 
 const std::vector<GameEntry>& registered_games() {
   static const std::vector<GameEntry> games{
-      turn_based_entry<q::Q>(),
-      turn_based_entry<battleship::Battleship>(),
+      with_spectator(turn_based_entry<q::Q>(), q::spectator_line),
+      with_spectator(turn_based_entry<battleship::Battleship>(), battleship::spectator_line),
       {.name = "speed_scrabble",
        .summary = "Speed Scrabble: a real-time crossword race, tiles for all on every valid board "
                   "(2-8 players)",
@@ -283,7 +288,8 @@ const std::vector<GameEntry>& registered_games() {
        .check_config = [](const Json& c,
                           std::size_t seats) { return checked(speed_scrabble_config(c, seats)); },
        .play = play_speed_scrabble,
-       .replay = replay_speed_scrabble},
+       .replay = replay_speed_scrabble,
+       .spectate = speed_scrabble::spectator_line},
       {.name = "dominosa",
        .summary = "The Dominosa race: one generated puzzle for all, the first valid solution wins "
                   "(1-8 players)",
@@ -294,7 +300,8 @@ const std::vector<GameEntry>& registered_games() {
        .check_config = [](const Json& c,
                           std::size_t seats) { return checked(dominosa_config(c, seats)); },
        .play = play_dominosa,
-       .replay = replay_dominosa},
+       .replay = replay_dominosa,
+       .spectate = dominosa::spectator_line},
       {.name = "abalone",
        .summary = "Concurrent Abalone: every piece a sandboxed Lua thread, stepped in lockstep "
                   "(2 teams: black, white)",
@@ -306,9 +313,15 @@ const std::vector<GameEntry>& registered_games() {
        .check_bot = check_abalone_bot,
        .check_config = check_abalone_config,
        .play = play_abalone,
-       .replay = replay_abalone},
+       .replay = replay_abalone,
+       .spectate = abalone::spectator_line},
   };
   return games;
+}
+
+GameEntry with_spectator(GameEntry entry, Json (*spectate)(const Json&)) {
+  entry.spectate = spectate;
+  return entry;
 }
 
 const GameEntry* find_game(std::string_view name) {

@@ -112,7 +112,14 @@ struct GameEntry {
   // first, so that an organizer's mistake is an error and never a player's ejection.
   std::function<Expected<PlayOutcome>(const PlaySpec&)> play;
   std::function<Expected<ReplayReport>(const std::vector<Json>&)> replay;
+  // A game-log line as a spectator may see it while the match runs (the live viewer): the
+  // line without what some seat may not know (each game's spectator.h; docs/viewer.md). Never
+  // throws. Empty: the live viewer withholds every call's args and reply and every message.
+  std::function<Json(const Json& line)> spectate;
 };
+
+// A game's entry with its spectator projection set.
+GameEntry with_spectator(GameEntry entry, Json (*spectate)(const Json&));
 
 const std::vector<GameEntry>& registered_games();
 const GameEntry* find_game(std::string_view name);

@@ -42,7 +42,7 @@ Expected<TournamentSpec> load_spec(Store& store, std::int64_t tournament) {
 }
 
 JobResult play_job(const TournamentSpec& spec, const Job& job,
-                   const std::filesystem::path& stderr_dir) {
+                   const std::filesystem::path& stderr_dir, MatchObserver* observer) {
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -71,6 +71,7 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
   play.hosting.programs = &programs;
   std::ostringstream log_text;
   GameLog log(&log_text);
+  if (observer != nullptr) log.watch(*observer);
   play.options.log = &log;
   try {
     auto outcome = play_match(*game, play);
@@ -329,9 +330,16 @@ class Pool {
       std::optional<JobResult> result;
     };
     auto match = std::make_shared<Match>();
-    auto play = options_.play ? options_.play : play_job;
-    std::thread thread([match, play, spec, job, dir = options_.stderr_dir] {
-      JobResult result = play(spec, job, dir);
+    auto play = options_.play;
+    auto watch = options_.watch;
+    std::thread thread([match, play, watch, spec, job, dir = options_.stderr_dir] {
+      JobResult result;
+      if (play) {
+        result = play(spec, job, dir);
+      } else {
+        std::unique_ptr<MatchObserver> observer = watch ? watch(spec, job) : nullptr;
+        result = play_job(spec, job, dir, observer.get());
+      }
       std::lock_guard lock(match->mu);
       match->result = std::move(result);
       match->done.notify_all();

@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "referee/observer.h"
 #include "tournament/spec.h"
 #include "tournament/store.h"
 
@@ -26,9 +28,11 @@ Expected<TournamentSpec> load_spec(Store& store, std::int64_t tournament);
 // Plays one job of `spec` in this process: in-process house bots, or child processes for
 // cmd: bots, whose stderr tails come back with the result (and, with a `stderr_dir`, whose
 // stderr goes to DIR/tT-mN-NAME.stderr, T the tournament, N the match's index). Never fails: a
-// match that cannot be played gives a result {"error": "..."}.
+// match that cannot be played gives a result {"error": "..."}. An `observer` (may be null)
+// watches the match's game log as it is recorded (referee/observer.h).
 JobResult play_job(const TournamentSpec& spec, const Job& job,
-                   const std::filesystem::path& stderr_dir = {});
+                   const std::filesystem::path& stderr_dir = {},
+                   MatchObserver* observer = nullptr);
 
 // Swiss: adds the next round's jobs when every enqueued round has all its results. Safe to call
 // from any worker at any time (the jobs of a round are a function of earlier results, and a job
@@ -67,6 +71,9 @@ struct WorkerOptions {
   // After `stop` is seen, the matches under way have this long to end; then they are abandoned
   // unplayed (their leases released, so another worker or a resume plays them).
   std::chrono::milliseconds stop_grace{3'000};
+  // Called on a match's thread before it starts: an observer of its game log (the live
+  // viewer), or null. Must be thread-safe. Not used when `play` is set.
+  std::function<std::unique_ptr<MatchObserver>(const TournamentSpec&, const Job&)> watch;
   // How a job is played (tests replace it); empty: play_job.
   std::function<JobResult(const TournamentSpec&, const Job&, const std::filesystem::path&)> play;
 };

@@ -1,0 +1,277 @@
+#include "server/api.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "tournament/ratings.h"
+#include "tournament/schedule.h"
+#include "tournament/standings.h"
+
+namespace arbiter::server {
+
+using tournament::StoredResult;
+
+ApiReply api_error(int status, std::string message) {
+  return {status, Json{{"error", std::move(message)}}};
+}
+
+namespace {
+
+ApiReply store_failed(const Error& e) { return api_error(503, "the store failed: " + e.message); }
+
+Json progress_json(const tournament::Progress& p) {
+  return {{"planned", p.planned},
+          {"enqueued", p.enqueued},
+          {"done", p.done},
+          {"leased", p.leased},
+          {"duplicates", p.duplicates}};
+}
+
+// The rounds at which the rating chart samples the ratings: every round up to kChartPoints,
+// else kChartPoints of them spread evenly, the last always included.
+constexpr std::size_t kChartPoints = 40;
+
+std::vector<std::int64_t> chart_rounds(const std::set<std::int64_t>& rounds) {
+  std::vector<std::int64_t> all(rounds.begin(), rounds.end());
+  if (all.size() <= kChartPoints) return all;
+  std::vector<std::int64_t> picked;
+  for (std::size_t i = 1; i <= kChartPoints; ++i)
+    picked.push_back(all[i * all.size() / kChartPoints - 1]);
+  return picked;
+}
+
+}  // namespace
+
+std::variant<std::shared_ptr<StoreApi::Snapshot>, ApiReply> StoreApi::snapshot(std::int64_t id) {
+  auto record = store_.find_tournament(id);
+  if (!record) return store_failed(record.error());
+  if (!*record) return api_error(404, fmt::format("no tournament {}", id));
+  auto progress = store_.progress(id);
+  if (!progress) return store_failed(progress.error());
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = cache_.find(id); it != cache_.end() &&
+                                   it->second->progress.done == progress->done &&
+                                   it->second->progress.enqueued == progress->enqueued &&
+                                   it->second->progress.duplicates == progress->duplicates)
+      return it->second;
+  }
+  auto spec = tournament::decode_spec((*record)->spec);
+  if (!spec) return api_error(503, fmt::format("tournament {}: its stored spec cannot be read: {}",
+                                               id, spec.error().message));
+  auto results = store_.results(id);
+  if (!results) return store_failed(results.error());
+  auto snap = std::make_shared<Snapshot>();
+  snap->record = std::move(**record);
+  snap->spec = std::move(*spec);
+  snap->progress = *progress;
+  snap->results = std::move(*results);
+  std::lock_guard lock(mu_);
+  cache_[id] = snap;
+  return snap;
+}
+
+ApiReply StoreApi::tournaments() {
+  auto all = store_.tournaments();
+  if (!all) return store_failed(all.error());
+  Json list = Json::array();
+  for (const auto& t : *all) {
+    auto progress = store_.progress(t.id);
+    if (!progress) return store_failed(progress.error());
+    list.push_back({{"id", t.id},
+                    {"name", t.name},
+                    {"game", t.game},
+                    {"created", t.created},
+                    {"progress", progress_json(*progress)}});
+  }
+  return {200, Json{{"tournaments", list}}};
+}
+
+ApiReply StoreApi::tournament(std::int64_t id) {
+  auto got = snapshot(id);
+  if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;
+  const Snapshot& s = *std::get<std::shared_ptr<Snapshot>>(got);
+  Json players = Json::array();
+  for (const auto& p : s.spec.players) players.push_back({{"name", p.name}, {"bot", p.bot}});
+  return {200, Json{{"id", s.record.id},
+                    {"name", s.record.name},
+                    {"game", s.record.game},
+                    {"created", s.record.created},
+                    {"players", players},
+                    {"schedule", std::string(tournament::schedule_name(s.spec.schedule))},
+                    {"seats", s.spec.seats},
+                    {"rounds", s.spec.rounds},
+                    {"seed", std::to_string(s.spec.seed)},
+                    {"config", s.spec.config},
+                    {"per_call_ms", s.spec.per_call_ms},
+                    {"progress", progress_json(s.progress)}}};
+}
+
+ApiReply StoreApi::standings(std::int64_t id) {
+  auto got = snapshot(id);
+  if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;
+  Snapshot& s = *std::get<std::shared_ptr<Snapshot>>(got);
+  std::call_once(s.standings_once, [&s] {
+    const std::size_t n = s.spec.players.size();
+    Json out = tournament::standings_json(tournament::compute_standings(s.spec, s.results));
+    // Crosstable: the points row entrant earned against column entrant, over their pairwise
+    // games (ratings.h), and how many games.
+    std::vector<std::vector<double>> points(n, std::vector<double>(n, 0.0));
+    std::vector<std::vector<std::int64_t>> games(n, std::vector<std::int64_t>(n, 0));
+    std::vector<std::pair<std::int64_t, tournament::MatchFinish>> finished;
+    std::set<std::int64_t> rounds;
+    for (const StoredResult& r : s.results) {
+      if (!tournament::row_damage(s.spec, r).empty()) continue;
+      auto finish = tournament::match_finish(r.spec, r.result);
+      if (!finish) continue;
+      for (const auto& g : tournament::pairwise_games(*finish)) {
+        points[g.a][g.b] += g.score;
+        points[g.b][g.a] += 1 - g.score;
+        ++games[g.a][g.b];
+        ++games[g.b][g.a];
+      }
+      finished.emplace_back(r.round, std::move(*finish));
+      rounds.insert(r.round);
+    }
+    Json names = Json::array();
+    for (const auto& p : s.spec.players) names.push_back(p.name);
+    Json cells = Json::array();
+    for (std::size_t a = 0; a < n; ++a) {
+      Json row = Json::array();
+      for (std::size_t b = 0; b < n; ++b)
+        row.push_back({{"points", points[a][b]}, {"games", games[a][b]}});
+      cells.push_back(std::move(row));
+    }
+    out["crosstable"] = {{"entrants", names}, {"cells", cells}};
+    // The rating chart: Elo (ratings.h) of every entrant from the matches up to each round.
+    Json chart = Json::array();
+    for (std::int64_t round : chart_rounds(rounds)) {
+      std::vector<tournament::MatchFinish> upto;
+      for (const auto& [r, f] : finished)
+        if (r <= round) upto.push_back(f);
+      Json elo = Json::array();
+      for (const auto& e : tournament::elo_ratings(n, upto)) elo.push_back(e.elo);
+      chart.push_back({{"round", round}, {"elo", elo}});
+    }
+    out["elo_by_round"] = std::move(chart);
+    s.standings = std::move(out);
+  });
+  return {200, s.standings};
+}
+
+Json StoreApi::match_row(const Snapshot& s, const StoredResult& row) const {
+  Json seats = Json::array();
+  const auto seated = tournament::seated(row.spec);
+  auto name_of = [&](std::size_t seat) -> Json {
+    if (seat < seated.size() && seated[seat] < s.spec.players.size())
+      return s.spec.players[seated[seat]].name;
+    return nullptr;
+  };
+  for (std::size_t i = 0; i < seated.size(); ++i) seats.push_back(name_of(i));
+  Json out = {{"index", row.index},
+              {"round", row.round},
+              {"job", row.job},
+              {"seats", seats},
+              {"seconds", row.seconds}};
+  const std::string damage = tournament::row_damage(s.spec, row);
+  if (!damage.empty()) {
+    out["outcome"] = "damaged";
+    out["damage"] = damage;
+    return out;
+  }
+  // Seeds go up to 2^64-1, past what a JavaScript number holds exactly: sent as text.
+  if (const Json seed = field_or_null(row.spec, "seed"); !seed.is_null()) out["seed"] = dump(seed);
+  const Json& result = row.result;
+  if (!result.is_object() || result.contains("error") || !tournament::match_finish(row.spec, result)) {
+    out["outcome"] = "error";
+    out["error"] = result.is_object() && result.contains("error") ? result["error"]
+                                                                  : Json("unreadable result");
+    return out;
+  }
+  Json winners = Json::array();
+  for (const Json& w : result["winners"]) winners.push_back(name_of(w.get<std::size_t>()));
+  Json ejections = Json::array();
+  for (const Json& e : result["ejections"]) {
+    Json ej = e;
+    ej["name"] = name_of(e.at("seat").get<std::size_t>());
+    ejections.push_back(std::move(ej));
+  }
+  out["winners"] = winners;
+  out["scores"] = field_or_null(result, "scores");
+  out["ejections"] = ejections;
+  const bool aborted = field_or_null(result, "aborted") == Json(true);
+  out["outcome"] = aborted ? "aborted" : winners.empty() ? "draw" : "win";
+  return out;
+}
+
+ApiReply StoreApi::matches(std::int64_t id, const MatchQuery& q) {
+  if (q.offset < 0) return api_error(400, "offset: must be 0 or more");
+  if (q.limit < 1 || q.limit > 500) return api_error(400, "limit: must be 1 to 500");
+  static const std::set<std::string> outcomes{"", "win", "draw", "aborted", "error", "damaged"};
+  if (!outcomes.contains(q.outcome))
+    return api_error(400, "outcome: must be win, draw, aborted, error or damaged");
+  auto got = snapshot(id);
+  if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;
+  const Snapshot& s = *std::get<std::shared_ptr<Snapshot>>(got);
+  Json page = Json::array();
+  std::int64_t total = 0;
+  for (const StoredResult& r : s.results) {
+    if (q.round && r.round != *q.round) continue;
+    Json row = match_row(s, r);
+    if (!q.outcome.empty() && row["outcome"] != q.outcome) continue;
+    const Json ejections = field_or_null(row, "ejections");
+    const bool any_ejected = ejections.is_array() && !ejections.empty();
+    if (q.ejected && *q.ejected != any_ejected) continue;
+    if (!q.verdict.empty() &&
+        !(ejections.is_array() && std::any_of(ejections.begin(), ejections.end(), [&](const Json& e) {
+            return string_or(e, "why") == q.verdict;
+          })))
+      continue;
+    if (!q.player.empty() &&
+        std::none_of(row["seats"].begin(), row["seats"].end(),
+                     [&](const Json& n) { return n == Json(q.player); }))
+      continue;
+    if (total >= q.offset && total < q.offset + q.limit) page.push_back(std::move(row));
+    ++total;
+  }
+  return {200, Json{{"tournament", id},
+                    {"total", total},
+                    {"offset", q.offset},
+                    {"limit", q.limit},
+                    {"matches", page}}};
+}
+
+ApiReply StoreApi::match(std::int64_t id, std::int64_t index) {
+  auto got = snapshot(id);
+  if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;
+  const Snapshot& s = *std::get<std::shared_ptr<Snapshot>>(got);
+  auto it = std::lower_bound(s.results.begin(), s.results.end(), index,
+                             [](const StoredResult& r, std::int64_t i) { return r.index < i; });
+  if (it == s.results.end() || it->index != index)
+    return api_error(404, fmt::format("tournament {} has no finished match {}", id, index));
+  Json out = match_row(s, *it);
+  out["tournament"] = id;
+  out["tournament_name"] = s.record.name;
+  out["game"] = s.record.game;
+  out["reproduce"] = tournament::reproduce_command(s.spec, it->spec);
+  out["log"] = fmt::format("/api/tournaments/{}/matches/{}/log", id, index);
+  return {200, out};
+}
+
+std::variant<StoreApi::Log, ApiReply> StoreApi::log(std::int64_t id, std::int64_t index) {
+  auto got = snapshot(id);
+  if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;
+  const Snapshot& s = *std::get<std::shared_ptr<Snapshot>>(got);
+  auto it = std::lower_bound(s.results.begin(), s.results.end(), index,
+                             [](const StoredResult& r, std::int64_t i) { return r.index < i; });
+  if (it == s.results.end() || it->index != index)
+    return api_error(404, fmt::format("tournament {} has no finished match {}", id, index));
+  auto stored = store_.log(it->job);
+  if (!stored) return store_failed(stored.error());
+  if (!*stored) return api_error(404, fmt::format("match {} of tournament {} has no log", index, id));
+  return Log{std::move((*stored)->text), std::move((*stored)->damage)};
+}
+
+}  // namespace arbiter::server

@@ -1,0 +1,86 @@
+// The viewer's read-only JSON API over a result store (docs/viewer.md has every route and
+// shape). Pure reading: nothing here writes to the store or calls a player. Every answer is a
+// status and a JSON body; an error is {"error": "one line"} with 400 (bad query), 404 (no such
+// tournament or match) or 503 (the store failed).
+//
+// What is read from the store is not taken on trust: damaged rows (integrity.h) are listed
+// with their damage and never counted, and a log that fails its checksum is served only with
+// its damage said in a header.
+//
+// Thread-safety: any method from any thread; a tournament's rows are read once per change of
+// its progress and shared by all requests (many viewers cost the store one read).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/json.h"
+#include "tournament/spec.h"
+#include "tournament/store.h"
+
+namespace arbiter::server {
+
+struct ApiReply {
+  int status = 200;
+  Json body;
+};
+
+ApiReply api_error(int status, std::string message);
+
+// The filters and page of a match list: every field optional (empty or nullopt: any).
+struct MatchQuery {
+  std::string outcome;  // "win", "draw", "aborted", "error" or "damaged"
+  std::string verdict;  // an ejection reason: some seat was ejected for it (foul, timeout, ...)
+  std::string player;   // an entrant's name: it played in the match
+  std::optional<bool> ejected;      // some seat was ejected (true) or none was (false)
+  std::optional<std::int64_t> round;
+  std::int64_t offset = 0;
+  std::int64_t limit = 50;  // at most 500
+};
+
+class StoreApi {
+ public:
+  explicit StoreApi(tournament::Store& store) : store_(store) {}
+
+  ApiReply tournaments();
+  // One tournament: its record, spec (players, schedule, seats, rounds) and progress.
+  ApiReply tournament(std::int64_t id);
+  // Standings (Elo with CIs, Glicko-2), the crosstable and the Elo of every entrant after each
+  // round (the rating chart).
+  ApiReply standings(std::int64_t id);
+  ApiReply matches(std::int64_t id, const MatchQuery& query);
+  // One match's row, its reproduce command and the game.
+  ApiReply match(std::int64_t id, std::int64_t index);
+
+  struct Log {
+    std::string text;    // JSON lines
+    std::string damage;  // why it cannot be believed; empty when it can
+  };
+  // A match's stored game log; an error reply when there is none.
+  std::variant<Log, ApiReply> log(std::int64_t id, std::int64_t index);
+
+ private:
+  struct Snapshot {
+    tournament::TournamentRecord record;
+    tournament::TournamentSpec spec;
+    tournament::Progress progress;
+    std::vector<tournament::StoredResult> results;  // by index
+    std::once_flag standings_once;
+    Json standings;  // computed on the first request for it
+  };
+  // The tournament's rows as of now: read again only when its progress changed.
+  std::variant<std::shared_ptr<Snapshot>, ApiReply> snapshot(std::int64_t id);
+  Json match_row(const Snapshot& s, const tournament::StoredResult& row) const;
+
+  tournament::Store& store_;
+  std::mutex mu_;
+  std::map<std::int64_t, std::shared_ptr<Snapshot>> cache_;
+};
+
+}  // namespace arbiter::server

@@ -1,0 +1,124 @@
+#include "server/live.h"
+
+#include <algorithm>
+
+#include "arena/registry.h"
+
+namespace arbiter::server {
+
+namespace {
+
+// Without a game's own projection: every call's args and reply and every message withheld.
+Json withhold_all(const Json& line) {
+  if (!line.is_object()) return line;
+  Json out = line;
+  const std::string type = string_or(line, "type");
+  if (type == "call") {
+    out.erase("args");
+    out.erase("reply");
+  } else if (type == "setup" || type == "message" || type == "notice") {
+    out.erase("message");
+  } else if (type == "match") {
+    out.erase("teams");
+    if (auto c = out.find("config"); c != out.end()) *c = nullptr;
+  }
+  return out;
+}
+
+}  // namespace
+
+LiveMatch::LiveMatch(std::int64_t id, std::string game, std::function<Json(const Json&)> spectate)
+    : id_(id), game_(std::move(game)), spectate_(spectate ? std::move(spectate) : withhold_all) {}
+
+void LiveMatch::record(const Json& line) {
+  std::string full = dump(line);
+  Json shown;
+  try {
+    shown = spectate_(line);
+  } catch (...) {  // a projection must not throw; if one does, show nothing of the line
+    shown = {{"type", string_or(line, "type")}};
+  }
+  std::string shown_text = dump(shown);
+  {
+    std::lock_guard lock(mu_);
+    if (finished_) return;
+    if (line.is_object() && string_or(line, "type") == "match") seats_ = field_or_null(line, "seats");
+    full_.push_back(std::move(full));
+    public_.push_back(std::move(shown_text));
+    if (line.is_object() && string_or(line, "type") == "result") finished_ = true;
+  }
+  changed_.notify_all();
+}
+
+void LiveMatch::close() {
+  {
+    std::lock_guard lock(mu_);
+    finished_ = true;
+  }
+  changed_.notify_all();
+}
+
+LiveMatch::Chunk LiveMatch::spectator_lines(std::size_t from,
+                                            std::chrono::milliseconds wait) const {
+  std::unique_lock lock(mu_);
+  changed_.wait_for(lock, wait, [&] { return finished_ || public_.size() > from; });
+  Chunk chunk;
+  chunk.finished = finished_;
+  for (std::size_t i = from; i < public_.size(); ++i) chunk.lines.push_back(public_[i]);
+  return chunk;
+}
+
+std::optional<std::vector<std::string>> LiveMatch::full_log() const {
+  std::lock_guard lock(mu_);
+  if (!finished_) return std::nullopt;
+  return full_;
+}
+
+bool LiveMatch::finished() const {
+  std::lock_guard lock(mu_);
+  return finished_;
+}
+
+Json LiveMatch::summary() const {
+  std::lock_guard lock(mu_);
+  return {{"id", id_},
+          {"game", game_},
+          {"seats", seats_},
+          {"lines", public_.size()},
+          {"finished", finished_}};
+}
+
+std::shared_ptr<LiveMatch> LiveMatches::start(const std::string& game) {
+  const GameEntry* entry = find_game(game);
+  std::lock_guard lock(mu_);
+  auto match = std::make_shared<LiveMatch>(next_id_++, game,
+                                           entry != nullptr ? entry->spectate : nullptr);
+  matches_.push_back(match);
+  // Forget the oldest finished matches beyond keep_finished_.
+  std::size_t finished = 0;
+  for (const auto& m : matches_)
+    if (m->finished()) ++finished;
+  for (auto it = matches_.begin(); it != matches_.end() && finished > keep_finished_;) {
+    if ((*it)->finished()) {
+      it = matches_.erase(it);
+      --finished;
+    } else {
+      ++it;
+    }
+  }
+  return match;
+}
+
+std::shared_ptr<LiveMatch> LiveMatches::find(std::int64_t id) const {
+  std::lock_guard lock(mu_);
+  for (const auto& m : matches_)
+    if (m->id() == id) return m;
+  return nullptr;
+}
+
+std::vector<std::shared_ptr<LiveMatch>> LiveMatches::list() const {
+  std::lock_guard lock(mu_);
+  return matches_;
+}
+
+}  // namespace arbiter::server

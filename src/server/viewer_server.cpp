@@ -1,0 +1,323 @@
+#include "server/viewer_server.h"
+
+#include <atomic>
+#include <charconv>
+#include <thread>
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include "core/file.h"
+#include "core/printable.h"
+#include "server/api.h"
+
+#ifndef ARBITER_WEB_DIR
+#define ARBITER_WEB_DIR "web"
+#endif
+
+namespace arbiter::server {
+
+std::filesystem::path default_web_root() { return ARBITER_WEB_DIR; }
+
+namespace {
+
+constexpr const char* kJson = "application/json";
+// What a page may load: only this server's own files and API (no CDN, no inline script).
+constexpr const char* kPolicy =
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; "
+    "form-action 'none'";
+constexpr std::size_t kMaxStaticBytes = std::size_t{16} << 20;
+// How long a live stream waits for a line before it sends a keep-alive comment (and notices
+// a closed connection or a stopping server).
+constexpr std::chrono::milliseconds kStreamTick{1000};
+
+void reply(httplib::Response& res, const ApiReply& r) {
+  res.status = r.status;
+  res.set_content(dump(r.body), kJson);
+}
+
+void error(httplib::Response& res, int status, std::string message) {
+  reply(res, api_error(status, std::move(message)));
+}
+
+// A path segment of digits (the routes' regexes allow at most 18: it fits).
+std::int64_t id_of(const std::string& digits) {
+  std::int64_t v = 0;
+  std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  return v;
+}
+
+// An integer query parameter: absent → nullopt; not an integer → an error message.
+std::variant<std::optional<std::int64_t>, std::string> int_param(const httplib::Request& req,
+                                                                 const std::string& name) {
+  if (!req.has_param(name.c_str())) return std::optional<std::int64_t>{};
+  const std::string text = req.get_param_value(name.c_str());
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+    return fmt::format("{}: expected an integer, got \"{}\"", name, printable_line(text));
+  return std::optional<std::int64_t>{v};
+}
+
+std::string content_type(const std::filesystem::path& p) {
+  const std::string ext = p.extension().string();
+  if (ext == ".html") return "text/html; charset=utf-8";
+  if (ext == ".js" || ext == ".mjs") return "text/javascript; charset=utf-8";
+  if (ext == ".css") return "text/css; charset=utf-8";
+  if (ext == ".svg") return "image/svg+xml";
+  if (ext == ".png") return "image/png";
+  if (ext == ".json") return "application/json";
+  if (ext == ".md" || ext == ".txt") return "text/plain; charset=utf-8";
+  if (ext == ".ico") return "image/x-icon";
+  return "application/octet-stream";
+}
+
+// The file under `root` that the URL path `path` names, or nothing: every segment must be a
+// plain name (no "..", ".", empty, backslash or NUL), and the file, symlinks resolved, must be
+// a regular file inside the root.
+std::optional<std::filesystem::path> static_file(const std::filesystem::path& root,
+                                                 std::string path) {
+  if (path.empty() || path[0] != '/') return std::nullopt;
+  if (path == "/") path = "/index.html";
+  std::filesystem::path rel;
+  std::size_t start = 1;
+  while (start <= path.size()) {
+    std::size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    const std::string seg = path.substr(start, end - start);
+    if (seg.empty() || seg == "." || seg == ".." || seg.find('\\') != std::string::npos ||
+        seg.find('\0') != std::string::npos || seg[0] == '.')
+      return std::nullopt;
+    rel /= seg;
+    start = end + 1;
+  }
+  std::error_code ec;
+  const auto base = std::filesystem::canonical(root, ec);
+  if (ec) return std::nullopt;
+  const auto file = std::filesystem::canonical(base / rel, ec);
+  if (ec) return std::nullopt;
+  const auto [b, f] = std::mismatch(base.begin(), base.end(), file.begin(), file.end());
+  if (b != base.end()) return std::nullopt;
+  if (!std::filesystem::is_regular_file(file, ec)) return std::nullopt;
+  return file;
+}
+
+}  // namespace
+
+struct ViewerServer::Impl {
+  ServerOptions options;
+  std::unique_ptr<StoreApi> api;
+  LiveMatches* live = nullptr;
+  httplib::Server http;
+  std::thread thread;
+  std::atomic<bool> stopping{false};
+
+  void routes();
+  void serve_log(httplib::Response& res, StoreApi::Log log, const std::string& filename,
+                 bool download);
+  void live_stream(const httplib::Request& req, httplib::Response& res,
+                   std::shared_ptr<LiveMatch> match);
+};
+
+void ViewerServer::Impl::serve_log(httplib::Response& res, StoreApi::Log log,
+                                   const std::string& filename, bool download) {
+  if (!log.damage.empty()) res.set_header("X-Arbiter-Damage", printable_line(log.damage));
+  if (download)
+    res.set_header("Content-Disposition", fmt::format("attachment; filename=\"{}\"", filename));
+  // Sent in pieces from the one copy, never copied whole again.
+  auto text = std::make_shared<std::string>(std::move(log.text));
+  res.set_content_provider(
+      text->size(), "application/x-ndjson; charset=utf-8",
+      [text](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+        return sink.write(text->data() + offset, std::min<std::size_t>(length, 1 << 16));
+      });
+}
+
+void ViewerServer::Impl::live_stream(const httplib::Request& req, httplib::Response& res,
+                                     std::shared_ptr<LiveMatch> match) {
+  std::size_t from = 0;
+  auto from_param = int_param(req, "from");
+  if (auto* msg = std::get_if<std::string>(&from_param)) return error(res, 400, *msg);
+  if (auto f = std::get<std::optional<std::int64_t>>(from_param); f && *f >= 0)
+    from = static_cast<std::size_t>(*f);
+  if (req.has_header("Last-Event-ID")) {
+    const std::string last = req.get_header_value("Last-Event-ID");
+    std::size_t v = 0;
+    if (std::from_chars(last.data(), last.data() + last.size(), v).ec == std::errc()) from = v;
+  }
+  res.set_header("Cache-Control", "no-store");
+  res.set_chunked_content_provider(
+      "text/event-stream",
+      [this, match = std::move(match), next = from](std::size_t, httplib::DataSink& sink) mutable {
+        if (stopping) return false;
+        auto chunk = match->spectator_lines(next, kStreamTick);
+        std::string out;
+        for (const auto& line : chunk.lines) {
+          ++next;
+          out += fmt::format("id: {}\ndata: {}\n\n", next, line);
+        }
+        if (chunk.lines.empty() && chunk.finished) {
+          out = "event: end\ndata: {}\n\n";
+          if (!sink.write(out.data(), out.size())) return false;
+          sink.done();
+          return true;
+        }
+        if (out.empty()) out = ": waiting\n\n";
+        return sink.write(out.data(), out.size());
+      });
+}
+
+void ViewerServer::Impl::routes() {
+  http.new_task_queue = [n = options.threads] {
+    return new httplib::ThreadPool(static_cast<std::size_t>(n));
+  };
+  http.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (req.method == "GET" || req.method == "HEAD") return httplib::Server::HandlerResponse::Unhandled;
+    res.set_header("Allow", "GET, HEAD");
+    error(res, 405, "the viewer is read-only: only GET and HEAD");
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  http.set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
+    res.set_header("Content-Security-Policy", kPolicy);
+    res.set_header("X-Content-Type-Options", "nosniff");
+    res.set_header("Referrer-Policy", "no-referrer");
+  });
+  http.set_exception_handler([](const httplib::Request&, httplib::Response& res,
+                                std::exception_ptr) { error(res, 500, "internal error"); });
+
+  const std::string id = R"((\d{1,18}))";
+  auto need_store = [this](httplib::Response& res) {
+    if (api) return true;
+    error(res, 404, "this server has no store (it shows live matches only)");
+    return false;
+  };
+  http.Get("/api/tournaments", [=, this](const httplib::Request&, httplib::Response& res) {
+    if (need_store(res)) reply(res, api->tournaments());
+  });
+  http.Get("/api/tournaments/" + id, [=, this](const httplib::Request& req, httplib::Response& res) {
+    if (need_store(res)) reply(res, api->tournament(id_of(req.matches[1])));
+  });
+  http.Get("/api/tournaments/" + id + "/standings",
+           [=, this](const httplib::Request& req, httplib::Response& res) {
+             if (need_store(res)) reply(res, api->standings(id_of(req.matches[1])));
+           });
+  http.Get("/api/tournaments/" + id + "/matches",
+           [=, this](const httplib::Request& req, httplib::Response& res) {
+             if (!need_store(res)) return;
+             MatchQuery q;
+             for (const char* name : {"offset", "limit", "round"}) {
+               auto v = int_param(req, name);
+               if (auto* msg = std::get_if<std::string>(&v)) return error(res, 400, *msg);
+               auto value = std::get<std::optional<std::int64_t>>(v);
+               if (!value) continue;
+               if (std::string_view(name) == "offset") q.offset = *value;
+               else if (std::string_view(name) == "limit") q.limit = *value;
+               else q.round = *value;
+             }
+             q.outcome = req.get_param_value("outcome");
+             q.verdict = req.get_param_value("verdict");
+             q.player = req.get_param_value("player");
+             if (req.has_param("ejected")) {
+               const std::string e = req.get_param_value("ejected");
+               if (e != "true" && e != "false") return error(res, 400, "ejected: true or false");
+               q.ejected = e == "true";
+             }
+             reply(res, api->matches(id_of(req.matches[1]), q));
+           });
+  http.Get("/api/tournaments/" + id + "/matches/" + id,
+           [=, this](const httplib::Request& req, httplib::Response& res) {
+             if (need_store(res))
+               reply(res, api->match(id_of(req.matches[1]), id_of(req.matches[2])));
+           });
+  http.Get("/api/tournaments/" + id + "/matches/" + id + "/log",
+           [=, this](const httplib::Request& req, httplib::Response& res) {
+             if (!need_store(res)) return;
+             const auto t = id_of(req.matches[1]);
+             const auto m = id_of(req.matches[2]);
+             auto got = api->log(t, m);
+             if (auto* r = std::get_if<ApiReply>(&got)) return reply(res, *r);
+             serve_log(res, std::move(std::get<StoreApi::Log>(got)),
+                       fmt::format("tournament{}-match{}.jsonl", t, m),
+                       req.get_param_value("download") == "1");
+           });
+  http.Get("/api/live", [this](const httplib::Request&, httplib::Response& res) {
+    Json list = Json::array();
+    if (live)
+      for (const auto& m : live->list()) list.push_back(m->summary());
+    reply(res, {200, Json{{"matches", list}}});
+  });
+  auto find_live = [this](const httplib::Request& req,
+                          httplib::Response& res) -> std::shared_ptr<LiveMatch> {
+    auto m = live ? live->find(id_of(req.matches[1])) : nullptr;
+    if (!m) error(res, 404, fmt::format("no live match {}", std::string(req.matches[1])));
+    return m;
+  };
+  http.Get("/api/live/" + id, [=](const httplib::Request& req, httplib::Response& res) {
+    if (auto m = find_live(req, res)) reply(res, {200, m->summary()});
+  });
+  http.Get("/api/live/" + id + "/stream",
+           [=, this](const httplib::Request& req, httplib::Response& res) {
+             if (auto m = find_live(req, res)) live_stream(req, res, std::move(m));
+           });
+  http.Get("/api/live/" + id + "/log", [=, this](const httplib::Request& req, httplib::Response& res) {
+    auto m = find_live(req, res);
+    if (!m) return;
+    auto lines = m->full_log();
+    if (!lines)
+      return error(res, 409, "the match is still running: its whole log is served once it ends "
+                             "(until then, its stream shows what a spectator may see)");
+    std::string text;
+    for (const auto& l : *lines) text += l + "\n";
+    serve_log(res, {std::move(text), ""}, fmt::format("live{}.jsonl", m->id()),
+              req.get_param_value("download") == "1");
+  });
+  http.Get(R"(/api/.*)", [](const httplib::Request& req, httplib::Response& res) {
+    error(res, 404, fmt::format("no such API route: {}", printable_line(req.path)));
+  });
+  http.Get(R"(/.*)", [this](const httplib::Request& req, httplib::Response& res) {
+    auto file = static_file(options.web_root, req.path);
+    if (!file) return error(res, 404, fmt::format("not found: {}", printable_line(req.path)));
+    auto text = read_file(*file, kMaxStaticBytes);
+    if (!text) return error(res, 404, fmt::format("not found: {}", printable_line(req.path)));
+    res.set_header("Cache-Control", "no-cache");
+    res.set_content(std::move(*text), content_type(*file).c_str());
+  });
+}
+
+ViewerServer::ViewerServer(ServerOptions options, tournament::Store* store, LiveMatches* live)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->options = std::move(options);
+  if (store != nullptr) impl_->api = std::make_unique<StoreApi>(*store);
+  impl_->live = live;
+  impl_->routes();
+}
+
+ViewerServer::~ViewerServer() { stop(); }
+
+Expected<std::uint16_t> ViewerServer::bind() {
+  const auto& o = impl_->options;
+  int port = o.port;
+  if (o.port == 0) {
+    port = impl_->http.bind_to_any_port(o.host);
+    if (port <= 0) return fail(fmt::format("cannot listen on {}: no free port", o.host));
+  } else if (!impl_->http.bind_to_port(o.host, o.port)) {
+    return fail(fmt::format("cannot listen on {}:{} (in use, or not an address of this machine)",
+                            o.host, o.port));
+  }
+  return static_cast<std::uint16_t>(port);
+}
+
+void ViewerServer::run() { impl_->http.listen_after_bind(); }
+
+void ViewerServer::start() {
+  impl_->thread = std::thread([this] { impl_->http.listen_after_bind(); });
+}
+
+void ViewerServer::stop() {
+  impl_->stopping = true;
+  impl_->http.stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+}  // namespace arbiter::server
