@@ -1,0 +1,376 @@
+// The viewer's server over real HTTP on 127.0.0.1: the API contract (status codes, JSON shapes,
+// paging and filters, bad ids and queries), the walls (read-only, no path out of web/), the live
+// stream (every line in order; nothing hidden before the end) and the spectator projections.
+#include "server/viewer_server.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "arena/registry.h"
+#include "referee/game_log.h"
+#include "server/live.h"
+#include "tournament/store.h"
+#include "tournament/worker.h"
+
+namespace arbiter::server {
+namespace {
+
+namespace fs = std::filesystem;
+using tournament::Schedule;
+using tournament::TournamentSpec;
+
+std::string temp_dir() {
+  char dir[] = "/tmp/arbiter-server-XXXXXX";
+  EXPECT_NE(mkdtemp(dir), nullptr);
+  return dir;
+}
+
+// A store with two played tournaments (Q with a cheating bot, and Battleship), a web root with
+// one page and a secret beside it, and a server on a free port.
+class ServerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(temp_dir());
+    auto store = tournament::open_store("sqlite:" + *dir_ + "/s.db");
+    ASSERT_TRUE(store.has_value()) << store.error().message;
+    store_ = store->release();
+    TournamentSpec q;
+    q.name = "qleague";
+    q.game = "q";
+    q.players = {{"dag", "dag"}, {"ldasg", "ldasg"}, {"cheat", "dag+cheat=no-fit"}};
+    q.rounds = 2;
+    TournamentSpec b;
+    b.name = "sea";
+    b.game = "battleship";
+    b.players = {{"density", "density"}, {"hunt", "hunt"}};
+    for (const auto& spec : {q, b}) {
+      auto id = tournament::create_tournament(*store_, spec);
+      ASSERT_TRUE(id.has_value()) << id.error().message;
+      tournament::WorkerOptions options;
+      options.threads = 2;
+      options.only = *id;
+      ASSERT_TRUE(tournament::run_worker(*store_, options).has_value());
+    }
+    fs::create_directories(*dir_ + "/web/js");
+    std::ofstream(*dir_ + "/web/index.html") << "<!doctype html><title>viewer</title>";
+    std::ofstream(*dir_ + "/web/js/app.js") << "export const x = 1;";
+    std::ofstream(*dir_ + "/secret.txt") << "not for the web";
+    fs::create_symlink(*dir_ + "/secret.txt", *dir_ + "/web/link.txt");
+    live_ = new LiveMatches();
+    ServerOptions o;
+    o.host = "127.0.0.1";
+    o.port = 0;
+    o.web_root = *dir_ + "/web";
+    server_ = new ViewerServer(o, store_, live_);
+    auto port = server_->bind();
+    ASSERT_TRUE(port.has_value()) << port.error().message;
+    port_ = *port;
+    server_->start();
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    delete live_;
+    delete store_;
+    fs::remove_all(*dir_);
+    delete dir_;
+  }
+
+  static httplib::Client client() {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_read_timeout(std::chrono::seconds(20));
+    return c;
+  }
+  static Json get_json(const std::string& path, int status = 200) {
+    auto c = client();
+    auto r = c.Get(path);
+    EXPECT_TRUE(r) << path;
+    if (!r) return nullptr;
+    EXPECT_EQ(r->status, status) << path << ": " << r->body;
+    EXPECT_EQ(r->get_header_value("Content-Type"), "application/json") << path;
+    auto j = parse_json(r->body);
+    EXPECT_TRUE(j.has_value()) << path << ": " << r->body;
+    return j ? *j : Json();
+  }
+
+  static std::string* dir_;
+  static tournament::Store* store_;
+  static LiveMatches* live_;
+  static ViewerServer* server_;
+  static std::uint16_t port_;
+};
+std::string* ServerTest::dir_ = nullptr;
+tournament::Store* ServerTest::store_ = nullptr;
+LiveMatches* ServerTest::live_ = nullptr;
+ViewerServer* ServerTest::server_ = nullptr;
+std::uint16_t ServerTest::port_ = 0;
+
+TEST_F(ServerTest, ListsTournamentsWithTheirProgress) {
+  const Json j = get_json("/api/tournaments");
+  ASSERT_EQ(j["tournaments"].size(), 2u);
+  EXPECT_EQ(j["tournaments"][0]["name"], "qleague");
+  EXPECT_EQ(j["tournaments"][0]["game"], "q");
+  EXPECT_EQ(j["tournaments"][0]["progress"]["done"], 12);
+  EXPECT_EQ(j["tournaments"][1]["game"], "battleship");
+  const Json t = get_json("/api/tournaments/1");
+  EXPECT_EQ(t["players"].size(), 3u);
+  EXPECT_EQ(t["players"][2]["bot"], "dag+cheat=no-fit");
+  EXPECT_EQ(t["schedule"], "round-robin");
+  EXPECT_TRUE(t["seed"].is_string());  // seeds exceed what a JavaScript number holds
+}
+
+TEST_F(ServerTest, StandingsCrosstableAndChartAgreeWithTheStore) {
+  const Json s = get_json("/api/tournaments/1/standings");
+  ASSERT_EQ(s["standings"].size(), 3u);
+  EXPECT_EQ(s["matches"], 12);
+  EXPECT_EQ(s["standings"][2]["name"], "cheat");  // ejected in every match: last
+  EXPECT_EQ(s["standings"][2]["ejections"], 8);
+  const Json& cells = s["crosstable"]["cells"];
+  double total = 0;
+  for (std::size_t a = 0; a < 3; ++a)
+    for (std::size_t b = 0; b < 3; ++b) {
+      EXPECT_EQ(cells[a][b]["games"], a == b ? 0 : 4);
+      total += cells[a][b]["points"].get<double>();
+    }
+  EXPECT_DOUBLE_EQ(total, 12.0);  // one point per two-player match
+  ASSERT_EQ(s["elo_by_round"].size(), 2u);
+  EXPECT_EQ(s["elo_by_round"][1]["round"], 1);
+  EXPECT_EQ(s["elo_by_round"][1]["elo"].size(), 3u);
+}
+
+TEST_F(ServerTest, MatchesArePagedAndFiltered) {
+  const Json all = get_json("/api/tournaments/1/matches?limit=5");
+  EXPECT_EQ(all["total"], 12);
+  ASSERT_EQ(all["matches"].size(), 5u);
+  EXPECT_EQ(all["matches"][0]["index"], 0);
+  const Json last = get_json("/api/tournaments/1/matches?limit=5&offset=10");
+  ASSERT_EQ(last["matches"].size(), 2u);
+  EXPECT_EQ(last["matches"][1]["index"], 11);
+  const Json fouls = get_json("/api/tournaments/1/matches?verdict=foul&limit=500");
+  EXPECT_EQ(fouls["total"], 8);
+  for (const Json& m : fouls["matches"]) {
+    EXPECT_EQ(m["ejections"][0]["name"], "cheat");
+    EXPECT_EQ(m["ejections"][0]["why"], "foul");
+  }
+  EXPECT_EQ(get_json("/api/tournaments/1/matches?ejected=false")["total"], 4);
+  EXPECT_EQ(get_json("/api/tournaments/1/matches?player=cheat")["total"], 8);
+  EXPECT_EQ(get_json("/api/tournaments/1/matches?round=1")["total"], 6);
+  EXPECT_EQ(get_json("/api/tournaments/1/matches?outcome=error")["total"], 0);
+  EXPECT_EQ(get_json("/api/tournaments/1/matches?offset=100")["matches"].size(), 0u);
+}
+
+TEST_F(ServerTest, OneMatchHasItsReproduceCommandAndItsLog) {
+  const Json m = get_json("/api/tournaments/2/matches/0");
+  EXPECT_EQ(m["game"], "battleship");
+  EXPECT_EQ(m["seats"], Json::array({"density", "hunt"}));
+  EXPECT_NE(m["reproduce"].get<std::string>().find("arbiter play battleship"), std::string::npos);
+  auto c = client();
+  auto log = c.Get(m["log"].get<std::string>());
+  ASSERT_TRUE(log);
+  EXPECT_EQ(log->status, 200);
+  auto lines = parse_json_values(log->body);
+  ASSERT_TRUE(lines.has_value());
+  EXPECT_EQ(lines->front()["type"], "match");
+  EXPECT_EQ(lines->back()["type"], "result");
+  EXPECT_EQ(lines->back()["scores"], m["scores"]);
+  auto download = c.Get(m["log"].get<std::string>() + "?download=1");
+  ASSERT_TRUE(download);
+  EXPECT_NE(download->get_header_value("Content-Disposition").find("attachment"), std::string::npos);
+  EXPECT_EQ(download->body, log->body);
+}
+
+TEST_F(ServerTest, BadIdsAndQueriesAreJsonErrors) {
+  for (const char* path : {"/api/tournaments/99", "/api/tournaments/99/standings",
+                           "/api/tournaments/99/matches", "/api/tournaments/1/matches/999",
+                           "/api/tournaments/1/matches/999/log", "/api/live/5",
+                           "/api/live/5/stream", "/api/nothing", "/api/tournaments/abc",
+                           "/api/tournaments/99999999999999999999"}) {
+    const Json j = get_json(path, 404);
+    EXPECT_TRUE(j["error"].is_string()) << path;
+  }
+  for (const char* path :
+       {"/api/tournaments/1/matches?limit=0", "/api/tournaments/1/matches?limit=501",
+        "/api/tournaments/1/matches?offset=-1", "/api/tournaments/1/matches?offset=x",
+        "/api/tournaments/1/matches?round=1.5", "/api/tournaments/1/matches?outcome=lost",
+        "/api/tournaments/1/matches?ejected=maybe"}) {
+    const Json j = get_json(path, 400);
+    EXPECT_TRUE(j["error"].is_string()) << path;
+  }
+}
+
+TEST_F(ServerTest, TheApiIsReadOnly) {
+  auto c = client();
+  for (auto* r : {new httplib::Result(c.Post("/api/tournaments", "{}", "application/json")),
+                  new httplib::Result(c.Put("/api/tournaments/1", "{}", "application/json")),
+                  new httplib::Result(c.Delete("/api/tournaments/1")),
+                  new httplib::Result(c.Patch("/index.html", "x", "text/plain"))}) {
+    ASSERT_TRUE(*r);
+    EXPECT_EQ((*r)->status, 405);
+    EXPECT_EQ((*r)->get_header_value("Allow"), "GET, HEAD");
+    delete r;
+  }
+  // Nothing changed.
+  EXPECT_EQ(get_json("/api/tournaments")["tournaments"].size(), 2u);
+}
+
+// Raw requests, so that no client library normalizes the path first.
+std::string raw_get(std::uint16_t port, const std::string& target) {
+  httplib::Client c("127.0.0.1", port);
+  httplib::Request req;
+  req.method = "GET";
+  req.path = target;
+  auto r = c.send(req);
+  return r ? std::to_string(r->status) + " " + r->body : "no answer";
+}
+
+TEST_F(ServerTest, StaticFilesStayInsideTheWebRoot) {
+  auto c = client();
+  auto page = c.Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_NE(page->body.find("viewer"), std::string::npos);
+  EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_NE(page->get_header_value("Content-Security-Policy").find("default-src 'self'"),
+            std::string::npos);
+  auto js = c.Get("/js/app.js");
+  ASSERT_TRUE(js);
+  EXPECT_EQ(js->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
+  for (const char* target :
+       {"/../secret.txt", "/js/../../secret.txt", "/%2e%2e/secret.txt", "/js/%2E%2E/%2e%2e/secret.txt",
+        "/..%2fsecret.txt", "/link.txt", "/%00index.html", "/js/..", "/.hidden", "//etc/passwd",
+        "/js\\..\\..\\secret.txt", "/nothing.html"}) {
+    const std::string got = raw_get(port_, target);
+    EXPECT_TRUE(got.starts_with("404") || got.starts_with("400")) << target << ": " << got;
+    EXPECT_EQ(got.find("not for the web"), std::string::npos) << target;
+  }
+}
+
+// A live match fed by hand: the stream sends every spectator line in order, ids counting
+// lines, then "end"; the whole log is refused until the result line.
+TEST_F(ServerTest, ALiveStreamSendsEveryLineInOrderAndTheLogOnlyAtTheEnd) {
+  auto match = live_->start("q");
+  LiveObserver observer(match);
+  GameLog log;
+  log.watch(observer);
+  log.write({{"type", "match"}, {"game", "q"}, {"seats", {"a", "b"}}, {"config", {{"players", 2}}}});
+  const std::string base = "/api/live/" + std::to_string(match->id());
+  EXPECT_EQ(get_json(base + "/log", 409)["error"].is_string(), true);
+  std::string received;
+  std::thread reader([&] {
+    auto c = client();
+    c.Get(base + "/stream", [&](const char* data, std::size_t n) {
+      received.append(data, n);
+      return true;
+    });
+  });
+  for (int i = 0; i < 5; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    log.write({{"type", "call"},
+               {"seat", i % 2},
+               {"call", "take_turn"},
+               {"args", {{"map", Json::array()}, {"players", {{{"score", i}, {"tile*", {{{"color", "red"}, {"shape", "star"}}}}}, 0}}, {"tile*", 9}}},
+               {"reply", "pass"},
+               {"verdict", "ok"},
+               {"elapsed_us", 5}});
+  }
+  log.write({{"type", "result"}, {"winners", {0}}, {"ejections", Json::array()}, {"scores", {1, 2}}});
+  reader.join();
+  log.unwatch(observer);
+  std::vector<Json> events;
+  std::size_t pos = 0;
+  int expected_id = 1;
+  while ((pos = received.find("id: ", pos)) != std::string::npos) {
+    const auto eol = received.find('\n', pos);
+    EXPECT_EQ(std::stoi(received.substr(pos + 4, eol - pos - 4)), expected_id++);
+    const auto data = received.find("data: ", eol);
+    const auto end = received.find('\n', data);
+    events.push_back(*parse_json(received.substr(data + 6, end - data - 6)));
+    pos = end;
+  }
+  ASSERT_EQ(events.size(), 7u);
+  EXPECT_EQ(events[0]["type"], "match");
+  for (int i = 1; i <= 5; ++i) {
+    EXPECT_EQ(events[i]["seat"], (i - 1) % 2);
+    EXPECT_FALSE(events[i]["args"]["players"][0].contains("tile*")) << events[i];
+    EXPECT_EQ(events[i]["args"]["players"][0]["score"], i - 1);
+  }
+  EXPECT_EQ(events[6]["type"], "result");
+  EXPECT_NE(received.find("event: end"), std::string::npos);
+  EXPECT_EQ(received.find("\"red\""), std::string::npos);  // no tile of a hand, ever
+  auto c = client();
+  auto full = c.Get(base + "/log");
+  ASSERT_TRUE(full);
+  EXPECT_EQ(full->status, 200);
+  EXPECT_NE(full->body.find("\"red\""), std::string::npos);  // the whole log, once it is over
+  const Json list = get_json("/api/live");
+  ASSERT_FALSE(list["matches"].empty());
+  EXPECT_EQ(list["matches"].back()["finished"], true);
+}
+
+// Viewers that ask for the stream and never read it hold up neither the match nor other viewers:
+// recording a line never waits for a viewer.
+TEST_F(ServerTest, ViewersThatNeverReadHoldNothingUp) {
+  auto match = live_->start("battleship");
+  LiveObserver observer(match);
+  GameLog log;
+  log.watch(observer);
+  log.write({{"type", "match"}, {"game", "battleship"}, {"seats", {"a", "b"}}});
+  const std::string request = "GET /api/live/" + std::to_string(match->id()) +
+                              "/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  std::vector<int> stalled;
+  for (int i = 0; i < 20; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port_);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    ASSERT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL),
+              static_cast<ssize_t>(request.size()));
+    stalled.push_back(fd);
+  }
+  // A match of 20,000 lines, each a few hundred bytes: far more than the stalled sockets' buffers.
+  const std::string padding(300, 'x');
+  std::atomic<bool> done{false};
+  std::thread recorder([&] {
+    for (int i = 0; i < 20'000; ++i)
+      log.write({{"type", "call"}, {"seat", i % 2}, {"call", "take_turn"}, {"verdict", "ok"},
+                 {"detail", padding}});
+    log.write({{"type", "result"}, {"winners", {0}}, {"ejections", Json::array()}, {"scores", {1, 0}}});
+    done = true;
+  });
+  // The recorder finishes while the stalled viewers are still connected; a live viewer still
+  // gets the whole stream.
+  for (int i = 0; i < 300 && !done; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_TRUE(done.load()) << "the match was held up by viewers that do not read";
+  recorder.join();
+  log.unwatch(observer);
+  EXPECT_EQ(match->summary()["lines"], 20'002);
+  std::string stream;
+  auto c = client();
+  c.Get("/api/live/" + std::to_string(match->id()) + "/stream",
+        [&](const char* data, std::size_t n) {
+          stream.append(data, n);
+          return true;
+        });
+  std::size_t events = 0;
+  for (std::size_t at = 0; (at = stream.find("\nid: ", at)) != std::string::npos; ++at) ++events;
+  if (stream.starts_with("id: ")) ++events;
+  EXPECT_EQ(events, 20'002u);
+  for (int fd : stalled) ::close(fd);
+}
+
+}  // namespace
+}  // namespace arbiter::server
