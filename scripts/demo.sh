@@ -48,3 +48,7 @@ echo "== One Abalone match with its game log, replayed from it"
 "$arbiter" play abalone --black bots/abalone/team.lua --white bots/abalone/simple.lua --seed 1 \
   --log demo-logs/abalone.jsonl
 "$arbiter" replay demo-logs/abalone.jsonl
+echo
+echo "== Watch them: every tournament, standings and match of this demo in a browser"
+echo "   $arbiter serve --store $store"
+echo "   then open http://127.0.0.1:8080/ (docs/viewer.md; Ctrl-C stops the viewer)"
