@@ -212,6 +212,50 @@ def check_match(d, base, art, game, t, m):
     check(not errors(d), f"{what}: errors on the page: {errors(d)}")
 
 
+def live_page(d, arbiter, art):
+    """A live race in the browser: drawn while it runs with no letter shown, then whole at the end."""
+    proc = subprocess.Popen([arbiter, "play", "speed_scrabble", "-p", "a:slow=0.3", "-p", "b:slow=0.3",
+                             "--seed", "2", "--serve", "127.0.0.1:0", "--linger", "30"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    url = None
+    while url is None:
+        line = proc.stderr.readline()
+        if not line:
+            check(False, "play --serve printed no address")
+            return
+        if m := re.search(r"watch the match at (\S+)", line):
+            url = m.group(1)
+    try:
+        d.get(url)
+        wait_ready(d, "live match page")
+        running_steps, letters_seen, end = 0, set(), time.monotonic() + 30
+        while time.monotonic() < end:
+            state = d.execute_script("return document.body.dataset.live")
+            if state == "finished":
+                break
+            if state == "running":
+                # Read in one script: the page redraws as lines arrive.
+                steps, texts = d.execute_script(
+                    "return [document.getElementById('scrub').dataset.steps || '0', "
+                    "[...document.querySelectorAll('#board [data-letter], #board [data-hand-tile]')].map(e => e.textContent.trim())]")
+                running_steps = max(running_steps, int(steps))
+                letters_seen |= set(texts)
+                if running_steps > 3 and not (art / "live-running.png").exists():
+                    d.save_screenshot(str(art / "live-running.png"))
+            time.sleep(0.1)
+        check(d.execute_script("return document.body.dataset.live") == "finished", "the live page never showed the end")
+        check(running_steps > 3, f"the live page showed only {running_steps} steps while the race ran")
+        check(letters_seen <= {"?", ""}, f"letters were shown to a spectator during the race: {sorted(letters_seen)[:10]}")
+        time.sleep(0.4)
+        letters = set(d.execute_script("return [...document.querySelectorAll('#board [data-letter]')].map(e => e.textContent.trim())"))
+        check(letters and letters != {"?"}, "the whole log's boards are not drawn at the end")
+        check(d.find_element(By.ID, "outcome").text.startswith("Won by"), "no outcome at the end of the live match")
+        d.save_screenshot(str(art / "live-finished.png"))
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--arbiter", required=True)
@@ -256,6 +300,7 @@ def main():
             matches[0].find_element(By.TAG_NAME, "a").click()
             if wait_ready(d, f"{game} match page"):
                 check_match(d, base, art, game, t, m)
+        live_page(d, a.arbiter, art)
         # A match that does not exist: a clear error on the page, not a blank one.
         d.get(base + "match.html?t=1&i=9999")
         end = time.monotonic() + 10
