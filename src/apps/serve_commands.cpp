@@ -1,0 +1,133 @@
+// `arbiter serve`: the viewer over a store, and the live viewer that `play --serve` and
+// `tournament run --serve` start beside a match (docs/viewer.md).
+#include <csignal>
+#include <iostream>
+#include <pthread.h>
+
+#include <fmt/format.h>
+
+#include "apps/commands.h"
+#include "remote/tcp.h"
+#include "server/viewer_server.h"
+#include "tournament/store.h"
+
+namespace arbiter::cli {
+
+namespace {
+
+// SIGINT and SIGTERM blocked in this thread and every thread started after, so that
+// wait_for_stop_signal() can take them.
+void block_stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+void wait_for_stop_signal() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  int sig = 0;
+  sigwait(&set, &sig);
+}
+
+struct ServeArgs {
+  std::string store;
+  std::string listen = "127.0.0.1:8080";
+  std::string web;
+};
+
+Expected<server::ServerOptions> server_options(const std::string& listen, const std::string& web,
+                                               std::string_view what) {
+  auto at = parse_address(listen, what, /*any_port=*/true);
+  if (!at) return std::unexpected(at.error());
+  server::ServerOptions o;
+  o.host = at->host;
+  o.port = at->port;
+  o.web_root = web.empty() ? server::default_web_root() : std::filesystem::path(web);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(o.web_root / "index.html", ec))
+    return fail(fmt::format("--web {}: not the viewer's folder (it has no index.html)",
+                            o.web_root.string()));
+  return o;
+}
+
+std::string url_of(const server::ServerOptions& o, std::uint16_t port) {
+  const bool v6 = o.host.find(':') != std::string::npos;
+  return fmt::format("http://{}{}{}:{}/", v6 ? "[" : "", o.host, v6 ? "]" : "", port);
+}
+
+void warn_if_open(const server::ServerOptions& o) {
+  if (o.host != "127.0.0.1" && o.host != "localhost" && o.host != "::1")
+    report_error(fmt::format("warning: the viewer listens on {}: anyone who can reach it can read "
+                             "the store's matches and logs",
+                             o.host));
+}
+
+int serve(const ServeArgs& a) {
+  auto options = server_options(a.listen, a.web, "--listen");
+  if (!options) {
+    report_error(options.error().message);
+    return kBadInput;
+  }
+  auto store = tournament::open_store(a.store, tournament::OpenMode::existing);
+  if (!store) {
+    report_error("--store " + store.error().message);
+    return kBadInput;
+  }
+  block_stop_signals();
+  server::ViewerServer viewer(*options, store->get(), nullptr);
+  auto port = viewer.bind();
+  if (!port) {
+    report_error("--listen: " + port.error().message);
+    return kBadInput;
+  }
+  warn_if_open(*options);
+  viewer.start();
+  fmt::print("arbiter: the viewer of {} is at {} (Ctrl-C stops it)\n", a.store,
+             url_of(*options, *port));
+  std::fflush(stdout);
+  wait_for_stop_signal();
+  viewer.stop();
+  return 0;
+}
+
+}  // namespace
+
+LiveViewer::LiveViewer() = default;
+LiveViewer::~LiveViewer() {
+  if (server_) server_->stop();
+}
+
+Expected<void> LiveViewer::start(const std::string& listen, tournament::Store* store) {
+  auto options = server_options(listen, "", "--serve");
+  if (!options) return std::unexpected(options.error());
+  server_ = std::make_unique<server::ViewerServer>(*options, store, &live_);
+  auto port = server_->bind();
+  if (!port) return fail("--serve: " + port.error().message);
+  warn_if_open(*options);
+  url_ = url_of(*options, *port);
+  server_->start();
+  return {};
+}
+
+void add_serve_command(CLI::App& app, int& exit_code) {
+  static ServeArgs args;
+  auto* cmd = app.add_subcommand(
+      "serve", "Serve the viewer: tournaments, standings and every stored match in a browser");
+  cmd->add_option("--store", args.store, "The result store, sqlite:FILE or postgresql://...")
+      ->required();
+  cmd->add_option("--listen", args.listen,
+                  "HOST:PORT to listen on (default 127.0.0.1:8080; port 0: any free port)");
+  cmd->add_option("--web", args.web, "The viewer's files (default: this build's web/ folder)");
+  cmd->footer(
+      "The server only reads: it never writes to the store and never calls a player.\n"
+      "Example:\n"
+      "  arbiter serve --store sqlite:demo-logs/demo.db    then open http://127.0.0.1:8080/");
+  cmd->callback([&exit_code] { exit_code = serve(args); });
+}
+
+}  // namespace arbiter::cli
