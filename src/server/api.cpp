@@ -214,26 +214,30 @@ ApiReply StoreApi::matches(std::int64_t id, const MatchQuery& q) {
     return api_error(400, "outcome: must be win, draw, aborted, error or damaged");
   auto got = snapshot(id);
   if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;
-  const Snapshot& s = *std::get<std::shared_ptr<Snapshot>>(got);
+  Snapshot& s = *std::get<std::shared_ptr<Snapshot>>(got);
+  // Every request filters the same rows: they are built once per snapshot.
+  std::call_once(s.rows_once, [&] {
+    s.rows.reserve(s.results.size());
+    for (const StoredResult& r : s.results) s.rows.push_back(match_row(s, r));
+  });
   Json page = Json::array();
   std::int64_t total = 0;
-  for (const StoredResult& r : s.results) {
-    if (q.round && r.round != *q.round) continue;
-    Json row = match_row(s, r);
-    if (!q.outcome.empty() && row["outcome"] != q.outcome) continue;
-    const Json ejections = field_or_null(row, "ejections");
-    const bool any_ejected = ejections.is_array() && !ejections.empty();
+  for (const Json& row : s.rows) {
+    if (q.round && row.at("round") != *q.round) continue;
+    if (!q.outcome.empty() && row.at("outcome") != q.outcome) continue;
+    const auto ejections = row.find("ejections");
+    const bool any_ejected = ejections != row.end() && !ejections->empty();
     if (q.ejected && *q.ejected != any_ejected) continue;
     if (!q.verdict.empty() &&
-        !(ejections.is_array() && std::any_of(ejections.begin(), ejections.end(), [&](const Json& e) {
+        !(any_ejected && std::any_of(ejections->begin(), ejections->end(), [&](const Json& e) {
             return string_or(e, "why") == q.verdict;
           })))
       continue;
     if (!q.player.empty() &&
-        std::none_of(row["seats"].begin(), row["seats"].end(),
+        std::none_of(row.at("seats").begin(), row.at("seats").end(),
                      [&](const Json& n) { return n == Json(q.player); }))
       continue;
-    if (total >= q.offset && total < q.offset + q.limit) page.push_back(std::move(row));
+    if (total >= q.offset && total < q.offset + q.limit) page.push_back(row);
     ++total;
   }
   return {200, Json{{"tournament", id},
@@ -243,32 +247,34 @@ ApiReply StoreApi::matches(std::int64_t id, const MatchQuery& q) {
                     {"matches", page}}};
 }
 
-ApiReply StoreApi::match(std::int64_t id, std::int64_t index) {
+std::variant<StoreApi::Found, ApiReply> StoreApi::find_match(std::int64_t id, std::int64_t index) {
   auto got = snapshot(id);
   if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;
-  const Snapshot& s = *std::get<std::shared_ptr<Snapshot>>(got);
-  auto it = std::lower_bound(s.results.begin(), s.results.end(), index,
+  auto snap = std::get<std::shared_ptr<Snapshot>>(std::move(got));
+  auto it = std::lower_bound(snap->results.begin(), snap->results.end(), index,
                              [](const StoredResult& r, std::int64_t i) { return r.index < i; });
-  if (it == s.results.end() || it->index != index)
+  if (it == snap->results.end() || it->index != index)
     return api_error(404, fmt::format("tournament {} has no finished match {}", id, index));
-  Json out = match_row(s, *it);
+  return Found{snap, &*it};
+}
+
+ApiReply StoreApi::match(std::int64_t id, std::int64_t index) {
+  auto found = find_match(id, index);
+  if (auto* reply = std::get_if<ApiReply>(&found)) return *reply;
+  const auto& [snap, row] = std::get<Found>(found);
+  Json out = match_row(*snap, *row);
   out["tournament"] = id;
-  out["tournament_name"] = s.record.name;
-  out["game"] = s.record.game;
-  out["reproduce"] = tournament::reproduce_command(s.spec, it->spec);
+  out["tournament_name"] = snap->record.name;
+  out["game"] = snap->record.game;
+  out["reproduce"] = tournament::reproduce_command(snap->spec, row->spec);
   out["log"] = fmt::format("/api/tournaments/{}/matches/{}/log", id, index);
   return {200, out};
 }
 
 std::variant<StoreApi::Log, ApiReply> StoreApi::log(std::int64_t id, std::int64_t index) {
-  auto got = snapshot(id);
-  if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;
-  const Snapshot& s = *std::get<std::shared_ptr<Snapshot>>(got);
-  auto it = std::lower_bound(s.results.begin(), s.results.end(), index,
-                             [](const StoredResult& r, std::int64_t i) { return r.index < i; });
-  if (it == s.results.end() || it->index != index)
-    return api_error(404, fmt::format("tournament {} has no finished match {}", id, index));
-  auto stored = store_.log(it->job);
+  auto found = find_match(id, index);
+  if (auto* reply = std::get_if<ApiReply>(&found)) return *reply;
+  auto stored = store_.log(std::get<Found>(found).row->job);
   if (!stored) return store_failed(stored.error());
   if (!*stored) return api_error(404, fmt::format("match {} of tournament {} has no log", index, id));
   return Log{std::move((*stored)->text), std::move((*stored)->damage)};

@@ -1,7 +1,8 @@
 // The viewer's read-only JSON API over a result store (docs/viewer.md has every route and
 // shape). Pure reading: nothing here writes to the store or calls a player. Every answer is a
 // status and a JSON body; an error is {"error": "one line"} with 400 (bad query), 404 (no such
-// tournament or match) or 503 (the store failed).
+// tournament or match) or 503 (the store failed). (The HTTP layer adds 405 for anything but GET
+// and HEAD, 409 for a live match's log before its end, 503 for too many live streams.)
 //
 // What is read from the store is not taken on trust: damaged rows (integrity.h) are listed
 // with their damage and never counted, and a log that fails its checksum is served only with
@@ -73,10 +74,18 @@ class StoreApi {
     std::vector<tournament::StoredResult> results;  // by index
     std::once_flag standings_once;
     Json standings;  // computed on the first request for it
+    std::once_flag rows_once;
+    std::vector<Json> rows;  // match_row of every result, built on the first match list
   };
   // The tournament's rows as of now: read again only when its progress changed.
   std::variant<std::shared_ptr<Snapshot>, ApiReply> snapshot(std::int64_t id);
   Json match_row(const Snapshot& s, const tournament::StoredResult& row) const;
+  // A finished match of a tournament: its row, kept alive by its snapshot.
+  struct Found {
+    std::shared_ptr<Snapshot> snapshot;
+    const tournament::StoredResult* row = nullptr;
+  };
+  std::variant<Found, ApiReply> find_match(std::int64_t id, std::int64_t index);
 
   tournament::Store& store_;
   std::mutex mu_;

@@ -25,6 +25,16 @@ Json withhold_all(const Json& line) {
   return out;
 }
 
+// A detail may quote what a seat sent or holds (a refused placement names a tile of its hand;
+// malformed JSON is quoted): a spectator sees only its reason, the text before the first colon.
+void keep_only_the_reason(Json& line) {
+  if (!line.is_object()) return;
+  auto detail = line.find("detail");
+  if (detail == line.end() || !detail->is_string()) return;
+  const std::string text = detail->get<std::string>();
+  *detail = text.substr(0, text.find(':'));
+}
+
 }  // namespace
 
 LiveMatch::LiveMatch(std::int64_t id, std::string game, std::function<Json(const Json&)> spectate)
@@ -35,6 +45,7 @@ void LiveMatch::record(const Json& line) {
   Json shown;
   try {
     shown = spectate_(line);
+    keep_only_the_reason(shown);
   } catch (...) {  // a projection must not throw; if one does, show nothing of the line
     shown = {{"type", string_or(line, "type")}};
   }

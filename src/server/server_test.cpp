@@ -372,5 +372,82 @@ TEST_F(ServerTest, ViewersThatNeverReadHoldNothingUp) {
   for (int fd : stalled) ::close(fd);
 }
 
+// Streams take at most three quarters of the request threads; the rest answer pages and the
+// API. A stream resumes from a line (?from=N or Last-Event-ID).
+TEST(ViewerServer, LiveStreamsAreCappedAndResume) {
+  LiveMatches live;
+  ServerOptions o;
+  o.port = 0;
+  o.web_root = ".";
+  o.threads = 8;  // at most 4 streams
+  ViewerServer server(o, nullptr, &live);
+  auto port = server.bind();
+  ASSERT_TRUE(port.has_value());
+  server.start();
+  auto match = live.start("dominosa");
+  LiveObserver observer(match);
+  GameLog log;
+  log.watch(observer);
+  for (int i = 0; i < 3; ++i) log.write({{"type", "setup"}, {"seat", i}, {"message", {"setup", {{{"n", 2}}}}}});
+  const std::string path = "/api/live/" + std::to_string(match->id()) + "/stream";
+  std::vector<std::thread> readers;
+  std::atomic<int> opened{0};
+  for (int i = 0; i < 4; ++i)
+    readers.emplace_back([&] {
+      httplib::Client c("127.0.0.1", *port);
+      c.set_read_timeout(std::chrono::seconds(20));
+      c.Get(path, [&](const char*, std::size_t) {
+        static thread_local bool counted = false;
+        if (!counted) ++opened, counted = true;
+        return true;
+      });
+    });
+  for (int i = 0; i < 100 && opened < 4; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(opened.load(), 4);
+  httplib::Client c("127.0.0.1", *port);
+  auto refused = c.Get(path);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 503);
+  EXPECT_NE(refused->body.find("too many live streams"), std::string::npos);
+  auto list = c.Get("/api/live");  // the API still answers
+  ASSERT_TRUE(list);
+  EXPECT_EQ(list->status, 200);
+  log.write({{"type", "result"}, {"winners", {0}}, {"ejections", Json::array()}, {"scores", {1, 0, 0}}});
+  log.unwatch(observer);
+  for (auto& t : readers) t.join();
+  // Resuming after line 2, by parameter and by header: lines 3 and 4 only.
+  for (const auto& headers : {httplib::Headers{}, httplib::Headers{{"Last-Event-ID", "2"}}}) {
+    std::string body;
+    httplib::Client again("127.0.0.1", *port);
+    again.Get(headers.empty() ? path + "?from=2" : path, headers, [&](const char* d, std::size_t n) {
+      body.append(d, n);
+      return true;
+    });
+    EXPECT_EQ(body.find("id: 1\n"), std::string::npos) << body;
+    EXPECT_EQ(body.find("id: 2\n"), std::string::npos) << body;
+    EXPECT_NE(body.find("id: 3\n"), std::string::npos) << body;
+    EXPECT_NE(body.find("id: 4\n"), std::string::npos) << body;
+    EXPECT_NE(body.find("event: end"), std::string::npos) << body;
+  }
+}
+
+// A detail reaches a spectator as its reason only: it may quote a seat's bytes or its hand.
+TEST(LiveMatch, ADetailKeepsOnlyItsReasonUntilTheEnd) {
+  LiveMatches live;
+  auto match = live.start("q");
+  match->record({{"type", "call"}, {"seat", 0}, {"call", "take_turn"}, {"verdict", "foul"},
+                 {"detail", "no-fit: tile red/diamond at (-2, 0) does not fit"}});
+  match->record({{"type", "fault"}, {"seat", 1}, {"why", "malformed"}, {"detail", "malformed JSON: 'QUIZ'"}});
+  auto shown = match->spectator_lines(0, std::chrono::milliseconds(0));
+  ASSERT_EQ(shown.lines.size(), 2u);
+  EXPECT_EQ(parse_json(shown.lines[0])->at("detail"), "no-fit");
+  EXPECT_EQ(parse_json(shown.lines[1])->at("detail"), "malformed JSON");
+  EXPECT_FALSE(match->full_log());
+  match->record({{"type", "result"}, {"winners", Json::array()}, {"ejections", Json::array()}, {"scores", {0, 0}}});
+  auto full = match->full_log();
+  ASSERT_TRUE(full);
+  EXPECT_NE((*full)[0].find("red/diamond"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace arbiter::server

@@ -31,6 +31,10 @@ constexpr std::size_t kMaxStaticBytes = std::size_t{16} << 20;
 // How long a live stream waits for a line before it sends a keep-alive comment (and notices
 // a closed connection or a stopping server).
 constexpr std::chrono::milliseconds kStreamTick{1000};
+// A stream sends at most one batch of lines per this interval: a fast match's lines are
+// gathered rather than each waking every viewer's thread (which slowed a tournament with 20
+// viewers to a fifth of its rate; docs/benchmarks.md).
+constexpr std::chrono::milliseconds kStreamBatch{100};
 
 void reply(httplib::Response& res, const ApiReply& r) {
   res.status = r.status;
@@ -112,6 +116,7 @@ struct ViewerServer::Impl {
   httplib::Server http;
   std::thread thread;
   std::atomic<bool> stopping{false};
+  std::atomic<int> streams{0};  // live streams open now; each holds a request thread
 
   void routes();
   void serve_log(httplib::Response& res, StoreApi::Log log, const std::string& filename,
@@ -146,11 +151,25 @@ void ViewerServer::Impl::live_stream(const httplib::Request& req, httplib::Respo
     std::size_t v = 0;
     if (std::from_chars(last.data(), last.data() + last.size(), v).ec == std::errc()) from = v;
   }
+  // Each open stream holds one of the request threads: a quarter of them stay for everything
+  // else, so that pages and the API answer however many streams are asked for.
+  const int max_streams = std::max(1, options.threads - std::max(4, options.threads / 4));
+  if (++streams > max_streams) {
+    --streams;
+    return error(res, 503,
+                 fmt::format("too many live streams at once ({}): try again later", max_streams));
+  }
   res.set_header("Cache-Control", "no-store");
   res.set_chunked_content_provider(
       "text/event-stream",
-      [this, match = std::move(match), next = from](std::size_t, httplib::DataSink& sink) mutable {
+      [this, match = std::move(match), next = from,
+       last = std::chrono::steady_clock::time_point{}](std::size_t,
+                                                      httplib::DataSink& sink) mutable {
         if (stopping) return false;
+        const auto due = last + kStreamBatch;
+        if (const auto now = std::chrono::steady_clock::now(); now < due)
+          std::this_thread::sleep_for(due - now);
+        last = std::chrono::steady_clock::now();
         auto chunk = match->spectator_lines(next, kStreamTick);
         std::string out;
         for (const auto& line : chunk.lines) {
@@ -165,7 +184,8 @@ void ViewerServer::Impl::live_stream(const httplib::Request& req, httplib::Respo
         }
         if (out.empty()) out = ": waiting\n\n";
         return sink.write(out.data(), out.size());
-      });
+      },
+      [this](bool) { --streams; });
 }
 
 void ViewerServer::Impl::routes() {

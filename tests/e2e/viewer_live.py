@@ -55,6 +55,9 @@ def spectate(game, line):
         else:
             line.pop("args", None)
             line.pop("reply", None)
+    # Every game: a detail keeps only its reason (it may quote what a seat sent or holds).
+    if isinstance(line.get("detail"), str):
+        line["detail"] = line["detail"].split(":")[0]
     return line
 
 
@@ -148,7 +151,9 @@ def watch(arbiter, game, players, me, play_turn, setup_reply, extra=()):
             seat.send(setup_reply(args[0]))
         elif call == "take-turn":
             views.append(args[0])
-            time.sleep(0.02)  # let the stream catch up: what it sent so far is checked below
+            # Let the stream catch up (it sends a batch at most every 100 ms): what it sent so far
+            # is checked below. The first turns wait longer, to see lines arrive mid-match.
+            time.sleep(0.3 if len(views) <= 3 else 0.02)
             seen_during = max(seen_during, len(stream.events))
             for _, line, _ in stream.events:
                 leak_check(game, line, f"during the match: {line}")

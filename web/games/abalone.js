@@ -9,8 +9,9 @@
 // refused), pushed pieces ringed, killed pieces as crossed ghosts, scores (data-score). Both teams
 // see the whole world: a seat only highlights its team. `problems` lists where the log
 // disagrees with the reconstruction (a chain head elsewhere, the end world different).
+import { style, svg as s, html as h, prefixed } from "./draw.js";
+
 const P = 'abalone';
-const NS = 'http://www.w3.org/2000/svg';
 const TEAMS = ['black', 'white'];
 const STEP = [null, [0, 1], [1, 1], [1, 0], [0, -1], [-1, -1], [-1, 0]];
 const DIRNAME = ['', 'R', 'UR', 'UL', 'L', 'DL', 'DR'];
@@ -35,21 +36,7 @@ const CSS = `
 .P-dot{display:inline-block;width:12px;height:12px;border-radius:50%;vertical-align:-1px;margin-right:5px;border:1px solid #444}
 `.replace(/P-/g, P + '-');
 
-function style() {
-  if (typeof document === 'undefined' || document.getElementById(P + '-style')) return;
-  const st = document.createElement('style');
-  st.id = P + '-style';
-  st.textContent = CSS;
-  document.head.append(st);
-}
-function put(e, attrs, kids) {
-  for (const [k, v] of Object.entries(attrs || {})) if (v != null && v !== false) e.setAttribute(k, v);
-  for (const c of kids.flat()) if (c != null && c !== false) e.append(c);
-  return e;
-}
-const h = (tag, attrs, ...kids) => put(document.createElement(tag), attrs, kids);
-const s = (tag, attrs, ...kids) => put(document.createElementNS(NS, tag), attrs, kids);
-const cls = (...names) => names.filter(Boolean).map((n) => P + '-' + n).join(' ');
+const cls = prefixed(P);
 
 const onBoard = (r, d) => Math.abs(r) <= 4 && Math.abs(d) <= 4 && Math.abs(r - d) <= 4;
 function parseHex(name) {
@@ -254,7 +241,7 @@ function cross(x, y, r, color) {
 }
 
 function drawStep(root, sn, seats, seat, cfg, problems) {
-  style();
+  style(P + '-style', CSS);
   root.replaceChildren();
   const me = seat === 0 || seat === 1 ? seat : null;
   const box = h('div', { class: cls('root') });

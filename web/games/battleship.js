@@ -13,7 +13,8 @@
 // its ship is sunk; [data-shot] per shot, data-hit="1" on hits (sinking shots included);
 // [data-score="<seat>"] holds the hits that seat has landed (the result's score).
 
-const NS = 'http://www.w3.org/2000/svg';
+import { style, svg, html, obj } from "./draw.js";
+
 const DEF = { rows: 10, cols: 10, ships: [5, 4, 3, 3, 2], no_touch: false, announce_sunk: true, salvo: false, max_turns: 200 };
 const WATER = '#dbe7f3', HULL = '#334155', SUNK = '#8f1d1d', HIT = '#e5484d', MISS = '#5b6b80';
 const ACCENT = '#f59e0b', DANGER = '#dc2626';
@@ -36,28 +37,6 @@ const CSS = `
 .battleship-legend svg{vertical-align:middle;margin-right:4px}
 `;
 
-function style() {
-  if (typeof document === 'undefined' || document.getElementById('battleship-style')) return;
-  const s = document.createElement('style');
-  s.id = 'battleship-style';
-  s.textContent = CSS;
-  document.head.appendChild(s);
-}
-function svg(tag, attrs, parent) {
-  const e = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs || {})) if (v != null) e.setAttribute(k, v);
-  if (parent) parent.appendChild(e);
-  return e;
-}
-function html(tag, cls, text, parent) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text != null) e.textContent = text;
-  if (parent) parent.appendChild(e);
-  return e;
-}
-
-const obj = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : {});
 const int = Number.isInteger;
 const isCell = (p) => int(obj(p).row) && int(obj(p).col);
 const key = (r, c) => r + ',' + c;
@@ -185,53 +164,50 @@ export function replay(lines) {
   // One seat's waters: ships (with sunk state from the shots) and the shots fired at them.
   function drawGrid(g, x0, y0, title, sub, ships, list, hl) {
     const { rows, cols } = cfg;
-    svg('text', { x: x0, y: y0 - 1.35, 'font-size': 0.55, 'font-weight': 600, fill: '#1d2330' }, g).textContent = title;
-    svg('text', { x: x0, y: y0 - 0.8, 'font-size': 0.36, fill: '#6b7280' }, g).textContent = sub;
-    const lab = svg('g', { 'font-size': 0.32, fill: '#9aa3ae', 'text-anchor': 'middle' }, g);
-    for (let c = 0; c < cols; c++) svg('text', { x: x0 + c + 0.5, y: y0 - 0.2 }, lab).textContent = c;
-    for (let r = 0; r < rows; r++) svg('text', { x: x0 - 0.4, y: y0 + r + 0.62 }, lab).textContent = r;
-    svg('rect', { x: x0, y: y0, width: cols, height: rows, fill: WATER, rx: 0.12 }, g);
-    const grid = svg('g', { stroke: '#ffffff', 'stroke-width': 0.05 }, g);
-    for (let c = 1; c < cols; c++) svg('line', { x1: x0 + c, x2: x0 + c, y1: y0, y2: y0 + rows }, grid);
-    for (let r = 1; r < rows; r++) svg('line', { y1: y0 + r, y2: y0 + r, x1: x0, x2: x0 + cols }, grid);
+    const labels = [], rules = [];
+    for (let c = 0; c < cols; c++) labels.push(svg('text', { x: x0 + c + 0.5, y: y0 - 0.2 }, c));
+    for (let r = 0; r < rows; r++) labels.push(svg('text', { x: x0 - 0.4, y: y0 + r + 0.62 }, r));
+    for (let c = 1; c < cols; c++) rules.push(svg('line', { x1: x0 + c, x2: x0 + c, y1: y0, y2: y0 + rows }));
+    for (let r = 1; r < rows; r++) rules.push(svg('line', { y1: y0 + r, y2: y0 + r, x1: x0, x2: x0 + cols }));
+    g.append(svg('text', { x: x0, y: y0 - 1.35, 'font-size': 0.55, 'font-weight': 600, fill: '#1d2330' }, title),
+      svg('text', { x: x0, y: y0 - 0.8, 'font-size': 0.36, fill: '#6b7280' }, sub),
+      svg('g', { 'font-size': 0.32, fill: '#9aa3ae', 'text-anchor': 'middle' }, labels),
+      svg('rect', { x: x0, y: y0, width: cols, height: rows, fill: WATER, rx: 0.12 }),
+      svg('g', { stroke: '#ffffff', 'stroke-width': 0.05 }, rules));
     const fired = new Set(list.map((p) => key(p.row, p.col)));
     for (const s of ships || []) {
       const cells = cellsOf(s), sunk = cells.every(([r, c]) => fired.has(key(r, c)));
       const w = s.dir === 'h' ? s.length : 1, h = s.dir === 'h' ? 1 : s.length;
-      svg('rect', { x: x0 + s.col + 0.12, y: y0 + s.row + 0.12, width: w - 0.24, height: h - 0.24, rx: 0.36,
-        fill: sunk ? SUNK : HULL }, g);
-      for (const [r, c] of cells) {
-        const e = svg('g', { 'data-ship': '', 'data-row': r, 'data-col': c, 'data-sunk': sunk ? '1' : null }, g);
-        svg('circle', { cx: x0 + c + 0.5, cy: y0 + r + 0.5, r: 0.1, fill: sunk ? '#d99' : '#8391a7' }, e);
-      }
+      g.append(svg('rect', { x: x0 + s.col + 0.12, y: y0 + s.row + 0.12, width: w - 0.24, height: h - 0.24, rx: 0.36,
+        fill: sunk ? SUNK : HULL }),
+        ...cells.map(([r, c]) => svg('g', { 'data-ship': '', 'data-row': r, 'data-col': c, 'data-sunk': sunk ? '1' : null },
+          svg('circle', { cx: x0 + c + 0.5, cy: y0 + r + 0.5, r: 0.1, fill: sunk ? '#d99' : '#8391a7' }))));
     }
     list.forEach((p, j) => {
       if (p.row < 0 || p.col < 0 || p.row >= rows || p.col >= cols) return;
       const cx = x0 + p.col + 0.5, cy = y0 + p.row + 0.5, hit = isHit(p.result);
-      const e = svg('g', { 'data-shot': '', 'data-row': p.row, 'data-col': p.col, 'data-hit': hit ? '1' : null,
-        'data-result': p.result || 'unknown' }, g);
-      svg('title', {}, e).textContent = `(${p.row}, ${p.col}): ${p.result === 'sunk' ? `sunk (length ${p.length})` : p.result || 'not answered yet'}`;
-      if (hl.has(j)) svg('circle', { cx, cy, r: 0.44, fill: 'none', stroke: ACCENT, 'stroke-width': 0.09 }, e);
-      if (hit) {
-        svg('circle', { cx, cy, r: 0.28, fill: p.result === 'sunk' && !ships ? SUNK : HIT }, e);
-        svg('path', { d: `M${cx - 0.13},${cy - 0.13}L${cx + 0.13},${cy + 0.13}M${cx + 0.13},${cy - 0.13}L${cx - 0.13},${cy + 0.13}`,
-          stroke: '#fff', 'stroke-width': 0.07, 'stroke-linecap': 'round' }, e);
-      } else if (p.result === 'miss') svg('circle', { cx, cy, r: 0.13, fill: MISS }, e);
-      else {
-        svg('circle', { cx, cy, r: 0.24, fill: '#fff', stroke: MISS, 'stroke-width': 0.05, 'stroke-dasharray': '0.1 0.07' }, e);
-        svg('text', { x: cx, y: cy + 0.12, 'font-size': 0.34, 'text-anchor': 'middle', fill: MISS }, e).textContent = '?';
-      }
+      g.append(svg('g', { 'data-shot': '', 'data-row': p.row, 'data-col': p.col, 'data-hit': hit ? '1' : null,
+        'data-result': p.result || 'unknown' },
+        svg('title', {}, `(${p.row}, ${p.col}): ${p.result === 'sunk' ? `sunk (length ${p.length})` : p.result || 'not answered yet'}`),
+        hl.has(j) ? svg('circle', { cx, cy, r: 0.44, fill: 'none', stroke: ACCENT, 'stroke-width': 0.09 }) : null,
+        hit ? [svg('circle', { cx, cy, r: 0.28, fill: p.result === 'sunk' && !ships ? SUNK : HIT }),
+          svg('path', { d: `M${cx - 0.13},${cy - 0.13}L${cx + 0.13},${cy + 0.13}M${cx + 0.13},${cy - 0.13}L${cx - 0.13},${cy + 0.13}`,
+            stroke: '#fff', 'stroke-width': 0.07, 'stroke-linecap': 'round' })]
+          : p.result === 'miss' ? svg('circle', { cx, cy, r: 0.13, fill: MISS })
+            : [svg('circle', { cx, cy, r: 0.24, fill: '#fff', stroke: MISS, 'stroke-width': 0.05, 'stroke-dasharray': '0.1 0.07' }),
+              svg('text', { x: cx, y: cy + 0.12, 'font-size': 0.34, 'text-anchor': 'middle', fill: MISS }, '?')]));
     });
   }
 
   function draw(root, k, seat) {
-    style();
+    style('battleship-style', CSS);
     root.replaceChildren();
     k = Math.max(0, Math.min(steps.length - 1, int(k) ? k : 0));
     const st = snaps[k], mine = seat == null || seat === '' ? null : Number(seat);
-    if (mine != null && !(int(mine) && mine >= 0 && mine < n)) { html('div', 'battleship-note', `No seat ${seat} in this match.`, root); return; }
-    const wrap = html('div', 'battleship-root', null, root);
-    html('div', 'battleship-caption', mine == null ? steps[k].label : `${seats[mine]}'s view · ${steps[k].label}`, wrap);
+    if (mine != null && !(int(mine) && mine >= 0 && mine < n)) { root.append(html('div', { class: 'battleship-note' }, `No seat ${seat} in this match.`)); return; }
+    const wrap = html('div', { class: 'battleship-root' },
+      html('div', { class: 'battleship-caption' }, mine == null ? steps[k].label : `${seats[mine]}'s view · ${steps[k].label}`));
+    root.append(wrap);
     const fired = (s) => shots[s].slice(0, st.count[s]).map((p, j) => ({ ...p, ...res[s][j] }));
     const hlOf = (s) => new Set(st.cur && st.cur.seat === s ? Array.from({ length: st.cur.to - st.cur.from }, (_, j) => st.cur.from + j) : []);
     let panels, score;
@@ -251,58 +227,49 @@ export function replay(lines) {
           ships: null, list: outgoing.concat(pending), hl: hlOf(mine), ghost: st.cur && st.cur.seat === mine ? st.ghost : [] }];
       score = Array(n).fill(null);
       if (v) { score[mine] = outgoing.filter((p) => isHit(p.result)).length; score[o] = v.incoming.filter((p) => isHit(p.result)).length; }
-      html('div', 'battleship-note', v ? `From the latest view sent to ${seats[mine]} (line ${v.line}); shots fired since are not answered yet.`
-        : `Nothing has been sent to ${seats[mine]} yet.`, wrap);
+      wrap.append(html('div', { class: 'battleship-note' }, v ? `From the latest view sent to ${seats[mine]} (line ${v.line}); shots fired since are not answered yet.`
+        : `Nothing has been sent to ${seats[mine]} yet.`));
     }
-    const cards = html('div', 'battleship-cards', null, wrap);
-    seats.forEach((name, s) => {
+    wrap.append(html('div', { class: 'battleship-cards' }, seats.map((name, s) => {
       const own = mine == null || mine === s;
-      const card = html('div', 'battleship-card' + (st.cur && st.cur.seat === s ? ' battleship-mover' : ''), null, cards);
-      const h = html('div', 'battleship-head', null, card);
-      html('span', 'battleship-name', name, h);
-      if (score[s] != null) {
-        const sc = html('span', null, null, h);
-        html('span', 'battleship-score', String(score[s]), sc).setAttribute('data-score', String(s));
-        html('span', 'battleship-muted', ` hit${score[s] === 1 ? '' : 's'}`, sc);
-      }
-      if (own) html('div', 'battleship-muted', `${st.count[s]} shot${st.count[s] === 1 ? '' : 's'} fired`, card);
-      if (own && st.result && st.result.winners.includes(s)) html('div', 'battleship-win', st.result.winners.length > 1 ? 'draw (winner)' : 'winner', card);
-      if (own && st.out[s]) html('div', 'battleship-tag', `ejected: ${st.out[s].why} in ${st.out[s].call}${st.out[s].detail ? ' — ' + st.out[s].detail : ''}`, card);
-    });
+      return html('div', { class: 'battleship-card' + (st.cur && st.cur.seat === s ? ' battleship-mover' : '') },
+        html('div', { class: 'battleship-head' },
+          html('span', { class: 'battleship-name' }, name),
+          score[s] != null ? html('span', null,
+            html('span', { class: 'battleship-score', 'data-score': String(s) }, String(score[s])),
+            html('span', { class: 'battleship-muted' }, ` hit${score[s] === 1 ? '' : 's'}`)) : null),
+        own ? html('div', { class: 'battleship-muted' }, `${st.count[s]} shot${st.count[s] === 1 ? '' : 's'} fired`) : null,
+        own && st.result && st.result.winners.includes(s) ? html('div', { class: 'battleship-win' }, st.result.winners.length > 1 ? 'draw (winner)' : 'winner') : null,
+        own && st.out[s] ? html('div', { class: 'battleship-tag' }, `ejected: ${st.out[s].why} in ${st.out[s].call}${st.out[s].detail ? ' — ' + st.out[s].detail : ''}`) : null);
+    })));
     const { rows, cols } = cfg, gap = 2.4, x0 = 1.0, y0 = 2.1;
     const W = x0 + panels.length * cols + (panels.length - 1) * gap + 0.3, H = y0 + rows + 0.3;
-    const box = html('div', 'battleship-board', null, wrap);
-    const b = svg('svg', { 'data-board': 'battleship', viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': steps[k].label,
-      style: `max-width:${Math.round(W * 46)}px`, 'font-family': 'system-ui,sans-serif' }, box);
-    panels.forEach((p, j) => {
-      const gx = x0 + j * (cols + gap), g = svg('g', {}, b);
-      drawGrid(g, gx, y0, p.title, p.sub, p.ships, p.list, p.hl);
-      for (const q of p.ghost) if (q.row >= 0 && q.col >= 0 && q.row < rows && q.col < cols)
-        svg('rect', { x: gx + q.col + 0.08, y: y0 + q.row + 0.08, width: 0.84, height: 0.84, rx: 0.12, fill: 'none',
-          stroke: DANGER, 'stroke-width': 0.07, 'stroke-dasharray': '0.14 0.09' }, g);
-    });
-    const leg = html('div', 'battleship-legend', null, wrap);
-    const item = (text, build) => {
-      const sp = html('span', null, null, leg);
-      build(svg('svg', { width: 18, height: 18, viewBox: '-0.5 -0.5 1 1' }, sp));
-      sp.appendChild(document.createTextNode(text));
-    };
-    item('ship', (e) => svg('rect', { x: -0.42, y: -0.3, width: 0.84, height: 0.6, rx: 0.25, fill: HULL }, e));
-    item('sunk ship', (e) => svg('rect', { x: -0.42, y: -0.3, width: 0.84, height: 0.6, rx: 0.25, fill: SUNK }, e));
-    const cross = (e, fill) => {
-      svg('circle', { r: 0.34, fill }, e);
-      svg('path', { d: 'M-0.15,-0.15L0.15,0.15M0.15,-0.15L-0.15,0.15', stroke: '#fff', 'stroke-width': 0.09, 'stroke-linecap': 'round' }, e);
-    };
-    item('hit', (e) => cross(e, HIT));
-    if (mine != null || !fleet[0] || !fleet[1]) item('sinking shot', (e) => cross(e, SUNK));
-    item('miss', (e) => svg('circle', { r: 0.15, fill: MISS }, e));
-    item('not answered yet', (e) => svg('circle', { r: 0.28, fill: '#fff', stroke: MISS, 'stroke-width': 0.06, 'stroke-dasharray': '0.1 0.07' }, e));
-    item('this step', (e) => svg('circle', { r: 0.4, fill: 'none', stroke: ACCENT, 'stroke-width': 0.1 }, e));
-    html('span', null, 'score = hits landed (sinking shots included), as in the result', leg);
+    wrap.append(html('div', { class: 'battleship-board' }, svg('svg', { 'data-board': 'battleship', viewBox: `0 0 ${W} ${H}`, role: 'img',
+      'aria-label': steps[k].label, style: `max-width:${Math.round(W * 46)}px`, 'font-family': 'system-ui,sans-serif' },
+      panels.map((p, j) => {
+        const gx = x0 + j * (cols + gap), g = svg('g', {});
+        drawGrid(g, gx, y0, p.title, p.sub, p.ships, p.list, p.hl);
+        for (const q of p.ghost) if (q.row >= 0 && q.col >= 0 && q.row < rows && q.col < cols)
+          g.append(svg('rect', { x: gx + q.col + 0.08, y: y0 + q.row + 0.08, width: 0.84, height: 0.84, rx: 0.12, fill: 'none',
+            stroke: DANGER, 'stroke-width': 0.07, 'stroke-dasharray': '0.14 0.09' }));
+        return g;
+      }))));
+    const item = (text, ...shapes) => html('span', null, svg('svg', { width: 18, height: 18, viewBox: '-0.5 -0.5 1 1' }, shapes), text);
+    const cross = (fill) => [svg('circle', { r: 0.34, fill }),
+      svg('path', { d: 'M-0.15,-0.15L0.15,0.15M0.15,-0.15L-0.15,0.15', stroke: '#fff', 'stroke-width': 0.09, 'stroke-linecap': 'round' })];
+    wrap.append(html('div', { class: 'battleship-legend' },
+      item('ship', svg('rect', { x: -0.42, y: -0.3, width: 0.84, height: 0.6, rx: 0.25, fill: HULL })),
+      item('sunk ship', svg('rect', { x: -0.42, y: -0.3, width: 0.84, height: 0.6, rx: 0.25, fill: SUNK })),
+      item('hit', cross(HIT)),
+      mine != null || !fleet[0] || !fleet[1] ? item('sinking shot', cross(SUNK)) : null,
+      item('miss', svg('circle', { r: 0.15, fill: MISS })),
+      item('not answered yet', svg('circle', { r: 0.28, fill: '#fff', stroke: MISS, 'stroke-width': 0.06, 'stroke-dasharray': '0.1 0.07' })),
+      item('this step', svg('circle', { r: 0.4, fill: 'none', stroke: ACCENT, 'stroke-width': 0.1 })),
+      html('span', null, 'score = hits landed (sinking shots included), as in the result')));
     if (mine == null && st.result) {
       const w = st.result.winners.map((s) => seats[s]);
-      html('div', 'battleship-caption', (st.result.aborted ? 'Stopped at the turn limit. ' : 'Game over. ') +
-        (w.length > 1 ? `Draw: ${w.join(', ')} share the win.` : w.length ? `Winner: ${w[0]}.` : 'No winner.'), wrap);
+      wrap.append(html('div', { class: 'battleship-caption' }, (st.result.aborted ? 'Stopped at the turn limit. ' : 'Game over. ') +
+        (w.length > 1 ? `Draw: ${w.join(', ')} share the win.` : w.length ? `Winner: ${w[0]}.` : 'No winner.')));
     }
   }
 

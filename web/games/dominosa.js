@@ -11,8 +11,9 @@
 // one, else the latest sent. Race status per seat: submissions, refusals, faults, finish time,
 // score (data-score). A seat's view holds only that seat's lines. Spectator logs keep only
 // ["submit"]: the submission is then hidden and no domino is drawn.
+import { style, svg as s, html as h, prefixed, secs, method, args } from "./draw.js";
+
 const P = 'dominosa';
-const NS = 'http://www.w3.org/2000/svg';
 const COLORS = ['#2b6cb0', '#c05621', '#2f855a', '#6b46c1', '#b83280', '#2c7a7b', '#975a16', '#4a5568'];
 
 const CSS = `
@@ -33,25 +34,8 @@ const CSS = `
 .P-dot{display:inline-block;width:10px;height:10px;border-radius:50%;vertical-align:0;margin-right:6px}
 `.replace(/P-/g, P + '-');
 
-function style() {
-  if (typeof document === 'undefined' || document.getElementById(P + '-style')) return;
-  const st = document.createElement('style');
-  st.id = P + '-style';
-  st.textContent = CSS;
-  document.head.append(st);
-}
-function put(e, attrs, kids) {
-  for (const [k, v] of Object.entries(attrs || {})) if (v != null && v !== false) e.setAttribute(k, v);
-  for (const c of kids.flat()) if (c != null && c !== false) e.append(c);
-  return e;
-}
-const h = (tag, attrs, ...kids) => put(document.createElement(tag), attrs, kids);
-const s = (tag, attrs, ...kids) => put(document.createElementNS(NS, tag), attrs, kids);
-const cls = (...names) => names.filter(Boolean).map((n) => P + '-' + n).join(' ');
+const cls = prefixed(P);
 
-const secs = (us) => (Number(us) / 1e6).toFixed(3) + ' s';
-const method = (L) => (Array.isArray(L.message) ? String(L.message[0]) : '');
-const args = (L) => (Array.isArray(L.message) && Array.isArray(L.message[1]) ? L.message[1] : []);
 const kind = (v) => (v == null ? 'pending' : v === 'accepted' ? 'ok' : 'bad');
 const verdictText = (v) => (v === 'accepted' ? 'is accepted' : `is refused: ${v}`);
 
@@ -182,7 +166,7 @@ function board(st) {
 }
 
 function drawState(root, st, seat) {
-  style();
+  style(P + '-style', CSS);
   root.replaceChildren();
   const box = h('div', { class: cls('root') });
   root.append(box);

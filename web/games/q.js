@@ -11,7 +11,8 @@
 // Attributes: svg[data-board="q"]; [data-tile] per map tile (data-new="1" if highlighted);
 // [data-hand-tile] per hand tile; [data-score="<seat>"] holds a seat's score.
 
-const NS = 'http://www.w3.org/2000/svg';
+import { style, svg, html, obj } from "./draw.js";
+
 const COLORS = { red: '#e5484d', green: '#30a46c', blue: '#3e8ef7', yellow: '#f5d90a',
   orange: '#ff8b3e', purple: '#a46bf5' };
 const TILE_BG = '#1f2630', ACCENT = '#f59e0b', DANGER = '#dc2626';
@@ -55,28 +56,6 @@ const CSS = `
 .q-result{background:var(--card,#fff);border:1px solid var(--line,#e3e6ea);border-radius:10px;padding:8px 10px}
 `;
 
-function style() {
-  if (typeof document === 'undefined' || document.getElementById('q-style')) return;
-  const s = document.createElement('style');
-  s.id = 'q-style';
-  s.textContent = CSS;
-  document.head.appendChild(s);
-}
-function svg(tag, attrs, parent) {
-  const e = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs || {})) if (v != null) e.setAttribute(k, v);
-  if (parent) parent.appendChild(e);
-  return e;
-}
-function html(tag, cls, text, parent) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text != null) e.textContent = text;
-  if (parent) parent.appendChild(e);
-  return e;
-}
-
-const obj = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : {});
 const nat = (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 const isTile = (t) => t && typeof t === 'object' && COLORS[t.color] !== undefined &&
   SHAPES[t.shape] !== undefined;
@@ -274,57 +253,54 @@ export function replay(lines) {
     for (let k = 0; r1 - r0 < 4; k++) k % 2 ? r0-- : r1++;
     const m = 0.75, x0 = c0 - 0.5 - m, y0 = r0 - 0.5 - m;
     const w = c1 - c0 + 1 + m + 0.3, h = r1 - r0 + 1 + m + 0.3;
-    const root = svg('svg', { 'data-board': 'q', viewBox: `${x0} ${y0} ${w} ${h}`, role: 'img',
-      'aria-label': caption, preserveAspectRatio: 'xMidYMid meet', style: `max-width:${Math.round(w * 52)}px` }, parent);
-    svg('rect', { x: c0 - 0.5, y: r0 - 0.5, width: c1 - c0 + 1, height: r1 - r0 + 1, fill: '#f1f3f6', rx: 0.15 }, root);
     const big = r1 - r0 > 300 || c1 - c0 > 300;  // absurdly spread out: tiles only, no grid
-    const grid = svg('g', { stroke: '#dfe3e8', 'stroke-width': 0.02 }, root);
-    if (!big) for (let c = c0; c <= c1 + 1; c++) svg('line', { x1: c - 0.5, x2: c - 0.5, y1: r0 - 0.5, y2: r1 + 0.5 }, grid);
-    if (!big) for (let r = r0; r <= r1 + 1; r++) svg('line', { y1: r - 0.5, y2: r - 0.5, x1: c0 - 0.5, x2: c1 + 0.5 }, grid);
-    const labels = svg('g', { fill: '#9aa3ae', 'font-size': 0.26, 'text-anchor': 'middle', 'font-family': 'system-ui,sans-serif' }, root);
-    if (!big) for (let c = c0; c <= c1; c++) svg('text', { x: c, y: r0 - 0.62 }, labels).textContent = c;
-    if (!big) for (let r = r0; r <= r1; r++) svg('text', { x: c0 - 0.78, y: r + 0.09 }, labels).textContent = r;
-    for (const t of list) {
-      const isNew = hl.has(key(t.r, t.c));
-      const g = svg('g', { 'data-tile': '', 'data-row': t.r, 'data-col': t.c, 'data-color': t.color,
-        'data-shape': t.shape, 'data-new': isNew ? '1' : null, transform: `translate(${t.c},${t.r})` }, root);
-      svg('title', {}, g).textContent = `${t.color} ${t.shape} at (${t.r}, ${t.c})`;
-      svg('rect', { x: -0.45, y: -0.45, width: 0.9, height: 0.9, rx: 0.13, fill: TILE_BG,
-        stroke: isNew ? ACCENT : null, 'stroke-width': isNew ? 0.08 : null }, g);
-      svg('path', { d: SHAPES[t.shape], fill: COLORS[t.color] }, g);
-    }
-    for (const t of ghosts) {
-      const g = svg('g', { class: 'q-ghost', transform: `translate(${t.c},${t.r})` }, root);
-      svg('title', {}, g).textContent = `refused: ${t.color} ${t.shape} at (${t.r}, ${t.c})`;
-      svg('rect', { x: -0.45, y: -0.45, width: 0.9, height: 0.9, rx: 0.13, fill: 'rgba(220,38,38,0.08)',
-        stroke: DANGER, 'stroke-width': 0.05, 'stroke-dasharray': '0.12 0.08' }, g);
-      svg('path', { d: SHAPES[t.shape], fill: COLORS[t.color], opacity: 0.45 }, g);
-    }
+    const rules = [], labels = [];
+    if (!big) for (let c = c0; c <= c1 + 1; c++) rules.push(svg('line', { x1: c - 0.5, x2: c - 0.5, y1: r0 - 0.5, y2: r1 + 0.5 }));
+    if (!big) for (let r = r0; r <= r1 + 1; r++) rules.push(svg('line', { y1: r - 0.5, y2: r - 0.5, x1: c0 - 0.5, x2: c1 + 0.5 }));
+    if (!big) for (let c = c0; c <= c1; c++) labels.push(svg('text', { x: c, y: r0 - 0.62 }, c));
+    if (!big) for (let r = r0; r <= r1; r++) labels.push(svg('text', { x: c0 - 0.78, y: r + 0.09 }, r));
+    parent.append(svg('svg', { 'data-board': 'q', viewBox: `${x0} ${y0} ${w} ${h}`, role: 'img',
+      'aria-label': caption, preserveAspectRatio: 'xMidYMid meet', style: `max-width:${Math.round(w * 52)}px` },
+      svg('rect', { x: c0 - 0.5, y: r0 - 0.5, width: c1 - c0 + 1, height: r1 - r0 + 1, fill: '#f1f3f6', rx: 0.15 }),
+      svg('g', { stroke: '#dfe3e8', 'stroke-width': 0.02 }, rules),
+      svg('g', { fill: '#9aa3ae', 'font-size': 0.26, 'text-anchor': 'middle', 'font-family': 'system-ui,sans-serif' }, labels),
+      list.map((t) => {
+        const isNew = hl.has(key(t.r, t.c));
+        return svg('g', { 'data-tile': '', 'data-row': t.r, 'data-col': t.c, 'data-color': t.color,
+          'data-shape': t.shape, 'data-new': isNew ? '1' : null, transform: `translate(${t.c},${t.r})` },
+          svg('title', {}, `${t.color} ${t.shape} at (${t.r}, ${t.c})`),
+          svg('rect', { x: -0.45, y: -0.45, width: 0.9, height: 0.9, rx: 0.13, fill: TILE_BG,
+            stroke: isNew ? ACCENT : null, 'stroke-width': isNew ? 0.08 : null }),
+          svg('path', { d: SHAPES[t.shape], fill: COLORS[t.color] }));
+      }),
+      ghosts.map((t) => svg('g', { class: 'q-ghost', transform: `translate(${t.c},${t.r})` },
+        svg('title', {}, `refused: ${t.color} ${t.shape} at (${t.r}, ${t.c})`),
+        svg('rect', { x: -0.45, y: -0.45, width: 0.9, height: 0.9, rx: 0.13, fill: 'rgba(220,38,38,0.08)',
+          stroke: DANGER, 'stroke-width': 0.05, 'stroke-dasharray': '0.12 0.08' }),
+        svg('path', { d: SHAPES[t.shape], fill: COLORS[t.color], opacity: 0.45 })))));
   }
 
-  function drawHand(parent, hand, s) {
+  function drawHand(hand, s) {
     const gap = 0.12, w = Math.max(1, hand.length * (1 + gap) - gap);
-    const e = svg('svg', { class: 'q-hand', viewBox: `0 0 ${w} 1`, width: w * 30, height: 30 }, parent);
-    hand.forEach((t, j) => {
-      const g = svg('g', { 'data-hand-tile': '', 'data-seat': s, 'data-color': t.color, 'data-shape': t.shape,
-        transform: `translate(${j * (1 + gap) + 0.5},0.5)` }, e);
-      svg('title', {}, g).textContent = `${t.color} ${t.shape}`;
-      svg('rect', { x: -0.5, y: -0.5, width: 1, height: 1, rx: 0.14, fill: TILE_BG }, g);
-      svg('path', { d: SHAPES[t.shape], fill: COLORS[t.color] }, g);
-    });
+    return svg('svg', { class: 'q-hand', viewBox: `0 0 ${w} 1`, width: w * 30, height: 30 },
+      hand.map((t, j) => svg('g', { 'data-hand-tile': '', 'data-seat': s, 'data-color': t.color, 'data-shape': t.shape,
+        transform: `translate(${j * (1 + gap) + 0.5},0.5)` },
+        svg('title', {}, `${t.color} ${t.shape}`),
+        svg('rect', { x: -0.5, y: -0.5, width: 1, height: 1, rx: 0.14, fill: TILE_BG }),
+        svg('path', { d: SHAPES[t.shape], fill: COLORS[t.color] }))));
   }
 
   function draw(root, k, seat) {
-    style();
+    style('q-style', CSS);
     root.replaceChildren();
     k = Math.max(0, Math.min(steps.length - 1, Number.isInteger(k) ? k : 0));
     const st = snaps[k];
     const mine = seat == null || seat === '' ? null : Number(seat);
-    if (mine != null && !(Number.isInteger(mine) && mine >= 0 && mine < n)) { html('div', 'q-note', `No seat ${seat} in this match.`, root); return; }
-    const wrap = html('div', 'q-root', null, root);
-    const board = html('div', 'q-board', null, wrap);
-    const side = html('div', 'q-side', null, wrap);
-    html('div', 'q-caption', mine == null ? steps[k].label : `${seats[mine]}'s view · ${steps[k].label}`, side);
+    if (mine != null && !(Number.isInteger(mine) && mine >= 0 && mine < n)) { root.append(html('div', { class: 'q-note' }, `No seat ${seat} in this match.`)); return; }
+    const board = html('div', { class: 'q-board' });
+    const side = html('div', { class: 'q-side' },
+      html('div', { class: 'q-caption' }, mine == null ? steps[k].label : `${seats[mine]}'s view · ${steps[k].label}`));
+    root.append(html('div', { class: 'q-root' }, board, side));
     let list = st.tiles, hl = st.placed, ghosts = st.ghost, scores = st.score, pile = st.pile;
     if (mine != null) {
       const v = views[st.view[mine]];
@@ -332,33 +308,33 @@ export function replay(lines) {
       pile = v ? v.pile : null;
       const before = v && v.prev >= 0 ? new Set(views[v.prev].tiles.map((t) => key(t.r, t.c))) : null;
       hl = new Set(before ? list.map((t) => key(t.r, t.c)).filter((x) => !before.has(x)) : []);
-      html('div', 'q-note', v ? `The map and scores as last sent to ${seats[mine]} (its ${v.call} call, line ${v.line}); highlighted: tiles new since its previous view.`
-        : `Nothing has been sent to ${seats[mine]} yet.`, side);
+      side.append(html('div', { class: 'q-note' }, v ? `The map and scores as last sent to ${seats[mine]} (its ${v.call} call, line ${v.line}); highlighted: tiles new since its previous view.`
+        : `Nothing has been sent to ${seats[mine]} yet.`));
     }
     if (list.length) {  // a refused placement far off the map is listed, not drawn
       const near = (t) => list.some((u) => Math.abs(u.r - t.r) <= 8 && Math.abs(u.c - t.c) <= 8);
       const far = ghosts.filter((t) => !near(t));
-      if (far.length) html('div', 'q-tag', 'refused, far off the map: ' + far.map((t) => `${t.color} ${t.shape} at (${t.r}, ${t.c})`).join(', '), side);
+      if (far.length) side.append(html('div', { class: 'q-tag' }, 'refused, far off the map: ' + far.map((t) => `${t.color} ${t.shape} at (${t.r}, ${t.c})`).join(', ')));
       ghosts = ghosts.filter(near);
     } else ghosts = ghosts.slice(0, 6);
     drawBoard(board, list, hl, ghosts, steps[k].label);
-    if (pile != null) html('div', 'q-note', `${pile} tile${pile === 1 ? '' : 's'} left in the pile`, side);
+    if (pile != null) side.append(html('div', { class: 'q-note' }, `${pile} tile${pile === 1 ? '' : 's'} left in the pile`));
     seats.forEach((name, j) => {
       const out = st.out[j], own = mine == null || mine === j;
-      const box = html('div', 'q-seat' + (st.mover === j ? ' q-mover' : '') + (out && own ? ' q-out' : ''), null, side);
-      const h = html('div', 'q-head', null, box);
-      html('span', 'q-name', name, h);
-      if (scores[j] != null) html('span', 'q-score', String(scores[j]), h).setAttribute('data-score', String(j));
-      else html('span', 'q-muted', '–', h);
-      if (own && st.result && st.result.winners.includes(j)) html('div', 'q-win', 'winner', box);
-      if (out && own) html('div', 'q-tag', `ejected: ${out.why} in ${out.call}${out.detail ? ' — ' + out.detail : ''}`, box);
-      else if (own && st.hand[j]) drawHand(box, st.hand[j], j);
-      else if (own && !out) html('div', 'q-muted', 'hand not in the log', box);
+      side.append(html('div', { class: 'q-seat' + (st.mover === j ? ' q-mover' : '') + (out && own ? ' q-out' : '') },
+        html('div', { class: 'q-head' },
+          html('span', { class: 'q-name' }, name),
+          scores[j] != null ? html('span', { class: 'q-score', 'data-score': String(j) }, String(scores[j]))
+            : html('span', { class: 'q-muted' }, '–')),
+        own && st.result && st.result.winners.includes(j) ? html('div', { class: 'q-win' }, 'winner') : null,
+        out && own ? html('div', { class: 'q-tag' }, `ejected: ${out.why} in ${out.call}${out.detail ? ' — ' + out.detail : ''}`)
+          : own && st.hand[j] ? drawHand(st.hand[j], j)
+            : own && !out ? html('div', { class: 'q-muted' }, 'hand not in the log') : null));
     });
     if (mine == null && st.result) {
       const w = st.result.winners.map((j) => seats[j]);
-      html('div', 'q-result', (st.result.aborted ? 'Aborted. ' : 'Game over. ') +
-        (w.length ? `Winner${w.length > 1 ? 's' : ''}: ${w.join(', ')}` : 'No winner.'), side);
+      side.append(html('div', { class: 'q-result' }, (st.result.aborted ? 'Aborted. ' : 'Game over. ') +
+        (w.length ? `Winner${w.length > 1 ? 's' : ''}: ${w.join(', ')}` : 'No winner.')));
     }
   }
 

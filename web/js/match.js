@@ -39,13 +39,13 @@ function describe(line) {
   } else if (t === "message" || t === "notice" || t === "setup") {
     const m = Array.isArray(line.message) ? line.message : [];
     what = `${t === "message" ? "sent" : t === "setup" ? "setup" : "told"} ${m[0] ?? ""} ${short(m[1], 60)}`;
-  } else if (t === "fault") { what = `fault in ${line.call || "message"}`; verdict = `${line.why}: ${line.detail || ""}`; }
+  } else if (t === "fault") { what = `fault in ${line.call || "message"}`; verdict = line.detail ? `${line.why}: ${line.detail}` : line.why; }
   else if (t === "result") {
     what = `result: winners ${(line.winners || []).map((w) => names()[w] ?? w).join(", ") || "none"}`;
     if (line.scores) what += `, scores ${line.scores.join(" : ")}`;
   } else if (t === "resolution") what = `cycle ${line.cycle}: ${(line.chains || []).length} chain(s)`;
   else if (t === "spawn") what = `cycle ${line.cycle}: spawn piece ${line.pid} at ${line.hex}`;
-  else if (t === "end_bot") { what = `cycle ${line.cycle}: piece ${line.pid} ends`; verdict = `${line.why}: ${line.detail || ""}`; }
+  else if (t === "end_bot") { what = `cycle ${line.cycle}: piece ${line.pid} ends`; verdict = line.detail ? `${line.why}: ${line.detail}` : line.why; }
   else if (t === "end") what = line.reason ? `end: ${line.reason}` : "end";
   if (Number.isFinite(line.at_us)) time = `${(line.at_us / 1e6).toFixed(3)} s`;
   return { seat, what, verdict, time };
@@ -77,8 +77,14 @@ function renderLog() {
       h("td", { class: bad ? "bad" : "muted" }, d.verdict), h("td", { class: "num" }, d.time)));
   }
   logBody.replaceChildren(...rows);
+  // Scroll the message card only, never the page (scrollIntoView would move the window too).
   const cur = logBody.querySelector("tr.current");
-  if (cur) cur.scrollIntoView({ block: "nearest" });
+  const card = document.querySelector(".log-card");
+  if (cur && card) {
+    const top = cur.offsetTop - card.offsetTop;
+    if (top < card.scrollTop || top + cur.offsetHeight > card.scrollTop + card.clientHeight)
+      card.scrollTop = Math.max(0, top - card.clientHeight / 3);
+  }
 }
 
 function draw() {
@@ -202,7 +208,11 @@ async function live(id) {
     if (!replay) rebuild(); else refresh();
   };
   es.addEventListener("end", () => { es.close(); finish().catch((e) => showError(null, e)); });
-  es.onerror = () => { if (es.readyState === EventSource.CLOSED) badge.textContent = "disconnected"; };
+  es.onerror = () => {
+    if (document.body.dataset.live === "finished") return;
+    badge.textContent = es.readyState === EventSource.CLOSED ? "disconnected" : "reconnecting…";
+  };
+  es.onopen = () => { if (document.body.dataset.live !== "finished") badge.textContent = "live: a spectator's view"; };
   if (!replay) { replay = renderer.replay(lines); draw(); }
 }
 
