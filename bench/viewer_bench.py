@@ -8,10 +8,12 @@
 3. A tournament's match rate side by side: played with --serve and no viewer, and with 20
    viewers each following live matches over their streams and reloading the standings.
 
-  /usr/bin/python3 bench/viewer_bench.py --arbiter build/release/src/apps/arbiter [--matches 10000]
+  /usr/bin/python3 bench/viewer_bench.py --arbiter build/release/src/apps/arbiter [--before OTHER]
+      [--matches 10000] [--rate-matches 1000] [--pairs 3]
 """
 import argparse
 import json
+import os
 import re
 import shutil
 import statistics
@@ -44,37 +46,40 @@ def latency(base, path, n):
     return statistics.median(times) * 1000, times[int(len(times) * 0.95) - 1] * 1000
 
 
-def api_latency(arbiter, matches, tmp):
+ROUTES = [
+    ("tournaments list", "api/tournaments", 200),
+    ("one tournament", "api/tournaments/1", 200),
+    ("standings, warm", "api/tournaments/1/standings", 200),
+    ("matches, first page (50)", "api/tournaments/1/matches", 100),
+    ("matches, last page", "api/tournaments/1/matches?offset={last}", 100),
+    ("matches, filtered (player, round)", "api/tournaments/1/matches?player=dag&round=7", 100),
+    ("one match", "api/tournaments/1/matches/4321", 200),
+    ("one match's log", "api/tournaments/1/matches/4321/log", 100),
+]
+
+
+def fill(arbiter, matches, tmp):
     store = f"sqlite:{tmp}/big.db"
     start = time.monotonic()
     subprocess.run([arbiter, "tournament", "run", "--name", "big", "-g", "q", "-p", "dag:dag",
                     "-p", "ldasg:ldasg", "--rounds", str(matches // 2), "--store", store, "-q"],
                    check=True, capture_output=True)
     print(f"store: {matches} Q matches played and stored in {time.monotonic() - start:.0f} s")
+    return store
+
+
+def api_latency(arbiter, store, matches):
+    """{label: (median ms, p95 ms or None)} of every route, on a fresh server."""
     proc, base = serve(arbiter, store)
     try:
         cold, _ = fetch(base + "api/tournaments/1/standings")
-        rows = [("standings, cold (first request)", cold * 1000, None)]
-        for label, path, n in [
-            ("tournaments list", "api/tournaments", 200),
-            ("one tournament", "api/tournaments/1", 200),
-            ("standings, warm", "api/tournaments/1/standings", 200),
-            ("matches, first page (50)", "api/tournaments/1/matches", 100),
-            ("matches, last page", f"api/tournaments/1/matches?offset={matches - 50}", 100),
-            ("matches, filtered (player, round)", "api/tournaments/1/matches?player=dag&round=7", 100),
-            ("one match", "api/tournaments/1/matches/4321", 200),
-            ("one match's log", "api/tournaments/1/matches/4321/log", 100),
-        ]:
-            med, p95 = latency(base, path, n)
-            rows.append((label, med, p95))
-        print(f"\nAPI latency, {matches}-match store (ms)")
-        print(f"{'request':<36} {'median':>8} {'p95':>8}")
-        for label, med, p95 in rows:
-            print(f"{label:<36} {med:>8.2f} {('' if p95 is None else f'{p95:.2f}'):>8}")
-        paint(base)
-    finally:
+        out = {"standings, cold (first request)": (cold * 1000, None)}
+        for label, path, n in ROUTES:
+            out[label] = latency(base, path.format(last=matches - 50), n)
+        return out, proc, base
+    except Exception:
         proc.terminate()
-        proc.wait()
+        raise
 
 
 def paint(base):
@@ -134,6 +139,7 @@ def match_rate(arbiter, matches, viewers, tmp, tag):
     cmd = [arbiter, "tournament", "run", "--name", "rate", "-g", "q", "-p", "dag:dag", "-p",
            "ldasg:ldasg", "--rounds", str(matches // 2), "--store", store, "--serve", "127.0.0.1:0", "-q"]
     start = time.monotonic()
+    cpu_start = sum(os.times()[:2])  # this process: the viewers' own CPU time
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     base = None
     while base is None:
@@ -148,31 +154,52 @@ def match_rate(arbiter, matches, viewers, tmp, tag):
         v.start()
     proc.communicate()
     took = time.monotonic() - start
+    viewers_cpu = sum(os.times()[:2]) - cpu_start
     stop.set()
     for v in crowd:
         v.join(5)
-    return matches / took, sum(v.lines for v in crowd), sum(v.errors for v in crowd)
+    return matches / took, sum(v.lines for v in crowd), sum(v.errors for v in crowd), viewers_cpu, took
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--arbiter", required=True)
+    ap.add_argument("--before", help="another arbiter binary, measured side by side in the same run")
     ap.add_argument("--matches", type=int, default=10000)
     ap.add_argument("--rate-matches", type=int, default=1000)
     ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--skip-api", action="store_true", help="only the match rates")
     a = ap.parse_args()
+    builds = ([("before", a.before)] if a.before else []) + [("after" if a.before else "this", a.arbiter)]
     tmp = tempfile.mkdtemp(prefix="viewer-bench-")
     try:
-        api_latency(a.arbiter, a.matches, tmp)
+        tables = {}
+        store = None if a.skip_api else fill(a.arbiter, a.matches, tmp)
+        for label, binary in builds if store else []:
+            table, proc, base = api_latency(binary, store, a.matches)
+            tables[label] = table
+            if binary == a.arbiter:
+                paint(base)
+            proc.terminate()
+            proc.wait()
+        if tables:
+            print(f"\nAPI latency, {a.matches}-match store, median / p95 (ms)")
+            print(f"{'request':<36}" + "".join(f"{label:>18}" for label, _ in builds))
+        for route in tables[builds[0][0]] if tables else []:
+            cells = []
+            for label, _ in builds:
+                med, p95 = tables[label][route]
+                cells.append(f"{med:.2f}" + ("" if p95 is None else f" / {p95:.2f}"))
+            print(f"{route:<36}" + "".join(f"{c:>18}" for c in cells))
         print(f"\ntournament match rate, {a.rate_matches} Q matches with --serve, 2 workers (matches/s)")
-        print(f"{'pair':<6} {'no viewer':>10} {'20 viewers':>11} {'ratio':>7} {'lines streamed':>15} {'viewer errors':>14}")
-        ratios = []
+        print("(the 20 viewers are Python threads on this same machine: their own CPU time, out of")
+        print(" the 2 cores' capacity during the run, is shown as a share)")
+        print(f"{'build':<8} {'pair':<5} {'no viewer':>10} {'20 viewers':>11} {'ratio':>7} {'lines streamed':>15} {'viewer errors':>14} {'viewers CPU':>12}")
         for p in range(a.pairs):
-            alone, _, _ = match_rate(a.arbiter, a.rate_matches, 0, tmp, f"{p}a")
-            crowd, lines, errors = match_rate(a.arbiter, a.rate_matches, 20, tmp, f"{p}b")
-            ratios.append(crowd / alone)
-            print(f"{p + 1:<6} {alone:>10.0f} {crowd:>11.0f} {crowd / alone:>7.2f} {lines:>15} {errors:>14}")
-        print(f"median ratio (with 20 viewers / without): {statistics.median(ratios):.2f}")
+            for label, binary in builds:
+                alone = match_rate(binary, a.rate_matches, 0, tmp, f"{label}{p}a")[0]
+                crowd, lines, errors, cpu, took = match_rate(binary, a.rate_matches, 20, tmp, f"{label}{p}b")
+                print(f"{label:<8} {p + 1:<5} {alone:>10.0f} {crowd:>11.0f} {crowd / alone:>7.2f} {lines:>15} {errors:>14} {100 * cpu / (2 * took):>11.0f}%", flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

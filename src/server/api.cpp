@@ -45,6 +45,12 @@ std::vector<std::int64_t> chart_rounds(const std::set<std::int64_t>& rounds) {
 }  // namespace
 
 std::variant<std::shared_ptr<StoreApi::Snapshot>, ApiReply> StoreApi::snapshot(std::int64_t id) {
+  const auto now = std::chrono::steady_clock::now();
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = cache_.find(id); it != cache_.end() && now - it->second->checked < kFresh)
+      return it->second;
+  }
   auto record = store_.find_tournament(id);
   if (!record) return store_failed(record.error());
   if (!*record) return api_error(404, fmt::format("no tournament {}", id));
@@ -55,8 +61,10 @@ std::variant<std::shared_ptr<StoreApi::Snapshot>, ApiReply> StoreApi::snapshot(s
     if (auto it = cache_.find(id); it != cache_.end() &&
                                    it->second->progress.done == progress->done &&
                                    it->second->progress.enqueued == progress->enqueued &&
-                                   it->second->progress.duplicates == progress->duplicates)
+                                   it->second->progress.duplicates == progress->duplicates) {
+      it->second->checked = now;
       return it->second;
+    }
   }
   auto spec = tournament::decode_spec((*record)->spec);
   if (!spec) return api_error(503, fmt::format("tournament {}: its stored spec cannot be read: {}",
@@ -68,6 +76,7 @@ std::variant<std::shared_ptr<StoreApi::Snapshot>, ApiReply> StoreApi::snapshot(s
   snap->spec = std::move(*spec);
   snap->progress = *progress;
   snap->results = std::move(*results);
+  snap->checked = now;
   std::lock_guard lock(mu_);
   cache_[id] = snap;
   return snap;

@@ -12,6 +12,7 @@
 // its progress and shared by all requests (many viewers cost the store one read).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -71,13 +72,17 @@ class StoreApi {
     tournament::TournamentRecord record;
     tournament::TournamentSpec spec;
     tournament::Progress progress;
+    std::chrono::steady_clock::time_point checked;  // when it was last found current
     std::vector<tournament::StoredResult> results;  // by index
     std::once_flag standings_once;
     Json standings;  // computed on the first request for it
     std::once_flag rows_once;
     std::vector<Json> rows;  // match_row of every result, built on the first match list
   };
-  // The tournament's rows as of now: read again only when its progress changed.
+  // The tournament's rows as of at most kFresh ago: read again only when its progress changed,
+  // and the progress itself looked at no more often than that, so that many viewers of a running
+  // tournament cost its store one look a second and the standings one computation.
+  static constexpr std::chrono::milliseconds kFresh{1000};
   std::variant<std::shared_ptr<Snapshot>, ApiReply> snapshot(std::int64_t id);
   Json match_row(const Snapshot& s, const tournament::StoredResult& row) const;
   // A finished match of a tournament: its row, kept alive by its snapshot.
