@@ -82,6 +82,7 @@ struct RunArgs {
   std::string stderr_dir;
   bool show_stderr = false;
   std::string serve;  // HOST:PORT of the live viewer; empty: none
+  double linger = 0;  // seconds the viewer stays up after the run
 };
 
 // The files and folders a command will write, checked before anything is created or played,
@@ -435,13 +436,20 @@ int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
     options.watch = [&live = viewer->live()](const TournamentSpec& spec, const Job&) {
       return std::make_unique<server::LiveObserver>(live.start(spec.game));
     };
-    std::cerr << fmt::format("arbiter: watch the tournament live at {}tournament.html?id={}",
-                             viewer->url(), id)
+    std::cerr << fmt::format("arbiter: watch it live at {} (its matches as they are played) and "
+                             "{}tournament.html?id={} (its standings as they grow)",
+                             viewer->url(), viewer->url(), id)
               << std::endl;
   }
   ProgressDisplay display(store, id, a.quiet);
   auto report = run_worker(store, options);
   display.finish();
+  if (viewer && a.linger > 0 && !g_stop) {
+    std::cerr << fmt::format("arbiter: the viewer stays up for {} s", a.linger) << std::endl;
+    for (auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(a.linger);
+         std::chrono::steady_clock::now() < until && !g_stop;)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   if (!report) {
     report_error(report.error().message);
     return kFailed;
@@ -527,6 +535,10 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
     cmd->add_option("--serve", run_args->serve,
                     "Serve the viewer at HOST:PORT while playing (e.g. 127.0.0.1:8080; port 0: "
                     "any free one): standings as they grow and every match live");
+    cmd->add_option("--linger", run_args->linger,
+                    "With --serve: seconds the viewer stays up after the last match (default 0; "
+                    "Ctrl-C ends it sooner)")
+        ->check(seconds_validator(0, 86400));
   };
   auto add_exports = [&](CLI::App* cmd) {
     cmd->add_option("--csv", run_args->csv, "Write the standings as CSV to this file");

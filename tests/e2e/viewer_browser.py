@@ -235,11 +235,12 @@ def live_page(d, arbiter, art):
                 break
             if state == "running":
                 # Read in one script: the page redraws as lines arrive.
-                steps, texts = d.execute_script(
-                    "return [document.getElementById('scrub').dataset.steps || '0', "
+                state, steps, texts = d.execute_script(
+                    "return [document.body.dataset.live, document.getElementById('scrub').dataset.steps || '0', "
                     "[...document.querySelectorAll('#board [data-letter], #board [data-hand-tile]')].map(e => e.textContent.trim())]")
-                running_steps = max(running_steps, int(steps))
-                letters_seen |= set(texts)
+                if state == "running":  # read with the letters, in the same moment
+                    running_steps = max(running_steps, int(steps))
+                    letters_seen |= set(texts)
                 if running_steps > 3 and not (art / "live-running.png").exists():
                     d.save_screenshot(str(art / "live-running.png"))
             time.sleep(0.1)
@@ -254,6 +255,54 @@ def live_page(d, arbiter, art):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def live_tournament(d, arbiter, art, tmp):
+    """tournament run --serve: its page follows the standings without a reload, and its front page
+    lists the match being played."""
+    proc = subprocess.Popen([arbiter, "tournament", "run", "--name", "races", "-g", "speed_scrabble",
+                             "-p", "ann:slow=0.3", "-p", "ben:slow=0.3", "--rounds", "2", "--seed", "2",
+                             "--workers", "1", "--store", f"sqlite:{tmp}/live.db", "--serve", "127.0.0.1:0",
+                             "--linger", "30", "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    page = None
+    while page is None:
+        line = proc.stderr.readline()
+        if not line:
+            check(False, "tournament run --serve printed no address")
+            return
+        if m := re.search(r"watch it live at (\S+) .* and (\S+tournament\.html\?id=\d+)", line):
+            front, page = m.group(1), m.group(2)
+    try:
+        d.get(front)
+        end = time.monotonic() + 20
+        while time.monotonic() < end and not d.find_elements(By.CSS_SELECTOR, "#live-table tr[data-live]"):
+            time.sleep(0.1)
+        check(bool(d.find_elements(By.CSS_SELECTOR, "#live-table tr[data-live]")), "the front page lists no live match of the running tournament")
+        d.get(page)
+        wait_ready(d, "the running tournament's page")
+        first = d.find_element(By.ID, "facts").text
+        check("of 4 matches played" in first, f"the running tournament's page says {first!r}")
+        seen = {first}
+        end = time.monotonic() + 40
+        while time.monotonic() < end and "4 of 4 matches played" not in d.find_element(By.ID, "facts").text:
+            seen.add(d.find_element(By.ID, "facts").text)
+            time.sleep(0.2)
+        final = d.find_element(By.ID, "facts").text
+        check("4 of 4 matches played" in final, f"the page did not follow the tournament to its end: {final!r}")
+        check(len(seen) >= 2, "the page never changed while the tournament was played")
+        end = time.monotonic() + 10  # the facts come first, then the standings and the matches
+        while time.monotonic() < end and count(d, "#matches tr[data-match]") != 4:
+            time.sleep(0.1)
+        check(count(d, "#matches tr[data-match]") == 4, f"{count(d, '#matches tr[data-match]')} match rows after the end, not 4")
+        d.save_screenshot(str(art / "live-tournament.png"))
+    finally:
+        proc.send_signal(signal.SIGINT)  # ends the linger
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            check(False, "tournament run --serve did not end on SIGINT during its linger")
 
 
 def main():
@@ -301,6 +350,7 @@ def main():
             if wait_ready(d, f"{game} match page"):
                 check_match(d, base, art, game, t, m)
         live_page(d, a.arbiter, art)
+        live_tournament(d, a.arbiter, art, tmp)
         # A match that does not exist: a clear error on the page, not a blank one.
         d.get(base + "match.html?t=1&i=9999")
         end = time.monotonic() + 10

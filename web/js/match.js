@@ -189,6 +189,7 @@ async function live(id) {
   };
   const finish = async () => {
     const { text } = await getText(`api/live/${id}/log`);
+    document.body.dataset.live = "finished";  // from here on the page may show the whole log
     lines = parseLines(text);
     rebuild();
     outcome(lines.find((l) => l.type === "result"));
@@ -197,7 +198,6 @@ async function live(id) {
     const dl = document.getElementById("download");
     dl.href = `api/live/${id}/log?download=1`;
     dl.hidden = false;
-    document.body.dataset.live = "finished";
   };
   badge.className = "badge live";
   badge.textContent = "live: a spectator's view";

@@ -32,6 +32,10 @@ function crosstable(ct) {
 }
 
 async function loadMatches() {
+  drawMatches(await getJson(matchesUrl()));
+}
+
+function matchesUrl() {
   const f = new FormData(document.getElementById("filters"));
   const q = new URLSearchParams({ offset, limit: PAGE });
   if (f.get("outcome")) q.set("outcome", f.get("outcome"));
@@ -41,7 +45,10 @@ async function loadMatches() {
   else if (v) q.set("verdict", v);
   if (f.get("player")) q.set("player", f.get("player"));
   if (f.get("round")) q.set("round", f.get("round"));
-  const page = await getJson(`api/tournaments/${id}/matches?${q}`);
+  return `api/tournaments/${id}/matches?${q}`;
+}
+
+function drawMatches(page) {
   const body = document.querySelector("#matches tbody");
   body.replaceChildren(...page.matches.map((m) => {
     const ej = (m.ejections || []).map((e) => `${e.name}: ${e.why}`).join("; ");
@@ -67,11 +74,41 @@ async function main() {
   document.title = `${t.name} · arbiter viewer`;
   crumbs(h("a", { href: "./" }, "tournaments"), t.name);
   document.getElementById("title").textContent = t.name;
-  document.getElementById("facts").textContent =
-    `${t.game} · ${t.schedule}, ${t.seats} seats, ${t.rounds} round(s) · seed ${t.seed} · ${t.progress.done} of ${t.progress.planned} matches played · created ${t.created}`;
+  showFacts(t);
   const sel = document.querySelector("#filters select[name=player]");
   for (const p of t.players) sel.append(h("option", {}, p.name));
-  const st = await getJson(`api/tournaments/${id}/standings`);
+  await showStandings();
+  document.getElementById("filters").addEventListener("change", () => { offset = 0; loadMatches().catch((e) => showError(null, e)); });
+  document.getElementById("prev").addEventListener("click", () => { offset = Math.max(0, offset - PAGE); loadMatches().catch((e) => showError(null, e)); });
+  document.getElementById("next").addEventListener("click", () => { offset += PAGE; loadMatches().catch((e) => showError(null, e)); });
+  await loadMatches();
+  document.body.dataset.ready = "1";
+  // A tournament still being played (on a projector, say) refreshes itself until it is done.
+  if (t.progress.done < t.progress.planned) {
+    const timer = setInterval(async () => {
+      try {
+        // Everything is fetched before anything is drawn: the page never mixes two moments.
+        const [now, st, page] = await Promise.all([getJson(`api/tournaments/${id}`),
+          getJson(`api/tournaments/${id}/standings`), getJson(matchesUrl())]);
+        showFacts(now);
+        drawStandings(st);
+        drawMatches(page);
+        if (now.progress.done >= now.progress.planned) clearInterval(timer);
+      } catch { /* the server may be gone: keep what is shown */ }
+    }, 3000);
+  }
+}
+
+function showFacts(t) {
+  document.getElementById("facts").textContent =
+    `${t.game} · ${t.schedule}, ${t.seats} seats, ${t.rounds} round(s) · seed ${t.seed} · ${t.progress.done} of ${t.progress.planned} matches played · created ${t.created}`;
+}
+
+async function showStandings() {
+  drawStandings(await getJson(`api/tournaments/${id}/standings`));
+}
+
+function drawStandings(st) {
   document.querySelector("#standings tbody").replaceChildren(...standingsRows(st));
   document.getElementById("standings-note").textContent =
     `${st.matches} matches counted` + (st.errors ? `, ${st.errors} could not be played` : "") + (st.damaged ? `, ${st.damaged} damaged rows left out` : "") +
@@ -82,11 +119,6 @@ async function main() {
   const chart = document.getElementById("chart");
   chart.classList.add("chart");
   chart.replaceChildren(lineChart(rounds, series, { xLabel: "round", yLabel: "Elo" }));
-  document.getElementById("filters").addEventListener("change", () => { offset = 0; loadMatches().catch((e) => showError(null, e)); });
-  document.getElementById("prev").addEventListener("click", () => { offset = Math.max(0, offset - PAGE); loadMatches().catch((e) => showError(null, e)); });
-  document.getElementById("next").addEventListener("click", () => { offset += PAGE; loadMatches().catch((e) => showError(null, e)); });
-  await loadMatches();
-  document.body.dataset.ready = "1";
 }
 
 main().catch((e) => { showError(null, e); document.body.dataset.ready = "error"; });
