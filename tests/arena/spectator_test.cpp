@@ -61,7 +61,9 @@ TEST(Spectator, QShowsTheMapScoresAndPlacementsButNoHand) {
     for (std::size_t i = 0; i < full.size(); ++i) {
       const Json& f = full[i];
       const Json& s = shown[i];
-      if (f["type"] == "match") EXPECT_FALSE(contains_key(s["config"], "table"));
+      if (f["type"] == "match") {
+        EXPECT_FALSE(contains_key(s["config"], "table"));
+      }
       if (f["type"] != "call") {
         EXPECT_EQ(f, s);
         continue;
@@ -90,7 +92,9 @@ TEST(Spectator, BattleshipShowsEveryShotButNoFleet) {
       const Json& s = shown[i];
       EXPECT_FALSE(contains_key(s, "fleet")) << s;
       EXPECT_FALSE(contains_key(s, "incoming")) << s;
-      if (f["type"] == "call" && f["call"] == "setup") EXPECT_FALSE(s.contains("reply")) << s;
+      if (f["type"] == "call" && f["call"] == "setup") {
+        EXPECT_FALSE(s.contains("reply")) << s;
+      }
       if (f["type"] == "call" && f["call"] == "take_turn") {
         EXPECT_EQ(s["args"]["outgoing"], f["args"]["outgoing"]);
         EXPECT_EQ(s["reply"], f["reply"]);
@@ -135,7 +139,9 @@ TEST(Spectator, AbaloneShowsTheWholeWorldButNoProgram) {
   for (const auto& [full, shown] : projected("abalone")) {
     for (std::size_t i = 0; i < full.size(); ++i) {
       EXPECT_FALSE(contains_key(shown[i], "source"));
-      if (!contains_key(full[i], "source")) EXPECT_EQ(shown[i], full[i]);
+      if (!contains_key(full[i], "source")) {
+        EXPECT_EQ(shown[i], full[i]);
+      }
     }
   }
 }
