@@ -9,7 +9,7 @@
 // refused), pushed pieces ringed, killed pieces as crossed ghosts, scores (data-score). Both teams
 // see the whole world: a seat only highlights its team. `problems` lists where the log
 // disagrees with the reconstruction (a chain head elsewhere, the end world different).
-import { style, svg as s, html as h, prefixed } from "./draw.js";
+import { style, svg as s, html as h, prefixed, SHARED_CSS } from "./draw.js";
 
 const P = 'abalone';
 const TEAMS = ['black', 'white'];
@@ -17,24 +17,14 @@ const STEP = [null, [0, 1], [1, 1], [1, 0], [0, -1], [-1, -1], [-1, 0]];
 const DIRNAME = ['', 'R', 'UR', 'UL', 'L', 'DL', 'DR'];
 const S = 24, R3 = Math.sqrt(3);
 
-const CSS = `
-.P-root{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2933;display:flex;flex-direction:column;gap:10px}
-.P-bar{display:flex;flex-wrap:wrap;gap:8px;align-items:stretch}
-.P-card{background:#fff;border:1px solid #d8dee6;border-radius:8px;padding:6px 12px;box-shadow:0 1px 2px rgba(16,24,40,.06)}
-.P-card.P-me{border-color:#3b82f6;box-shadow:0 0 0 2px rgba(59,130,246,.35)}
-.P-title{font-weight:650}
-.P-chip{display:inline-block;padding:0 8px;border-radius:999px;font-size:12px;font-weight:600;background:#edf2f7;color:#4a5568;white-space:nowrap}
-.P-chip+.P-chip{margin-left:4px}
+const CSS = (SHARED_CSS + `
 .P-ok{background:#e3f4e8;color:#276749}.P-bad{background:#fde8e8;color:#c53030}.P-win{background:#fff4c2;color:#7a5b00}
-.P-score{font-size:20px;font-weight:750;font-variant-numeric:tabular-nums;margin:0 4px}
-.P-muted{color:#718096;font-size:12px}
 .P-list{margin:0;padding:0 0 0 2px;list-style:none;font-size:13px;max-height:11em;overflow:auto}
 .P-list li{padding:1px 0}.P-refused{color:#c53030}
-.P-svg{max-width:100%;height:auto;display:block}
 .P-main{display:flex;flex-wrap:wrap;gap:10px;align-items:flex-start}
 .P-main>svg{flex:0 1 500px}.P-side{flex:1 1 220px;min-width:200px}.P-side .P-list{max-height:30em}
 .P-dot{display:inline-block;width:12px;height:12px;border-radius:50%;vertical-align:-1px;margin-right:5px;border:1px solid #444}
-`.replace(/P-/g, P + '-');
+`).replace(/P-/g, P + '-');
 
 const cls = prefixed(P);
 

@@ -16,6 +16,8 @@
 //   method(line), args(line)       A real-time log line's "message" ["method", [args...]]: the
 //                                  method name as a string ("" when there is no message), and the
 //                                  argument array ([] when it is missing or not an array).
+//   SHARED_CSS                     The card, chip, score and text styles several renderers share,
+//                                  with "P-" where each puts its own prefix.
 
 const NS = 'http://www.w3.org/2000/svg';
 
@@ -41,3 +43,16 @@ export const obj = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v :
 export const secs = (us) => (Number(us) / 1e6).toFixed(3) + ' s';
 export const method = (line) => (Array.isArray(line.message) ? String(line.message[0]) : '');
 export const args = (line) => (Array.isArray(line.message) && Array.isArray(line.message[1]) ? line.message[1] : []);
+
+export const SHARED_CSS = `
+.P-root{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2933;display:flex;flex-direction:column;gap:10px}
+.P-bar{display:flex;flex-wrap:wrap;gap:8px;align-items:stretch}
+.P-card{background:#fff;border:1px solid #d8dee6;border-radius:8px;padding:6px 12px;box-shadow:0 1px 2px rgba(16,24,40,.06)}
+.P-card.P-me{border-color:#3b82f6;box-shadow:0 0 0 2px rgba(59,130,246,.35)}
+.P-title{font-weight:650}
+.P-chip{display:inline-block;padding:0 8px;border-radius:999px;font-size:12px;font-weight:600;background:#edf2f7;color:#4a5568;white-space:nowrap}
+.P-chip+.P-chip{margin-left:4px}
+.P-score{font-size:20px;font-weight:750;font-variant-numeric:tabular-nums;margin:0 4px}
+.P-muted{color:#718096;font-size:12px}
+.P-svg{max-width:100%;height:auto;display:block}
+`;

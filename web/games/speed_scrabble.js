@@ -11,27 +11,17 @@
 // board, then the result's score), tile arrivals with their time, a race timeline, the winner.
 // A seat's view holds only the lines of that seat (its setup, its messages, notices to it,
 // its faults). Spectator logs (letters replaced by "?") draw "?" tiles.
-import { style, svg as s, html as h, prefixed, secs, method, args } from "./draw.js";
+import { style, svg as s, html as h, prefixed, secs, method, args, SHARED_CSS } from "./draw.js";
 
 const P = 'speed_scrabble';
 const COLORS = ['#2b6cb0', '#c05621', '#2f855a', '#6b46c1', '#b83280', '#2c7a7b', '#975a16', '#4a5568'];
 
-const CSS = `
-.P-root{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2933;display:flex;flex-direction:column;gap:10px}
-.P-bar{display:flex;flex-wrap:wrap;gap:8px;align-items:stretch}
-.P-card{background:#fff;border:1px solid #d8dee6;border-radius:8px;padding:6px 12px;box-shadow:0 1px 2px rgba(16,24,40,.06)}
-.P-card.P-me{border-color:#3b82f6;box-shadow:0 0 0 2px rgba(59,130,246,.35)}
-.P-title{font-weight:650}
-.P-chip{display:inline-block;padding:0 8px;border-radius:999px;font-size:12px;font-weight:600;background:#edf2f7;color:#4a5568;white-space:nowrap}
-.P-chip+.P-chip{margin-left:4px}
+const CSS = (SHARED_CSS + `
 .P-ok{background:#e3f4e8;color:#276749}.P-bad{background:#fde8e8;color:#c53030}.P-warn{background:#fef3c7;color:#975a16}.P-win{background:#fff4c2;color:#7a5b00}
-.P-score{font-size:20px;font-weight:750;font-variant-numeric:tabular-nums;margin:0 4px}
-.P-muted{color:#718096;font-size:12px}
 .P-list{margin:0;padding:0 0 0 2px;list-style:none;font-size:13px;max-height:14em;overflow:auto}
 .P-list li{padding:1px 0}.P-list li.P-now{font-weight:650}
-.P-svg{max-width:100%;height:auto;display:block}
 .P-dot{display:inline-block;width:10px;height:10px;border-radius:50%;vertical-align:0;margin-right:6px}
-`.replace(/P-/g, P + '-');
+`).replace(/P-/g, P + '-');
 
 const cls = prefixed(P);
 
