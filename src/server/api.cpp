@@ -42,6 +42,14 @@ std::vector<std::int64_t> chart_rounds(const std::set<std::int64_t>& rounds) {
   return picked;
 }
 
+// The entrants a job seats, by seat (null for a seat the spec does not have).
+Json seat_names(const tournament::TournamentSpec& spec, const Json& job_spec) {
+  Json seats = Json::array();
+  for (std::size_t e : tournament::seated(job_spec))
+    seats.push_back(e < spec.players.size() ? Json(spec.players[e].name) : Json());
+  return seats;
+}
+
 }  // namespace
 
 std::variant<std::shared_ptr<StoreApi::Snapshot>, ApiReply> StoreApi::snapshot(std::int64_t id) {
@@ -171,14 +179,8 @@ ApiReply StoreApi::standings(std::int64_t id) {
 }
 
 Json StoreApi::match_row(const Snapshot& s, const StoredResult& row) const {
-  Json seats = Json::array();
-  const auto seated = tournament::seated(row.spec);
-  auto name_of = [&](std::size_t seat) -> Json {
-    if (seat < seated.size() && seated[seat] < s.spec.players.size())
-      return s.spec.players[seated[seat]].name;
-    return nullptr;
-  };
-  for (std::size_t i = 0; i < seated.size(); ++i) seats.push_back(name_of(i));
+  const Json seats = seat_names(s.spec, row.spec);
+  auto name_of = [&](std::size_t seat) -> Json { return seat < seats.size() ? seats[seat] : Json(); };
   Json out = {{"index", row.index},
               {"round", row.round},
               {"job", row.job},
@@ -287,6 +289,51 @@ std::variant<StoreApi::Log, ApiReply> StoreApi::log(std::int64_t id, std::int64_
   if (!stored) return store_failed(stored.error());
   if (!*stored) return api_error(404, fmt::format("match {} of tournament {} has no log", index, id));
   return Log{std::move((*stored)->text), std::move((*stored)->damage)};
+}
+
+std::variant<std::vector<tournament::LiveJob>, ApiReply> StoreApi::live_jobs(std::int64_t id) {
+  auto jobs = store_.live_jobs(id);
+  if (!jobs) return store_failed(jobs.error());
+  return std::move(*jobs);
+}
+
+Json StoreApi::live_row(const Snapshot& s, const tournament::LiveJob& job) const {
+  const std::int64_t t = s.record.id;
+  return {{"tournament", t},
+          {"index", job.index},
+          {"round", job.round},
+          {"seats", seat_names(s.spec, job.spec)},
+          {"lines", job.lines},
+          {"stream", fmt::format("/api/tournaments/{}/matches/{}/stream", t, job.index)}};
+}
+
+ApiReply StoreApi::live(std::int64_t id) {
+  auto got = snapshot(id);
+  if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;
+  const Snapshot& s = *std::get<std::shared_ptr<Snapshot>>(got);
+  auto jobs = live_jobs(id);
+  if (auto* reply = std::get_if<ApiReply>(&jobs)) return *reply;
+  Json list = Json::array();
+  for (const auto& job : std::get<std::vector<tournament::LiveJob>>(jobs))
+    list.push_back(live_row(s, job));
+  return {200, Json{{"matches", list}}};
+}
+
+std::variant<StoreApi::Live, ApiReply> StoreApi::live_match(std::int64_t id, std::int64_t index) {
+  auto got = snapshot(id);
+  if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;
+  const Snapshot& s = *std::get<std::shared_ptr<Snapshot>>(got);
+  auto jobs = live_jobs(id);
+  if (auto* reply = std::get_if<ApiReply>(&jobs)) return *reply;
+  for (const auto& job : std::get<std::vector<tournament::LiveJob>>(jobs)) {
+    if (job.index != index) continue;
+    Json row = live_row(s, job);
+    row["tournament_name"] = s.record.name;
+    row["game"] = s.record.game;
+    return Live{job.job, std::move(row)};
+  }
+  return api_error(404, fmt::format("match {} of tournament {} is not being played now", index,
+                                    id));
 }
 
 }  // namespace arbiter::server

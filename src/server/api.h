@@ -67,6 +67,18 @@ class StoreApi {
   // A match's stored game log; an error reply when there is none.
   std::variant<Log, ApiReply> log(std::int64_t id, std::int64_t index);
 
+  // The matches of a tournament being played now, by whichever process plays them (their live
+  // lines in the store: tournament/live_feed.h), by index: {"matches": [{"tournament", "index",
+  // "round", "seats", "lines", "stream"}]}.
+  ApiReply live(std::int64_t id);
+  struct Live {
+    std::int64_t job = 0;  // the store's job, whose live lines the stream reads
+    Json summary;          // a row of live() with "tournament_name" and "game"
+  };
+  // One match being played now; a 404 reply when it is not (not started, or its live lines not
+  // written yet, or finished: then match() has it).
+  std::variant<Live, ApiReply> live_match(std::int64_t id, std::int64_t index);
+
  private:
   struct Snapshot {
     tournament::TournamentRecord record;
@@ -85,6 +97,8 @@ class StoreApi {
   static constexpr std::chrono::milliseconds kFresh{1000};
   std::variant<std::shared_ptr<Snapshot>, ApiReply> snapshot(std::int64_t id);
   Json match_row(const Snapshot& s, const tournament::StoredResult& row) const;
+  Json live_row(const Snapshot& s, const tournament::LiveJob& job) const;
+  std::variant<std::vector<tournament::LiveJob>, ApiReply> live_jobs(std::int64_t id);
   // A finished match of a tournament: its row, kept alive by its snapshot.
   struct Found {
     std::shared_ptr<Snapshot> snapshot;

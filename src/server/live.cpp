@@ -3,53 +3,17 @@
 #include <algorithm>
 
 #include "arena/registry.h"
+#include "arena/spectator.h"
 
 namespace arbiter::server {
 
-namespace {
 
-// Without a game's own projection: every call's args and reply and every message withheld.
-Json withhold_all(const Json& line) {
-  if (!line.is_object()) return line;
-  Json out = line;
-  const std::string type = string_or(line, "type");
-  if (type == "call") {
-    out.erase("args");
-    out.erase("reply");
-  } else if (type == "setup" || type == "message" || type == "notice") {
-    out.erase("message");
-  } else if (type == "match") {
-    out.erase("teams");
-    if (auto c = out.find("config"); c != out.end()) *c = nullptr;
-  }
-  return out;
-}
-
-// A detail may quote what a seat sent or holds (a refused placement names a tile of its hand;
-// malformed JSON is quoted): a spectator sees only its reason, the text before the first colon.
-void keep_only_the_reason(Json& line) {
-  if (!line.is_object()) return;
-  auto detail = line.find("detail");
-  if (detail == line.end() || !detail->is_string()) return;
-  const std::string text = detail->get<std::string>();
-  *detail = text.substr(0, text.find(':'));
-}
-
-}  // namespace
-
-LiveMatch::LiveMatch(std::int64_t id, std::string game, std::function<Json(const Json&)> spectate)
-    : id_(id), game_(std::move(game)), spectate_(spectate ? std::move(spectate) : withhold_all) {}
+LiveMatch::LiveMatch(std::int64_t id, std::string game)
+    : id_(id), game_(std::move(game)), entry_(find_game(game_)) {}
 
 void LiveMatch::record(const Json& line) {
   std::string full = dump(line);
-  Json shown;
-  try {
-    shown = spectate_(line);
-    keep_only_the_reason(shown);
-  } catch (...) {  // a projection must not throw; if one does, show nothing of the line
-    shown = {{"type", string_or(line, "type")}};
-  }
-  std::string shown_text = dump(shown);
+  std::string shown_text = dump(spectator_line(entry_, line));
   {
     std::lock_guard lock(mu_);
     if (finished_) return;
@@ -100,10 +64,8 @@ Json LiveMatch::summary() const {
 }
 
 std::shared_ptr<LiveMatch> LiveMatches::start(const std::string& game) {
-  const GameEntry* entry = find_game(game);
   std::lock_guard lock(mu_);
-  auto match = std::make_shared<LiveMatch>(next_id_++, game,
-                                           entry != nullptr ? entry->spectate : nullptr);
+  auto match = std::make_shared<LiveMatch>(next_id_++, game);
   matches_.push_back(match);
   // Forget the oldest finished matches beyond keep_finished_.
   std::size_t finished = 0;

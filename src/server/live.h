@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "arena/registry.h"
 #include "core/json.h"
 #include "referee/observer.h"
 
@@ -24,7 +25,9 @@ namespace arbiter::server {
 
 class LiveMatch {
  public:
-  LiveMatch(std::int64_t id, std::string game, std::function<Json(const Json&)> spectate);
+  // `game`: a registry name; an unknown one is shown with everything withheld
+  // (arena/spectator.h).
+  LiveMatch(std::int64_t id, std::string game);
 
   std::int64_t id() const { return id_; }
   const std::string& game() const { return game_; }
@@ -53,7 +56,7 @@ class LiveMatch {
  private:
   const std::int64_t id_;
   const std::string game_;
-  const std::function<Json(const Json&)> spectate_;
+  const GameEntry* const entry_;
   mutable std::mutex mu_;
   mutable std::condition_variable changed_;
   std::vector<std::string> full_;

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <charconv>
+#include <functional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -35,6 +36,10 @@ constexpr std::chrono::milliseconds kStreamTick{1000};
 // gathered rather than each waking every viewer's thread (which slowed a tournament with 20
 // viewers to a fifth of its rate; docs/benchmarks.md).
 constexpr std::chrono::milliseconds kStreamBatch{100};
+// How often a stream of a match played by another process looks for new lines in the store
+// (the worker writes them every 250 ms: tournament/live_feed.h).
+constexpr std::chrono::milliseconds kStorePoll{250};
+constexpr std::int64_t kStoreLinesPerRead = 1000;
 
 void reply(httplib::Response& res, const ApiReply& r) {
   res.status = r.status;
@@ -109,8 +114,14 @@ std::optional<std::filesystem::path> static_file(const std::filesystem::path& ro
 
 }  // namespace
 
+// Where a live stream reads its lines: the spectator lines from index `from` on, waiting up to
+// `wait` when there are none yet.
+using LineSource =
+    std::function<LiveMatch::Chunk(std::size_t from, std::chrono::milliseconds wait)>;
+
 struct ViewerServer::Impl {
   ServerOptions options;
+  tournament::Store* store = nullptr;
   std::unique_ptr<StoreApi> api;
   LiveMatches* live = nullptr;
   httplib::Server http;
@@ -121,8 +132,8 @@ struct ViewerServer::Impl {
   void routes();
   void serve_log(httplib::Response& res, StoreApi::Log log, const std::string& filename,
                  bool download);
-  void live_stream(const httplib::Request& req, httplib::Response& res,
-                   std::shared_ptr<LiveMatch> match);
+  void live_stream(const httplib::Request& req, httplib::Response& res, LineSource source);
+  LineSource store_lines(std::int64_t job);
 };
 
 void ViewerServer::Impl::serve_log(httplib::Response& res, StoreApi::Log log,
@@ -139,8 +150,38 @@ void ViewerServer::Impl::serve_log(httplib::Response& res, StoreApi::Log log,
       });
 }
 
+// A match another process plays, read from the store's live lines. The stream ends when the
+// job has a result, when its lease runs out (its worker is gone) or when another worker has
+// claimed it (its lines start over): the page then reloads what there is.
+LineSource ViewerServer::Impl::store_lines(std::int64_t job) {
+  return [this, job, attempt = std::int64_t{-1}](std::size_t from,
+                                                 std::chrono::milliseconds wait) mutable {
+    const auto until = std::chrono::steady_clock::now() + wait;
+    LiveMatch::Chunk chunk;
+    for (;;) {
+      auto got = store->live_lines(job, static_cast<std::int64_t>(from), kStoreLinesPerRead);
+      if (got) {
+        if (attempt < 0) attempt = got->attempt;
+        if (!got->exists || got->finished || got->attempt != attempt ||
+            (!got->playing && got->lines.empty())) {
+          chunk.finished = true;
+          return chunk;
+        }
+        if (!got->lines.empty()) {
+          chunk.lines = std::move(got->lines);
+          return chunk;
+        }
+      }  // a failed read is tried again at the next poll; the stream keeps alive meanwhile
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= until || stopping) return chunk;
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(kStorePoll,
+                                                                                until - now));
+    }
+  };
+}
+
 void ViewerServer::Impl::live_stream(const httplib::Request& req, httplib::Response& res,
-                                     std::shared_ptr<LiveMatch> match) {
+                                     LineSource source) {
   std::size_t from = 0;
   auto from_param = int_param(req, "from");
   if (auto* msg = std::get_if<std::string>(&from_param)) return error(res, 400, *msg);
@@ -162,7 +203,7 @@ void ViewerServer::Impl::live_stream(const httplib::Request& req, httplib::Respo
   res.set_header("Cache-Control", "no-store");
   res.set_chunked_content_provider(
       "text/event-stream",
-      [this, match = std::move(match), next = from,
+      [this, source = std::move(source), next = from,
        last = std::chrono::steady_clock::time_point{}](std::size_t,
                                                       httplib::DataSink& sink) mutable {
         if (stopping) return false;
@@ -170,7 +211,7 @@ void ViewerServer::Impl::live_stream(const httplib::Request& req, httplib::Respo
         if (const auto now = std::chrono::steady_clock::now(); now < due)
           std::this_thread::sleep_for(due - now);
         last = std::chrono::steady_clock::now();
-        auto chunk = match->spectator_lines(next, kStreamTick);
+        auto chunk = source(next, kStreamTick);
         std::string out;
         for (const auto& line : chunk.lines) {
           ++next;
@@ -261,6 +302,24 @@ void ViewerServer::Impl::routes() {
                        fmt::format("tournament{}-match{}.jsonl", t, m),
                        req.get_param_value("download") == "1");
            });
+  http.Get("/api/tournaments/" + id + "/live",
+           [=, this](const httplib::Request& req, httplib::Response& res) {
+             if (need_store(res)) reply(res, api->live(id_of(req.matches[1])));
+           });
+  http.Get("/api/tournaments/" + id + "/matches/" + id + "/live",
+           [=, this](const httplib::Request& req, httplib::Response& res) {
+             if (!need_store(res)) return;
+             auto got = api->live_match(id_of(req.matches[1]), id_of(req.matches[2]));
+             if (auto* r = std::get_if<ApiReply>(&got)) return reply(res, *r);
+             reply(res, {200, std::get<StoreApi::Live>(got).summary});
+           });
+  http.Get("/api/tournaments/" + id + "/matches/" + id + "/stream",
+           [=, this](const httplib::Request& req, httplib::Response& res) {
+             if (!need_store(res)) return;
+             auto got = api->live_match(id_of(req.matches[1]), id_of(req.matches[2]));
+             if (auto* r = std::get_if<ApiReply>(&got)) return reply(res, *r);
+             live_stream(req, res, store_lines(std::get<StoreApi::Live>(got).job));
+           });
   http.Get("/api/live", [this](const httplib::Request&, httplib::Response& res) {
     Json list = Json::array();
     if (live)
@@ -278,7 +337,10 @@ void ViewerServer::Impl::routes() {
   });
   http.Get("/api/live/" + id + "/stream",
            [=, this](const httplib::Request& req, httplib::Response& res) {
-             if (auto m = find_live(req, res)) live_stream(req, res, std::move(m));
+             if (auto m = find_live(req, res))
+               live_stream(req, res, [m](std::size_t from, std::chrono::milliseconds wait) {
+                 return m->spectator_lines(from, wait);
+               });
            });
   http.Get("/api/live/" + id + "/log", [=, this](const httplib::Request& req, httplib::Response& res) {
     auto m = find_live(req, res);
@@ -308,6 +370,7 @@ void ViewerServer::Impl::routes() {
 ViewerServer::ViewerServer(ServerOptions options, tournament::Store* store, LiveMatches* live)
     : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
+  impl_->store = store;
   if (store != nullptr) impl_->api = std::make_unique<StoreApi>(*store);
   impl_->live = live;
   impl_->routes();

@@ -80,6 +80,12 @@ constexpr SchemaObject kSchema[] = {
      "WHERE NOT done AND lease_owner IS NOT NULL"},
     {"results_tournament",
      "CREATE INDEX IF NOT EXISTS results_tournament ON results(tournament)"},
+    {"live_lines", R"sql(CREATE TABLE IF NOT EXISTS live_lines(
+      job bigint NOT NULL,
+      attempt bigint NOT NULL,
+      n bigint NOT NULL,
+      line text NOT NULL,
+      PRIMARY KEY(job, attempt, n)))sql"},
 };
 
 constexpr const char* kTournamentColumns =
@@ -111,8 +117,29 @@ constexpr const char* kComplete = R"sql(
   counted AS (
     UPDATE jobs SET duplicates = duplicates + 1
     WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM stored)
-    RETURNING id)
+    RETURNING id),
+  dropped AS (DELETE FROM live_lines WHERE job = $1)
   SELECT (SELECT count(*) FROM job), (SELECT count(*) FROM closed), (SELECT count(*) FROM counted)
+)sql";
+
+// A batch of live lines travels as one JSON array of strings; none is added to a job that is
+// done or missing.
+constexpr const char* kAppendLive = R"sql(
+  INSERT INTO live_lines(job, attempt, n, line)
+  SELECT $1, $2, $3 + rows.n - 1, rows.e
+  FROM json_array_elements_text($4::json) WITH ORDINALITY AS rows(e, n)
+  WHERE EXISTS (SELECT 1 FROM jobs WHERE id = $1 AND NOT done)
+  ON CONFLICT DO NOTHING
+)sql";
+
+// The job's state and its current attempt's lines in one statement, so from one snapshot.
+constexpr const char* kLiveLines = R"sql(
+  SELECT j.done, j.attempts, coalesce(j.lease_until >= clock_timestamp(), false), l.n, l.line
+  FROM jobs j LEFT JOIN LATERAL (
+    SELECT n, line FROM live_lines
+    WHERE job = j.id AND attempt = j.attempts AND n >= $2 AND NOT j.done
+    ORDER BY n LIMIT $3) l ON true
+  WHERE j.id = $1 ORDER BY l.n
 )sql";
 
 // A libpqxx message is several lines (the error, DETAIL:, HINT:, the statement's text with a
@@ -339,6 +366,60 @@ class PostgresStore final : public Store {
       const bool first = row[1].as<std::int64_t>() == 1;
       tx.commit();
       return first;
+    });
+  }
+
+  Expected<void> append_live(const std::vector<LiveBatch>& batches) override {
+    return run([&](pqxx::connection& c) -> Expected<void> {
+      pqxx::work tx(c);
+      for (const LiveBatch& b : batches) {
+        if (b.lines.empty()) continue;
+        tx.exec_params(kAppendLive, b.job, b.attempt, b.first, dump(Json(b.lines)));
+      }
+      tx.commit();
+      return {};
+    });
+  }
+
+  Expected<std::vector<LiveJob>> live_jobs(std::int64_t tournament) override {
+    return run([&](pqxx::connection& c) -> Expected<std::vector<LiveJob>> {
+      pqxx::nontransaction tx(c);
+      const auto r = tx.exec_params(
+          "SELECT j.id, j.idx, j.round, j.spec, j.lease_owner, j.attempts, l.n FROM jobs j "
+          "CROSS JOIN LATERAL (SELECT count(*) AS n FROM live_lines l "
+          "WHERE l.job = j.id AND l.attempt = j.attempts) l "
+          "WHERE j.tournament = $1 AND NOT j.done AND j.lease_until >= clock_timestamp() "
+          "AND l.n > 0 ORDER BY j.idx",
+          tournament);
+      std::vector<LiveJob> out;
+      out.reserve(r.size());
+      for (const auto& row : r)
+        out.push_back({row[0].as<std::int64_t>(), row[1].as<std::int64_t>(),
+                       row[2].as<std::int64_t>(), json_or_null(row[3]),
+                       row[4].is_null() ? std::string() : row[4].as<std::string>(),
+                       row[5].as<std::int64_t>(), row[6].as<std::int64_t>()});
+      return out;
+    });
+  }
+
+  Expected<LiveLines> live_lines(std::int64_t job, std::int64_t from,
+                                 std::int64_t max) override {
+    return run([&](pqxx::connection& c) -> Expected<LiveLines> {
+      pqxx::nontransaction tx(c);
+      const auto r = tx.exec_params(kLiveLines, job, from, max);
+      LiveLines out;
+      if (r.empty()) return out;
+      out.exists = true;
+      out.finished = r[0][0].as<bool>();
+      out.attempt = r[0][1].as<std::int64_t>();
+      out.playing = !out.finished && r[0][2].as<bool>();
+      std::int64_t next = from;
+      for (const auto& row : r) {
+        if (row[3].is_null() || row[3].as<std::int64_t>() != next) break;
+        out.lines.push_back(row[4].as<std::string>());
+        ++next;
+      }
+      return out;
     });
   }
 

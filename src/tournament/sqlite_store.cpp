@@ -52,6 +52,12 @@ CREATE TABLE IF NOT EXISTS results(
   log_sha256 TEXT,    -- integrity.h: log_checksum; NULL: stored before checksums
   finished TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')));
 CREATE INDEX IF NOT EXISTS results_tournament ON results(tournament);
+CREATE TABLE IF NOT EXISTS live_lines(
+  job INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  line TEXT NOT NULL,
+  PRIMARY KEY(job, attempt, n)) WITHOUT ROWID;
 )sql";
 
 // Thrown inside this file only; every Store method turns it into an Error.
@@ -274,8 +280,72 @@ class SqliteStore final : public Store {
                                  "lease_until = NULL WHERE id = ?"
                                : "UPDATE jobs SET duplicates = duplicates + 1 WHERE id = ?");
         u.bind(1, job).run();
+        Statement d(db_, "DELETE FROM live_lines WHERE job = ?");
+        d.bind(1, job).run();
       });
       return first;
+    });
+  }
+
+  Expected<void> append_live(const std::vector<LiveBatch>& batches) override {
+    return guarded<void>([&] {
+      transaction([&] {
+        Statement open(db_, "SELECT 1 FROM jobs WHERE id = ? AND done = 0");
+        Statement add(db_,
+                      "INSERT INTO live_lines(job, attempt, n, line) VALUES(?,?,?,?) "
+                      "ON CONFLICT DO NOTHING");
+        for (const LiveBatch& b : batches) {
+          open.reset();
+          if (!open.bind(1, b.job).step()) continue;
+          for (std::size_t i = 0; i < b.lines.size(); ++i) {
+            add.reset();
+            add.bind(1, b.job).bind(2, b.attempt).bind(3, b.first + static_cast<std::int64_t>(i));
+            add.bind(4, b.lines[i]).run();
+          }
+        }
+      });
+      return Expected<void>{};
+    });
+  }
+
+  Expected<std::vector<LiveJob>> live_jobs(std::int64_t tournament) override {
+    return guarded<std::vector<LiveJob>>([&] {
+      Statement s(db_,
+                  "SELECT j.id, j.idx, j.round, j.spec, j.lease_owner, j.attempts, "
+                  "(SELECT count(*) FROM live_lines l WHERE l.job = j.id AND l.attempt = "
+                  "j.attempts) AS n FROM jobs j WHERE j.tournament = ? AND j.done = 0 "
+                  "AND j.lease_until >= ? AND n > 0 ORDER BY j.idx");
+      s.bind(1, tournament).bind(2, now_ms());
+      std::vector<LiveJob> out;
+      while (s.step())
+        out.push_back({s.integer(0), s.integer(1), s.integer(2), s.json_or_null(3), s.text(4),
+                       s.integer(5), s.integer(6)});
+      return out;
+    });
+  }
+
+  Expected<LiveLines> live_lines(std::int64_t job, std::int64_t from,
+                                 std::int64_t max) override {
+    return guarded<LiveLines>([&] {
+      LiveLines out;
+      // The job's state and its lines as of one moment, without taking the write lock.
+      read_transaction([&] {
+        Statement j(db_,
+                    "SELECT done, attempts, coalesce(lease_until >= ?, 0) FROM jobs WHERE id = ?");
+        if (!j.bind(1, now_ms()).bind(2, job).step()) return;
+        out.exists = true;
+        out.finished = j.integer(0) != 0;
+        out.attempt = j.integer(1);
+        out.playing = !out.finished && j.integer(2) != 0;
+        if (out.finished) return;
+        Statement s(db_,
+                    "SELECT n, line FROM live_lines WHERE job = ? AND attempt = ? AND n >= ? "
+                    "ORDER BY n LIMIT ?");
+        s.bind(1, job).bind(2, out.attempt).bind(3, from).bind(4, max);
+        for (std::int64_t next = from; s.step() && s.integer(0) == next; ++next)
+          out.lines.push_back(s.text(1));
+      });
+      return out;
     });
   }
 
@@ -406,6 +476,18 @@ class SqliteStore final : public Store {
   template <class F>
   void transaction(F&& body) {
     exec("BEGIN IMMEDIATE");
+    try {
+      body();
+      exec("COMMIT");
+    } catch (...) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+  }
+
+  template <class F>
+  void read_transaction(F&& body) {
+    exec("BEGIN DEFERRED");
     try {
       body();
       exec("COMMIT");

@@ -90,6 +90,36 @@ struct Progress {
   std::int64_t duplicates = 0;  // result copies that arrived after the first and were ignored
 };
 
+// Live lines: what a spectator may see of a match while it is played (arena/spectator.h), so that
+// a viewer in another process can show it live. The worker playing a job appends them in
+// batches, numbered from 0 within its attempt (Job::attempts); they hold nothing a seat could
+// not see, and they are dropped when the job's result is stored.
+struct LiveBatch {
+  std::int64_t job = 0;
+  std::int64_t attempt = 0;
+  std::int64_t first = 0;           // the number of lines[0]
+  std::vector<std::string> lines;   // spectator lines, dumped JSON
+};
+
+// A job being played now that has live lines.
+struct LiveJob {
+  std::int64_t job = 0;
+  std::int64_t index = 0;
+  std::int64_t round = 0;
+  Json spec;                 // the job's match spec (null when it is not JSON)
+  std::string worker;        // who holds its lease
+  std::int64_t attempt = 0;
+  std::int64_t lines = 0;    // live lines stored so far
+};
+
+struct LiveLines {
+  bool exists = false;       // the job is in the store
+  bool finished = false;     // it has a result (and then no live lines)
+  bool playing = false;      // it is under a live lease
+  std::int64_t attempt = 0;  // the attempt whose lines these are: the job's latest claim
+  std::vector<std::string> lines;  // numbered from the asked one on, without gaps
+};
+
 // A live or expired lease, for tools that look for dead workers.
 struct Lease {
   std::int64_t job = 0;
@@ -130,7 +160,8 @@ class Store {
   virtual Expected<std::int64_t> renew(const std::string& worker,
                                        std::chrono::milliseconds lease) = 0;
 
-  // Stores a job's result and log, with the log's checksum (integrity.h), and ends its lease.
+  // Stores a job's result and log, with the log's checksum (integrity.h), ends its lease and
+  // drops its live lines.
   // Returns true if this is the job's first result; false if it already had one (this copy is
   // ignored and counted in duplicates). Any worker may complete any job, leased to it or not: a
   // result is a result.
@@ -157,6 +188,18 @@ class Store {
   // The stderr tails stored with a job's result (JobResult::stderr_tails, null if there were
   // none), or nothing if the job has no result.
   virtual Expected<std::optional<Json>> stderr_tails(std::int64_t job) = 0;
+
+  // Appends live lines. A line a job's attempt already has is ignored (a batch written twice is
+  // harmless); a job that has a result, or is not in the store, gets none.
+  virtual Expected<void> append_live(const std::vector<LiveBatch>& batches) = 0;
+
+  // The jobs of `tournament` under a live lease, without a result, whose current attempt has
+  // live lines, by index.
+  virtual Expected<std::vector<LiveJob>> live_jobs(std::int64_t tournament) = 0;
+
+  // The live lines of `job`'s current attempt numbered `from` on, at most `max`.
+  virtual Expected<LiveLines> live_lines(std::int64_t job, std::int64_t from,
+                                         std::int64_t max) = 0;
 
   // Blocks until jobs may have been added or released (PostgreSQL: LISTEN/NOTIFY from any
   // process), or until `timeout`. May return early without cause; callers re-check by claiming.

@@ -369,6 +369,76 @@ TEST_P(StoreContract, AWaitingWorkerWakesWhenJobsArrive) {
   EXPECT_LT(waited, 10s);
 }
 
+TEST_P(StoreContract, LiveLinesOfTheCurrentAttemptAreReadInOrderUntilTheResult) {
+  const auto t = make(3);
+  auto got = claim("w", 2);
+  ASSERT_EQ(got.size(), 2u);
+  const Job& a = got[0];
+  // Out of order, twice over, and a batch with a gap after it: read back in order, without gaps.
+  ASSERT_TRUE(store_->append_live({{a.id, a.attempts, 2, {"c"}},
+                                   {a.id, a.attempts, 0, {"a", "b"}},
+                                   {a.id, a.attempts, 0, {"x", "y", "z"}},
+                                   {a.id, a.attempts, 9, {"late"}}}));
+  auto lines = store_->live_lines(a.id, 0, 100);
+  ASSERT_TRUE(lines.has_value()) << lines.error().message;
+  EXPECT_TRUE(lines->exists);
+  EXPECT_TRUE(lines->playing);
+  EXPECT_FALSE(lines->finished);
+  EXPECT_EQ(lines->attempt, a.attempts);
+  EXPECT_EQ(lines->lines, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(store_->live_lines(a.id, 1, 1)->lines, (std::vector<std::string>{"b"}));
+  EXPECT_TRUE(store_->live_lines(a.id, 3, 100)->lines.empty());
+
+  // Only jobs being played that have lines are listed.
+  auto live = store_->live_jobs(t);
+  ASSERT_TRUE(live.has_value()) << live.error().message;
+  ASSERT_EQ(live->size(), 1u);
+  EXPECT_EQ((*live)[0].job, a.id);
+  EXPECT_EQ((*live)[0].index, a.index);
+  EXPECT_EQ((*live)[0].worker, "w");
+  EXPECT_EQ((*live)[0].lines, 4);  // a, b, c and the line after the gap
+  EXPECT_EQ((*live)[0].spec, a.spec);
+
+  // The result drops them, and later lines are refused.
+  ASSERT_TRUE(store_->complete(a.id, "w", result_of(a, "one")));
+  ASSERT_TRUE(store_->append_live({{a.id, a.attempts, 3, {"d"}}}));
+  lines = store_->live_lines(a.id, 0, 100);
+  ASSERT_TRUE(lines.has_value());
+  EXPECT_TRUE(lines->finished);
+  EXPECT_FALSE(lines->playing);
+  EXPECT_TRUE(lines->lines.empty());
+  EXPECT_TRUE(store_->live_jobs(t)->empty());
+
+  // Unknown jobs: nothing stored, nothing read, no error.
+  ASSERT_TRUE(store_->append_live({{999999, 1, 0, {"x"}}}));
+  lines = store_->live_lines(999999, 0, 100);
+  ASSERT_TRUE(lines.has_value());
+  EXPECT_FALSE(lines->exists);
+}
+
+TEST_P(StoreContract, AReclaimedJobShowsOnlyItsNewAttemptsLines) {
+  const auto t = make(1);
+  auto first = claim("dead", 1, 200ms);
+  ASSERT_EQ(first.size(), 1u);
+  ASSERT_TRUE(store_->append_live({{first[0].id, first[0].attempts, 0, {"old0", "old1"}}}));
+  std::this_thread::sleep_for(300ms);
+  // The lease ran out: not listed, and its lines end there.
+  EXPECT_TRUE(store_->live_jobs(t)->empty());
+  EXPECT_FALSE(store_->live_lines(first[0].id, 0, 100)->playing);
+  auto second = claim("alive", 1);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_GT(second[0].attempts, first[0].attempts);
+  EXPECT_TRUE(store_->live_lines(second[0].id, 0, 100)->lines.empty());
+  EXPECT_TRUE(store_->live_jobs(t)->empty());  // no line of the new attempt yet
+  ASSERT_TRUE(store_->append_live({{second[0].id, second[0].attempts, 0, {"new0"}}}));
+  auto lines = store_->live_lines(second[0].id, 0, 100);
+  ASSERT_TRUE(lines.has_value());
+  EXPECT_EQ(lines->lines, (std::vector<std::string>{"new0"}));
+  EXPECT_EQ(lines->attempt, second[0].attempts);
+  ASSERT_EQ(store_->live_jobs(t)->size(), 1u);
+  EXPECT_EQ((*store_->live_jobs(t))[0].worker, "alive");
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, StoreContract,
                          ::testing::ValuesIn(testing::contract_backends()),
                          [](const auto& info) {

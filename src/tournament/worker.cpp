@@ -21,6 +21,7 @@
 #include "arena/registry.h"
 #include "arena/seating.h"
 #include "referee/game_log.h"
+#include "tournament/live_feed.h"
 #include "tournament/schedule.h"
 #include "tournament/standings.h"
 
@@ -42,7 +43,8 @@ Expected<TournamentSpec> load_spec(Store& store, std::int64_t tournament) {
 }
 
 JobResult play_job(const TournamentSpec& spec, const Job& job,
-                   const std::filesystem::path& stderr_dir, MatchObserver* observer) {
+                   const std::filesystem::path& stderr_dir,
+                   const std::vector<MatchObserver*>& observers) {
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -71,7 +73,8 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
   play.hosting.programs = &programs;
   std::ostringstream log_text;
   GameLog log(&log_text);
-  if (observer != nullptr) log.watch(*observer);
+  for (MatchObserver* o : observers)
+    if (o != nullptr) log.watch(*o);
   play.options.log = &log;
   try {
     auto outcome = play_match(*game, play);
@@ -208,6 +211,8 @@ class Pool {
                             ? options_.threads
                             : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     std::thread heartbeat([this] { renew_leases(); });
+    if (options_.live_period.count() > 0) feed_ = std::make_unique<LiveFeed>(store_);
+    std::thread feeder([this] { feed_live_lines(); });
     std::vector<std::thread> pool;
     for (int i = 0; i < threads; ++i) pool.emplace_back([this] { work(); });
     for (auto& t : pool) t.join();
@@ -217,6 +222,8 @@ class Pool {
     }
     wake_.notify_all();
     heartbeat.join();
+    feeder.join();
+    if (feed_) report_.live_write_failures = feed_->failures();
     auto released = store_.release(options_.id);
     if (!failure_.empty()) return fail(failure_);
     if (!released) return std::unexpected(released.error());
@@ -332,14 +339,20 @@ class Pool {
     auto match = std::make_shared<Match>();
     auto play = options_.play;
     auto watch = options_.watch;
-    std::thread thread([match, play, watch, spec, job, dir = options_.stderr_dir] {
+    // Made here rather than on the match's thread: a match abandoned at its limit may outlive
+    // the feed, and its observer then feeds nothing.
+    std::shared_ptr<MatchObserver> fed = feed_ ? feed_->watch(spec.game, job) : nullptr;
+    std::thread thread([match, play, watch, fed = std::move(fed), spec, job,
+                        dir = options_.stderr_dir]() mutable {
       JobResult result;
       if (play) {
         result = play(spec, job, dir);
       } else {
         std::unique_ptr<MatchObserver> observer = watch ? watch(spec, job) : nullptr;
-        result = play_job(spec, job, dir, observer.get());
+        result = play_job(spec, job, dir, {observer.get(), fed.get()});
       }
+      // The feed's lines of this match are written or dropped before its result is stored.
+      fed.reset();
       std::lock_guard lock(match->mu);
       match->result = std::move(result);
       match->done.notify_all();
@@ -384,6 +397,17 @@ class Pool {
     ++report_.stray_threads;
   }
 
+  void feed_live_lines() {
+    if (!feed_) return;
+    std::unique_lock lock(mu_);
+    while (!done_) {
+      if (wake_.wait_for(lock, options_.live_period, [&] { return done_; })) return;
+      lock.unlock();
+      (void)feed_->flush();  // a failure is counted by the feed; its lines go at the next beat
+      lock.lock();
+    }
+  }
+
   void renew_leases() {
     std::unique_lock lock(mu_);
     while (!done_) {
@@ -402,6 +426,7 @@ class Pool {
   std::string failure_;
   WorkerReport report_;
   std::map<std::int64_t, TournamentSpec> specs_;
+  std::unique_ptr<LiveFeed> feed_;
 };
 
 }  // namespace

@@ -28,11 +28,11 @@ Expected<TournamentSpec> load_spec(Store& store, std::int64_t tournament);
 // Plays one job of `spec` in this process: in-process house bots, or child processes for
 // cmd: bots, whose stderr tails come back with the result (and, with a `stderr_dir`, whose
 // stderr goes to DIR/tT-mN-NAME.stderr, T the tournament, N the match's index). Never fails: a
-// match that cannot be played gives a result {"error": "..."}. An `observer` (may be null)
-// watches the match's game log as it is recorded (referee/observer.h).
+// match that cannot be played gives a result {"error": "..."}. The `observers` (nulls are
+// skipped) watch the match's game log as it is recorded (referee/observer.h).
 JobResult play_job(const TournamentSpec& spec, const Job& job,
                    const std::filesystem::path& stderr_dir = {},
-                   MatchObserver* observer = nullptr);
+                   const std::vector<MatchObserver*>& observers = {});
 
 // Swiss: adds the next round's jobs when every enqueued round has all its results. Safe to call
 // from any worker at any time (the jobs of a round are a function of earlier results, and a job
@@ -74,6 +74,9 @@ struct WorkerOptions {
   // Called on a match's thread before it starts: an observer of its game log (the live
   // viewer), or null. Must be thread-safe. Not used when `play` is set.
   std::function<std::unique_ptr<MatchObserver>(const TournamentSpec&, const Job&)> watch;
+  // How often the spectator lines of the matches under way are written to the store, so that a
+  // viewer reading the store from another process shows them live (live_feed.h); zero: never.
+  std::chrono::milliseconds live_period{250};
   // How a job is played (tests replace it); empty: play_job.
   std::function<JobResult(const TournamentSpec&, const Job&, const std::filesystem::path&)> play;
 };
@@ -97,6 +100,7 @@ struct WorkerReport {
   // Threads of abandoned matches still running: the process should end with _exit (or
   // quick_exit) rather than run static destructors under them.
   std::int64_t stray_threads = 0;
+  std::int64_t live_write_failures = 0;  // writes of live lines that failed (retried)
 };
 
 // Runs until the condition in `options` holds, or until `stop` (then within stop_grace plus a
