@@ -52,11 +52,12 @@ Json seat_names(const tournament::TournamentSpec& spec, const Json& job_spec) {
 
 }  // namespace
 
-std::variant<std::shared_ptr<StoreApi::Snapshot>, ApiReply> StoreApi::snapshot(std::int64_t id) {
+std::variant<std::shared_ptr<StoreApi::Snapshot>, ApiReply> StoreApi::snapshot(
+    std::int64_t id, std::chrono::milliseconds max_age) {
   const auto now = std::chrono::steady_clock::now();
   {
     std::lock_guard lock(mu_);
-    if (auto it = cache_.find(id); it != cache_.end() && now - it->second->checked < kFresh)
+    if (auto it = cache_.find(id); it != cache_.end() && now - it->second->checked < max_age)
       return it->second;
   }
   auto record = store_.find_tournament(id);
@@ -259,14 +260,17 @@ ApiReply StoreApi::matches(std::int64_t id, const MatchQuery& q) {
 }
 
 std::variant<StoreApi::Found, ApiReply> StoreApi::find_match(std::int64_t id, std::int64_t index) {
-  auto got = snapshot(id);
-  if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;
-  auto snap = std::get<std::shared_ptr<Snapshot>>(std::move(got));
-  auto it = std::lower_bound(snap->results.begin(), snap->results.end(), index,
-                             [](const StoredResult& r, std::int64_t i) { return r.index < i; });
-  if (it == snap->results.end() || it->index != index)
-    return api_error(404, fmt::format("tournament {} has no finished match {}", id, index));
-  return Found{snap, &*it};
+  // A match missing from a snapshot up to kFresh old may have been stored since (a page that
+  // followed it live asks for it the moment it ends): looked for once more in a current one.
+  for (const auto max_age : {kFresh, std::chrono::milliseconds(0)}) {
+    auto got = snapshot(id, max_age);
+    if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;
+    auto snap = std::get<std::shared_ptr<Snapshot>>(std::move(got));
+    auto it = std::lower_bound(snap->results.begin(), snap->results.end(), index,
+                               [](const StoredResult& r, std::int64_t i) { return r.index < i; });
+    if (it != snap->results.end() && it->index == index) return Found{snap, &*it};
+  }
+  return api_error(404, fmt::format("tournament {} has no finished match {}", id, index));
 }
 
 ApiReply StoreApi::match(std::int64_t id, std::int64_t index) {

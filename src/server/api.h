@@ -95,7 +95,8 @@ class StoreApi {
   // and the progress itself looked at no more often than that, so that many viewers of a running
   // tournament cost its store one look a second and the standings one computation.
   static constexpr std::chrono::milliseconds kFresh{1000};
-  std::variant<std::shared_ptr<Snapshot>, ApiReply> snapshot(std::int64_t id);
+  std::variant<std::shared_ptr<Snapshot>, ApiReply> snapshot(
+      std::int64_t id, std::chrono::milliseconds max_age = kFresh);
   Json match_row(const Snapshot& s, const tournament::StoredResult& row) const;
   Json live_row(const Snapshot& s, const tournament::LiveJob& job) const;
   std::variant<std::vector<tournament::LiveJob>, ApiReply> live_jobs(std::int64_t id);

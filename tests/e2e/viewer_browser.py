@@ -261,7 +261,7 @@ def live_tournament(d, arbiter, art, tmp):
     """tournament run --serve: its page follows the standings without a reload, and its front page
     lists the match being played."""
     proc = subprocess.Popen([arbiter, "tournament", "run", "--name", "races", "-g", "speed_scrabble",
-                             "-p", "ann:slow=0.3", "-p", "ben:slow=0.3", "--rounds", "2", "--seed", "2",
+                             "-p", "ann:slow=0.3", "-p", "ben:slow=0.3", "--rounds", "3", "--seed", "2",
                              "--workers", "1", "--store", f"sqlite:{tmp}/live.db", "--serve", "127.0.0.1:0",
                              "--linger", "30", "-q"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -279,22 +279,23 @@ def live_tournament(d, arbiter, art, tmp):
         while time.monotonic() < end and not d.find_elements(By.CSS_SELECTOR, "#live-table tr[data-live]"):
             time.sleep(0.1)
         check(bool(d.find_elements(By.CSS_SELECTOR, "#live-table tr[data-live]")), "the front page lists no live match of the running tournament")
+        store_live(d, arbiter, art, tmp, re.search(r"id=(\d+)", page).group(1))
         d.get(page)
         wait_ready(d, "the running tournament's page")
         first = d.find_element(By.ID, "facts").text
-        check("of 4 matches played" in first, f"the running tournament's page says {first!r}")
+        check("of 6 matches played" in first, f"the running tournament's page says {first!r}")
         seen = {first}
         end = time.monotonic() + 40
-        while time.monotonic() < end and "4 of 4 matches played" not in d.find_element(By.ID, "facts").text:
+        while time.monotonic() < end and "6 of 6 matches played" not in d.find_element(By.ID, "facts").text:
             seen.add(d.find_element(By.ID, "facts").text)
             time.sleep(0.2)
         final = d.find_element(By.ID, "facts").text
-        check("4 of 4 matches played" in final, f"the page did not follow the tournament to its end: {final!r}")
+        check("6 of 6 matches played" in final, f"the page did not follow the tournament to its end: {final!r}")
         check(len(seen) >= 2, "the page never changed while the tournament was played")
         end = time.monotonic() + 10  # the facts come first, then the standings and the matches
-        while time.monotonic() < end and count(d, "#matches tr[data-match]") != 4:
+        while time.monotonic() < end and count(d, "#matches tr[data-match]") != 6:
             time.sleep(0.1)
-        check(count(d, "#matches tr[data-match]") == 4, f"{count(d, '#matches tr[data-match]')} match rows after the end, not 4")
+        check(count(d, "#matches tr[data-match]") == 6, f"{count(d, '#matches tr[data-match]')} match rows after the end, not 6")
         d.save_screenshot(str(art / "live-tournament.png"))
     finally:
         proc.send_signal(signal.SIGINT)  # ends the linger
@@ -303,6 +304,54 @@ def live_tournament(d, arbiter, art, tmp):
         except subprocess.TimeoutExpired:
             proc.kill()
             check(False, "tournament run --serve did not end on SIGINT during its linger")
+
+
+def store_live(d, arbiter, art, t, tournament):
+    """The same running tournament through a second `arbiter serve` that only reads its store: the
+    tournament page lists the match being played, and its match page follows it live, then shows
+    it as stored."""
+    other = subprocess.Popen([arbiter, "serve", "--store", f"sqlite:{t}/live.db", "--listen", "127.0.0.1:0"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        m = re.search(r"is at (http://\S+)", other.stdout.readline())
+        if not check(m is not None, "the second arbiter serve printed no address"):
+            return
+        base = m.group(1).rstrip("/") + "/"
+        d.get(f"{base}tournament.html?id={tournament}")
+        wait_ready(d, "the running tournament's page (other process)")
+        # Follow a match from its start: wait for one to begin after the page is up.
+        def listed():
+            return {int(r.get_attribute("data-live")) for r in d.find_elements(By.CSS_SELECTOR, "#live-table tr[data-live]")}
+        first = listed() or {-1}
+        end = time.monotonic() + 30
+        while time.monotonic() < end and not {i for i in listed() if i > max(first)}:
+            time.sleep(0.1)
+        rows = [r.find_element(By.TAG_NAME, "a") for r in d.find_elements(By.CSS_SELECTOR, "#live-table tr[data-live]")
+                if int(r.get_attribute("data-live")) > max(first)]
+        if not check(bool(rows), "a serve of the store lists no match being played"):
+            return
+        rows[0].click()
+        wait_ready(d, "a match page of another process's live match")
+        running_steps, end = 0, time.monotonic() + 30
+        while time.monotonic() < end:
+            state, steps = d.execute_script(
+                "return [document.body.dataset.live, document.getElementById('scrub').dataset.steps || '0']")
+            if state != "running":
+                break
+            running_steps = max(running_steps, int(steps))
+            if running_steps > 3 and not (art / "store-live-running.png").exists():
+                d.save_screenshot(str(art / "store-live-running.png"))
+            time.sleep(0.1)
+        check(running_steps > 3, f"the page of another process's match showed only {running_steps} steps while it ran")
+        end = time.monotonic() + 20
+        while time.monotonic() < end and not d.find_element(By.ID, "outcome").text.startswith("Won by"):
+            time.sleep(0.1)
+        check(d.find_element(By.ID, "outcome").text.startswith("Won by"), "the page of another process's match shows no outcome at its end")
+        check(not d.find_element(By.ID, "download").get_attribute("hidden"), "no download link once the match is stored")
+        d.save_screenshot(str(art / "store-live-finished.png"))
+    finally:
+        other.terminate()
+        other.wait(10)
 
 
 def main():

@@ -173,14 +173,34 @@ async function stored(t, i) {
   if (m.outcome === "error") showError(null, `The match could not be played: ${m.error}`);
 }
 
+// A live match of this server's own process (?live=ID): at its end, its whole log from memory.
 async function live(id) {
   const sum = await getJson(`api/live/${id}`);
   crumbs(h("a", { href: "./" }, "home"), `live match ${id}`);
   document.getElementById("title").textContent = `${(sum.seats || []).join(" vs ") || "live match"}`;
   document.getElementById("facts").textContent = `${sum.game} · live match ${id}`;
+  await followStream(sum.game, `api/live/${id}/stream`, async () => {
+    const { text } = await getText(`api/live/${id}/log`);
+    return { text, download: `api/live/${id}/log?download=1` };
+  });
+}
+
+// A match of a tournament still being played, by this process or another writing to the store
+// (?t=T&i=I before its result is in): at its end, the page shows it as stored.
+async function storeLive(t, i, sum) {
+  crumbs(h("a", { href: "./" }, "tournaments"), h("a", { href: `tournament.html?id=${t}` }, sum.tournament_name), `match ${i}`);
+  document.title = `${sum.tournament_name} #${i} · arbiter viewer`;
+  document.getElementById("title").textContent = `${(sum.seats || []).join(" vs ")}`;
+  document.getElementById("facts").textContent = `${sum.game} · ${sum.tournament_name}, match ${i}, round ${sum.round} · being played`;
+  await followStream(sum.game, sum.stream.replace(/^\//, ""), null, async () => { await stored(t, i); go(Infinity); });
+}
+
+// Follows a spectator stream; at its end either `wholeLog` gives the whole log to show, or
+// `reload` shows the match afresh.
+async function followStream(game, streamUrl, wholeLog, reload) {
   const badge = document.getElementById("live-state");
   badge.hidden = false;
-  await useRenderer(sum.game);
+  await useRenderer(game);
   let pending = false;
   const refresh = () => {
     if (pending) return;
@@ -188,7 +208,17 @@ async function live(id) {
     setTimeout(() => { pending = false; rebuild(); }, 150);
   };
   const finish = async () => {
-    const { text } = await getText(`api/live/${id}/log`);
+    if (reload) {
+      badge.hidden = true;
+      document.body.dataset.live = "finished";
+      try {
+        await reload();
+      } catch (e) {
+        showError(null, `The match is no longer being played, and no result is stored yet (its worker may have stopped): ${e.message || e}`);
+      }
+      return;
+    }
+    const { text, download } = await wholeLog();
     document.body.dataset.live = "finished";  // from here on the page may show the whole log
     lines = parseLines(text);
     rebuild();
@@ -196,13 +226,13 @@ async function live(id) {
     badge.className = "badge done";
     badge.textContent = "finished: the whole log is shown";
     const dl = document.getElementById("download");
-    dl.href = `api/live/${id}/log?download=1`;
+    dl.href = download;
     dl.hidden = false;
   };
   badge.className = "badge live";
   badge.textContent = "live: a spectator's view";
   document.body.dataset.live = "running";
-  const es = new EventSource(`api/live/${id}/stream`);
+  const es = new EventSource(streamUrl);
   es.onmessage = (ev) => {
     try { lines.push(JSON.parse(ev.data)); } catch { return; }
     if (!replay) rebuild(); else refresh();
@@ -210,10 +240,19 @@ async function live(id) {
   es.addEventListener("end", () => { es.close(); finish().catch((e) => showError(null, e)); });
   es.onerror = () => {
     if (document.body.dataset.live === "finished") return;
+    // A stream of the store that is refused (the match ended before it opened) gives up: show
+    // the match as stored, if it is.
+    if (reload && es.readyState === EventSource.CLOSED) { finish().catch((e) => showError(null, e)); return; }
     badge.textContent = es.readyState === EventSource.CLOSED ? "disconnected" : "reconnecting…";
   };
   es.onopen = () => { if (document.body.dataset.live !== "finished") badge.textContent = "live: a spectator's view"; };
   if (!replay) { replay = renderer.replay(lines); draw(); }
+}
+
+async function storedOrLive(t, i) {
+  const res = await fetch(`api/tournaments/${t}/matches/${i}/live`);
+  if (res.ok) return storeLive(t, i, await res.json());
+  return stored(t, i);
 }
 
 function wire() {
@@ -241,7 +280,7 @@ async function main() {
   wire();
   const t = param("t"), i = param("i"), id = param("live");
   if (id && /^\d+$/.test(id)) await live(id);
-  else if (t && i && /^\d+$/.test(t) && /^\d+$/.test(i)) await stored(t, i);
+  else if (t && i && /^\d+$/.test(t) && /^\d+$/.test(i)) await storedOrLive(t, i);
   else throw new Error("no match in the address (match.html?t=TOURNAMENT&i=MATCH or ?live=ID)");
   document.body.dataset.ready = "1";
 }

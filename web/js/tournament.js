@@ -82,21 +82,37 @@ async function main() {
   document.getElementById("prev").addEventListener("click", () => { offset = Math.max(0, offset - PAGE); loadMatches().catch((e) => showError(null, e)); });
   document.getElementById("next").addEventListener("click", () => { offset += PAGE; loadMatches().catch((e) => showError(null, e)); });
   await loadMatches();
+  drawLive(await getJson(`api/tournaments/${id}/live`));
   document.body.dataset.ready = "1";
   // A tournament still being played (on a projector, say) refreshes itself until it is done.
   if (t.progress.done < t.progress.planned) {
     const timer = setInterval(async () => {
       try {
         // Everything is fetched before anything is drawn: the page never mixes two moments.
-        const [now, st, page] = await Promise.all([getJson(`api/tournaments/${id}`),
-          getJson(`api/tournaments/${id}/standings`), getJson(matchesUrl())]);
+        const [now, st, page, live] = await Promise.all([getJson(`api/tournaments/${id}`),
+          getJson(`api/tournaments/${id}/standings`), getJson(matchesUrl()), getJson(`api/tournaments/${id}/live`)]);
         showFacts(now);
         drawStandings(st);
         drawMatches(page);
-        if (now.progress.done >= now.progress.planned) clearInterval(timer);
+        drawLive(live);
+        if (now.progress.done >= now.progress.planned) { clearInterval(timer); clearInterval(liveTimer); }
       } catch { /* the server may be gone: keep what is shown */ }
     }, 3000);
+    // The matches being played change faster than the standings: their list every second.
+    const liveTimer = setInterval(async () => {
+      try { drawLive(await getJson(`api/tournaments/${id}/live`)); } catch { /* keep what is shown */ }
+    }, 1000);
   }
+}
+
+function drawLive({ matches }) {
+  document.getElementById("live").hidden = matches.length === 0;
+  document.querySelector("#live-table tbody").replaceChildren(...matches.map((m) => h("tr", { "data-live": m.index },
+    h("td", {}, h("a", { href: `match.html?t=${id}&i=${m.index}` }, `#${m.index}`)),
+    h("td", {}, String(m.round)),
+    h("td", {}, (m.seats || []).join(" vs ")),
+    h("td", { class: "num" }, String(m.lines)),
+    h("td", {}, h("span", { class: "badge live" }, "live")))));
 }
 
 function showFacts(t) {
