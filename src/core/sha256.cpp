@@ -2,6 +2,7 @@
 // in 64-byte blocks, the padded tail built in a local buffer.
 #include "core/sha256.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace arbiter {
@@ -58,37 +59,67 @@ void compress(std::uint32_t (&h)[8], const unsigned char* block) {
 
 }  // namespace
 
-std::array<std::uint8_t, 32> sha256(std::string_view data) {
-  std::uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                        0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+Sha256::Sha256()
+    : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+         0x5be0cd19},
+      block_{} {}
+
+void Sha256::update(std::string_view data) {
   const auto* p = reinterpret_cast<const unsigned char*>(data.data());
-  std::size_t whole = data.size() / 64 * 64;
-  for (std::size_t i = 0; i < whole; i += 64) compress(h, p + i);
+  std::size_t n = data.size();
+  length_ += n;
+  if (used_ > 0) {
+    const std::size_t take = std::min(n, 64 - used_);
+    std::memcpy(block_ + used_, p, take);
+    used_ += take;
+    p += take;
+    n -= take;
+    if (used_ < 64) return;
+    compress(h_, block_);
+    used_ = 0;
+  }
+  for (; n >= 64; p += 64, n -= 64) compress(h_, p);
+  if (n > 0) std::memcpy(block_, p, n);
+  used_ = n;
+}
+
+std::array<std::uint8_t, 32> Sha256::digest() {
   // The tail, a 1 bit, zeros, and the length in bits (big-endian): one block or two.
   unsigned char tail[128] = {};
-  const std::size_t rest = data.size() - whole;
-  if (rest > 0) std::memcpy(tail, p + whole, rest);
-  tail[rest] = 0x80;
-  const std::size_t blocks = rest + 1 + 8 <= 64 ? 1 : 2;
-  const std::uint64_t bits = static_cast<std::uint64_t>(data.size()) * 8;
+  if (used_ > 0) std::memcpy(tail, block_, used_);
+  tail[used_] = 0x80;
+  const std::size_t blocks = used_ + 1 + 8 <= 64 ? 1 : 2;
+  const std::uint64_t bits = length_ * 8;
   for (int i = 0; i < 8; ++i)
     tail[blocks * 64 - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
-  for (std::size_t b = 0; b < blocks; ++b) compress(h, tail + 64 * b);
+  for (std::size_t b = 0; b < blocks; ++b) compress(h_, tail + 64 * b);
   std::array<std::uint8_t, 32> out{};
   for (int i = 0; i < 8; ++i)
-    for (int j = 0; j < 4; ++j) out[4 * i + j] = static_cast<std::uint8_t>(h[i] >> (24 - 8 * j));
+    for (int j = 0; j < 4; ++j) out[4 * i + j] = static_cast<std::uint8_t>(h_[i] >> (24 - 8 * j));
   return out;
 }
 
-std::string sha256_hex(std::string_view data) {
+std::string Sha256::hex() {
   constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(64);
-  for (std::uint8_t byte : sha256(data)) {
+  for (std::uint8_t byte : digest()) {
     out += kHex[byte >> 4];
     out += kHex[byte & 15];
   }
   return out;
+}
+
+std::array<std::uint8_t, 32> sha256(std::string_view data) {
+  Sha256 s;
+  s.update(data);
+  return s.digest();
+}
+
+std::string sha256_hex(std::string_view data) {
+  Sha256 s;
+  s.update(data);
+  return s.hex();
 }
 
 }  // namespace arbiter

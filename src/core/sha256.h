@@ -10,6 +10,21 @@
 
 namespace arbiter {
 
+// A digest taken in pieces: update() with each piece in order, then digest() once.
+class Sha256 {
+ public:
+  Sha256();
+  void update(std::string_view data);
+  std::array<std::uint8_t, 32> digest();  // REQUIRES: called once, after the last update
+  std::string hex();                      // digest() as 64 lowercase hex digits
+
+ private:
+  std::uint32_t h_[8];
+  unsigned char block_[64];
+  std::size_t used_ = 0;        // bytes in block_
+  std::uint64_t length_ = 0;    // bytes so far
+};
+
 std::array<std::uint8_t, 32> sha256(std::string_view data);
 
 // The digest as 64 lowercase hex digits.

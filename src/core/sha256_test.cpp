@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 namespace arbiter {
@@ -25,6 +26,24 @@ TEST(Sha256, PaddingEdges) {
             "04c26261370ee7541549d16dee320c723e3fd14671e66a099afe0a377c16888e");
   EXPECT_EQ(sha256_hex(std::string(64, 'x')),
             "7ce100971f64e7001e8fe5a51973ecdfe1ced42befe7ee8d5fd6219506b5393c");
+}
+
+// Property: any split of the data into pieces gives the one-shot digest.
+TEST(Sha256, PiecesGiveTheDigestOfTheWhole) {
+  std::string data;
+  for (int i = 0; i < 1000; ++i) data += static_cast<char>((i * 131 + 7) % 251);
+  const std::string whole = sha256_hex(data);
+  std::uint32_t state = 12345;
+  for (int round = 0; round < 200; ++round) {
+    Sha256 s;
+    for (std::size_t at = 0; at < data.size();) {
+      state = state * 1103515245u + 12345u;
+      const std::size_t take = std::min<std::size_t>(data.size() - at, (state >> 16) % 150);
+      s.update(std::string_view(data).substr(at, take));
+      at += take;
+    }
+    EXPECT_EQ(s.hex(), whole) << "round " << round;
+  }
 }
 
 TEST(Sha256, OneBitChangesTheDigest) {

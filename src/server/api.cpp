@@ -5,12 +5,14 @@
 
 #include <fmt/format.h>
 
+#include "tournament/integrity.h"
 #include "tournament/ratings.h"
 #include "tournament/schedule.h"
 #include "tournament/standings.h"
 
 namespace arbiter::server {
 
+using tournament::PackedLog;
 using tournament::StoredResult;
 
 ApiReply api_error(int status, std::string message) {
@@ -289,10 +291,12 @@ ApiReply StoreApi::match(std::int64_t id, std::int64_t index) {
 std::variant<StoreApi::Log, ApiReply> StoreApi::log(std::int64_t id, std::int64_t index) {
   auto found = find_match(id, index);
   if (auto* reply = std::get_if<ApiReply>(&found)) return *reply;
-  auto stored = store_.log(std::get<Found>(found).row->job);
-  if (!stored) return store_failed(stored.error());
-  if (!*stored) return api_error(404, fmt::format("match {} of tournament {} has no log", index, id));
-  return Log{std::move((*stored)->text), std::move((*stored)->damage)};
+  auto packed = store_.packed_log(std::get<Found>(found).row->job);
+  if (!packed) return store_failed(packed.error());
+  if (!*packed) return api_error(404, fmt::format("match {} of tournament {} has no log", index, id));
+  PackedLog& p = **packed;
+  std::string damage = tournament::packed_log_damage(p.spec, p.result, p.stored, p.checksum);
+  return Log{std::move(p.stored), std::move(damage)};
 }
 
 std::variant<std::vector<tournament::LiveJob>, ApiReply> StoreApi::live_jobs(std::int64_t id) {

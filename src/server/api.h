@@ -61,10 +61,13 @@ class StoreApi {
   ApiReply match(std::int64_t id, std::int64_t index);
 
   struct Log {
-    std::string text;    // JSON lines
+    // The log as stored (tournament/log_codec.h: about a tenth of its JSON lines), to be sent
+    // inflated piece by piece (inflate_log), never whole. Plain JSON lines pass through as they are.
+    std::string packed;
     std::string damage;  // why it cannot be believed; empty when it can
   };
-  // A match's stored game log; an error reply when there is none.
+  // A match's stored game log, checked in pieces (integrity.h: packed_log_damage); an error
+  // reply when there is none.
   std::variant<Log, ApiReply> log(std::int64_t id, std::int64_t index);
 
   // The matches of a tournament being played now, by whichever process plays them (their live

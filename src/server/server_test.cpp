@@ -18,9 +18,12 @@
 #include <fstream>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "arena/registry.h"
 #include "referee/game_log.h"
 #include "server/live.h"
+#include "tournament/spec.h"
 #include "tournament/store.h"
 #include "tournament/worker.h"
 
@@ -188,6 +191,59 @@ TEST_F(ServerTest, OneMatchHasItsReproduceCommandAndItsLog) {
   ASSERT_TRUE(download);
   EXPECT_NE(download->get_header_value("Content-Disposition").find("attachment"), std::string::npos);
   EXPECT_EQ(download->body, log->body);
+}
+
+// A log of 4 MiB is inflated piece by piece on its way out and arrives byte for byte; a log
+// whose bytes rotted is still sent, with its damage in a header.
+TEST(ServerLogs, ALargeLogArrivesWholeAndADamagedOneSaysSo) {
+  const std::string dir = temp_dir();
+  auto store = tournament::open_store("sqlite:" + dir + "/big.db");
+  ASSERT_TRUE(store.has_value()) << store.error().message;
+  TournamentSpec spec;
+  spec.name = "big";
+  spec.game = "battleship";
+  spec.players = {{"a", "density"}, {"b", "hunt"}};
+  auto id = tournament::create_tournament(**store, spec);
+  ASSERT_TRUE(id.has_value()) << id.error().message;
+  auto jobs = (*store)->claim("w", 10, std::chrono::seconds(60), *id);
+  ASSERT_TRUE(jobs.has_value() && jobs->size() == 2);
+  const Json result{{"winners", {0}}, {"ejections", Json::array()}, {"scores", {1, 0}}};
+  std::string big = dump(Json{{"type", "match"}, {"seed", (*jobs)[0].spec["seed"]},
+                              {"seats", {"a", "b"}}}) + "\n";
+  for (int i = 0; big.size() < (std::size_t{4} << 20); ++i)
+    big += fmt::format("{{\"type\":\"call\",\"seat\":{},\"n\":{}}}\n", i % 2, i * 7919 % 1000003);
+  Json end = result;
+  end["type"] = "result";
+  big += dump(end) + "\n";
+  ASSERT_TRUE((*store)->complete((*jobs)[0].id, "w", {result, big, 1.0, Json()}));
+  ViewerServer server({"127.0.0.1", 0, dir, 8}, store->get(), nullptr);
+  auto port = server.bind();
+  ASSERT_TRUE(port.has_value());
+  server.start();
+  httplib::Client c("127.0.0.1", *port);
+  c.set_read_timeout(std::chrono::seconds(30));
+  auto r = c.Get(fmt::format("/api/tournaments/{}/matches/{}/log", *id, (*jobs)[0].index));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_FALSE(r->has_header("X-Arbiter-Damage")) << r->get_header_value("X-Arbiter-Damage");
+  EXPECT_TRUE(r->body == big) << "got " << r->body.size() << " bytes of " << big.size();
+  server.stop();
+  // The second match's log claims another seed: sent, with the damage said.
+  const std::string moved = dump(Json{{"type", "match"}, {"seed", 1}, {"seats", {"a", "b"}}}) +
+                            "\n" + dump(end) + "\n";
+  ASSERT_TRUE((*store)->complete((*jobs)[1].id, "w", {result, moved, 1.0, Json()}));
+  ViewerServer again({"127.0.0.1", 0, dir, 8}, store->get(), nullptr);
+  port = again.bind();
+  ASSERT_TRUE(port.has_value());
+  again.start();
+  httplib::Client c2("127.0.0.1", *port);
+  auto d = c2.Get(fmt::format("/api/tournaments/{}/matches/{}/log", *id, (*jobs)[1].index));
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->status, 200);
+  EXPECT_NE(d->get_header_value("X-Arbiter-Damage").find("seed"), std::string::npos);
+  EXPECT_EQ(d->body, moved);
+  again.stop();
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(ServerTest, BadIdsAndQueriesAreJsonErrors) {

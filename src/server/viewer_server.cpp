@@ -11,6 +11,7 @@
 #include "core/file.h"
 #include "core/printable.h"
 #include "server/api.h"
+#include "tournament/log_codec.h"
 
 #ifndef ARBITER_WEB_DIR
 #define ARBITER_WEB_DIR "web"
@@ -141,12 +142,18 @@ void ViewerServer::Impl::serve_log(httplib::Response& res, StoreApi::Log log,
   if (!log.damage.empty()) res.set_header("X-Arbiter-Damage", printable_line(log.damage));
   if (download)
     res.set_header("Content-Disposition", fmt::format("attachment; filename=\"{}\"", filename));
-  // Sent in pieces from the one copy, never copied whole again.
-  auto text = std::make_shared<std::string>(std::move(log.text));
-  res.set_content_provider(
-      text->size(), "application/x-ndjson; charset=utf-8",
-      [text](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
-        return sink.write(text->data() + offset, std::min<std::size_t>(length, 1 << 16));
+  // Inflated in 64 KiB pieces straight to the socket: a log is never held whole as text.
+  auto packed = std::make_shared<std::string>(std::move(log.packed));
+  res.set_chunked_content_provider(
+      "application/x-ndjson; charset=utf-8", [packed](std::size_t, httplib::DataSink& sink) {
+        bool open = true;
+        auto sent = tournament::inflate_log(*packed, [&](std::string_view piece) {
+          open = sink.write(piece.data(), piece.size());
+          return open;
+        });
+        // A log that stops inflating was reported in X-Arbiter-Damage before the first byte.
+        if (open) sink.done();
+        return open && sent.has_value();
       });
 }
 

@@ -81,6 +81,91 @@ std::string log_checksum(std::string_view log) {
   return sha256_hex(log);
 }
 
+namespace {
+
+// Checks a log's text given in pieces, keeping only the line being read, its checksum state,
+// the header and the last result line.
+class LogCheck {
+ public:
+  LogCheck(const Json& job_spec, const Json& result) : job_spec_(job_spec), result_(result) {
+    damage_ = result_damage(job_spec, result);
+    played_ = !result.contains("error");
+  }
+
+  void feed(std::string_view piece) {
+    sha_.update(piece);
+    bytes_ += piece.size();
+    while (!piece.empty()) {
+      const auto end = piece.find('\n');
+      if (end == std::string_view::npos) {
+        line_.append(piece);
+        return;
+      }
+      line_.append(piece.substr(0, end));
+      piece.remove_prefix(end + 1);
+      take_line();
+    }
+  }
+
+  // What is wrong with the log as fed, against the stored checksum; empty when nothing is.
+  std::string finish(const std::optional<std::string>& checksum) {
+    if (!line_.empty()) take_line();
+    if (checksum && *checksum != sha_.hex()) return "its log's SHA-256 is not the one stored with it";
+    if (!damage_.empty()) return damage_;
+    if (!played_) return bytes_ > 0 ? "a match that could not be played has a log" : "";
+    if (!line_damage_.empty()) return line_damage_;
+    if (header_.is_null()) return "its log is empty";
+    if (field_or_null(header_, "seed") != job_spec_["seed"])
+      return fmt::format("its log is of seed {}, the match's seed is {}",
+                         excerpt(field_or_null(header_, "seed")), excerpt(job_spec_["seed"]));
+    const Json names = field_or_null(header_, "seats");
+    if (!names.is_array() || names.size() != job_spec_["seats"].size())
+      return fmt::format("its log seats {} players, the match {}",
+                         names.is_array() ? names.size() : 0, job_spec_["seats"].size());
+    if (!last_result_) return "its log has no result line";
+    if (outcome(*last_result_) != outcome(result_))
+      return fmt::format("its log's result {} is not the stored result {}",
+                         excerpt(outcome(*last_result_), 120), excerpt(outcome(result_), 120));
+    return "";
+  }
+
+ private:
+  void take_line() {
+    ++number_;
+    std::string line = std::move(line_);
+    line_.clear();
+    if (!played_ || !damage_.empty() || !line_damage_.empty()) return;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) return;
+    auto parsed = parse_json(line);
+    if (!parsed || !parsed->is_object()) {
+      line_damage_ = fmt::format("its log's line {} is not a JSON object", number_);
+      return;
+    }
+    if (header_.is_null()) {
+      if (string_or(*parsed, "type") != "match")
+        line_damage_ = "its log does not start with a match header";
+      else
+        header_ = std::move(*parsed);
+      return;
+    }
+    if (string_or(*parsed, "type") == "result") last_result_ = std::move(*parsed);
+  }
+
+  const Json& job_spec_;
+  const Json& result_;
+  std::string damage_;       // of the result itself
+  std::string line_damage_;  // the first line that is wrong
+  bool played_ = true;
+  Sha256 sha_;
+  std::uint64_t bytes_ = 0;
+  std::size_t number_ = 0;
+  std::string line_;
+  Json header_;
+  std::optional<Json> last_result_;
+};
+
+}  // namespace
+
 StoredLog check_stored_log(const Json& job_spec, const Json& result, const std::string& stored,
                            const std::optional<std::string>& checksum) {
   StoredLog out;
@@ -91,65 +176,21 @@ StoredLog check_stored_log(const Json& job_spec, const Json& result, const std::
     return out;
   }
   out.text = std::move(*text);
-  if (checksum && *checksum != log_checksum(out.text)) {
-    out.damage = "its log's SHA-256 is not the one stored with it";
-    return out;
-  }
-  if (auto why = result_damage(job_spec, result); !why.empty()) {
-    out.damage = why;
-    return out;
-  }
-  if (result.contains("error")) {
-    if (!out.text.empty()) out.damage = "a match that could not be played has a log";
-    return out;
-  }
-  Json header;
-  std::optional<Json> last_result;
-  std::size_t start = 0;
-  for (std::size_t number = 1; start < out.text.size(); ++number) {
-    auto end = out.text.find('\n', start);
-    if (end == std::string::npos) end = out.text.size();
-    const std::string_view line(out.text.data() + start, end - start);
-    start = end + 1;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    auto parsed = parse_json(line);
-    if (!parsed || !parsed->is_object()) {
-      out.damage = fmt::format("its log's line {} is not a JSON object", number);
-      return out;
-    }
-    if (header.is_null()) {
-      if (string_or(*parsed, "type") != "match") {
-        out.damage = "its log does not start with a match header";
-        return out;
-      }
-      header = std::move(*parsed);
-      continue;
-    }
-    if (string_or(*parsed, "type") == "result") last_result = std::move(*parsed);
-  }
-  if (header.is_null()) {
-    out.damage = "its log is empty";
-    return out;
-  }
-  if (field_or_null(header, "seed") != job_spec["seed"]) {
-    out.damage = fmt::format("its log is of seed {}, the match's seed is {}",
-                             excerpt(field_or_null(header, "seed")), excerpt(job_spec["seed"]));
-    return out;
-  }
-  const Json names = field_or_null(header, "seats");
-  if (!names.is_array() || names.size() != job_spec["seats"].size()) {
-    out.damage = fmt::format("its log seats {} players, the match {}",
-                             names.is_array() ? names.size() : 0, job_spec["seats"].size());
-    return out;
-  }
-  if (!last_result) {
-    out.damage = "its log has no result line";
-    return out;
-  }
-  if (outcome(*last_result) != outcome(result))
-    out.damage = fmt::format("its log's result {} is not the stored result {}",
-                             excerpt(outcome(*last_result), 120), excerpt(outcome(result), 120));
+  LogCheck check(job_spec, result);
+  check.feed(out.text);
+  out.damage = check.finish(checksum);
   return out;
+}
+
+std::string packed_log_damage(const Json& job_spec, const Json& result, const std::string& stored,
+                              const std::optional<std::string>& checksum) {
+  LogCheck check(job_spec, result);
+  auto inflated = inflate_log(stored, [&](std::string_view piece) {
+    check.feed(piece);
+    return true;
+  });
+  if (!inflated) return "its log: " + inflated.error().message;
+  return check.finish(checksum);
 }
 
 }  // namespace arbiter::tournament

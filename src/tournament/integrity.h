@@ -35,4 +35,9 @@ std::string log_checksum(std::string_view log);
 StoredLog check_stored_log(const Json& job_spec, const Json& result, const std::string& stored,
                            const std::optional<std::string>& checksum);
 
+// What check_stored_log would find wrong (empty: nothing), reading the log in pieces without
+// holding its text: for serving large logs.
+std::string packed_log_damage(const Json& job_spec, const Json& result, const std::string& stored,
+                              const std::optional<std::string>& checksum);
+
 }  // namespace arbiter::tournament

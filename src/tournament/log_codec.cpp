@@ -10,6 +10,7 @@ namespace {
 
 constexpr char kTag[] = "ZLB1";
 constexpr std::size_t kTagSize = 4;
+constexpr std::size_t kPiece = std::size_t{1} << 16;
 
 }  // namespace
 
@@ -40,6 +41,42 @@ Expected<std::string> unpack_log(const std::string& stored) {
                             static_cast<uLong>(stored.size() - kTagSize - 8));
   if (rc != Z_OK || size != length) return fail("a stored game log is damaged (it does not inflate)");
   return out;
+}
+
+Expected<void> inflate_log(const std::string& stored,
+                           const std::function<bool(std::string_view)>& sink) {
+  if (stored.size() < kTagSize + 8 || std::memcmp(stored.data(), kTag, kTagSize) != 0) {
+    for (std::size_t at = 0; at < stored.size(); at += kPiece)
+      if (!sink(std::string_view(stored).substr(at, kPiece))) return {};
+    return {};
+  }
+  std::uint64_t length = 0;
+  std::memcpy(&length, stored.data() + kTagSize, 8);
+  z_stream z{};
+  if (inflateInit(&z) != Z_OK) return fail("out of memory inflating a stored game log");
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(stored.data() + kTagSize + 8));
+  z.avail_in = static_cast<uInt>(stored.size() - kTagSize - 8);
+  std::string piece(kPiece, '\0');
+  std::uint64_t produced = 0;
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    z.next_out = reinterpret_cast<Bytef*>(piece.data());
+    z.avail_out = static_cast<uInt>(piece.size());
+    rc = inflate(&z, Z_NO_FLUSH);
+    if (rc != Z_OK && rc != Z_STREAM_END) break;
+    const std::size_t n = piece.size() - z.avail_out;
+    produced += n;
+    if (produced > length) break;
+    if (n > 0 && !sink(std::string_view(piece.data(), n))) {
+      inflateEnd(&z);
+      return {};
+    }
+    if (n == 0 && rc == Z_OK && z.avail_in == 0) break;  // truncated: no more input, no end
+  }
+  inflateEnd(&z);
+  if (rc != Z_STREAM_END || produced != length)
+    return fail("a stored game log is damaged (it does not inflate)");
+  return {};
 }
 
 Expected<Json> decode_stderr_tails(const std::string& stored) {

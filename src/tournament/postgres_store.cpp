@@ -492,8 +492,8 @@ class PostgresStore final : public Store {
     });
   }
 
-  Expected<std::optional<StoredLog>> log(std::int64_t job) override {
-    return run([&](pqxx::connection& c) -> Expected<std::optional<StoredLog>> {
+  Expected<std::optional<PackedLog>> packed_log(std::int64_t job) override {
+    return run([&](pqxx::connection& c) -> Expected<std::optional<PackedLog>> {
       pqxx::nontransaction tx(c);
       const auto r = tx.exec_params(
           "SELECT r.log, r.log_sha256, r.result, j.spec FROM results r "
@@ -501,10 +501,9 @@ class PostgresStore final : public Store {
           job);
       if (r.empty()) return std::nullopt;
       const auto& row = r[0];
-      return check_stored_log(json_or_null(row[3]), json_or_null(row[2]),
-                              pqxx::binarystring(row[0]).str(),
-                              row[1].is_null() ? std::nullopt
-                                               : std::optional(row[1].as<std::string>()));
+      return PackedLog{pqxx::binarystring(row[0]).str(),
+                       row[1].is_null() ? std::nullopt : std::optional(row[1].as<std::string>()),
+                       json_or_null(row[2]), json_or_null(row[3])};
     });
   }
 

@@ -414,14 +414,14 @@ class SqliteStore final : public Store {
     });
   }
 
-  Expected<std::optional<StoredLog>> log(std::int64_t job) override {
-    return guarded<std::optional<StoredLog>>([&]() -> std::optional<StoredLog> {
+  Expected<std::optional<PackedLog>> packed_log(std::int64_t job) override {
+    return guarded<std::optional<PackedLog>>([&]() -> std::optional<PackedLog> {
       Statement s(db_,
                   "SELECT r.log, r.log_sha256, r.result, j.spec FROM results r "
                   "JOIN jobs j ON j.id = r.job WHERE r.job = ?");
       if (!s.bind(1, job).step()) return std::nullopt;
-      return check_stored_log(s.json_or_null(3), s.json_or_null(2), s.blob(0),
-                              s.is_null(1) ? std::nullopt : std::optional(s.text(1)));
+      return PackedLog{s.blob(0), s.is_null(1) ? std::nullopt : std::optional(s.text(1)),
+                       s.json_or_null(2), s.json_or_null(3)};
     });
   }
 

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "tournament/integrity.h"
+
 namespace arbiter::tournament {
 namespace {
 
@@ -23,6 +25,14 @@ std::optional<std::string_view> url_scheme(std::string_view url) {
 }
 
 }  // namespace
+
+Expected<std::optional<StoredLog>> Store::log(std::int64_t job) {
+  auto packed = packed_log(job);
+  if (!packed) return std::unexpected(packed.error());
+  if (!*packed) return std::nullopt;
+  const PackedLog& p = **packed;
+  return check_stored_log(p.spec, p.result, p.stored, p.checksum);
+}
 
 Expected<std::unique_ptr<Store>> open_store(std::string_view url, OpenMode mode) {
   if (url.empty()) return fail("store: empty URL; expected sqlite:FILE or postgresql://...");

@@ -82,6 +82,14 @@ struct StoredLog {
   bool checksummed = false;  // a checksum was stored with it (stores older than checksums: no)
 };
 
+// A log as stored, unchecked.
+struct PackedLog {
+  std::string stored;                   // log_codec.h's packing
+  std::optional<std::string> checksum;  // none: stored before checksums
+  Json result;                          // the stored result (null when it is not JSON)
+  Json spec;                            // the job's spec (null when it is not JSON)
+};
+
 struct Progress {
   std::int64_t planned = 0;     // jobs the tournament will have in all
   std::int64_t enqueued = 0;    // jobs stored so far (less than planned while Swiss rounds wait)
@@ -183,7 +191,12 @@ class Store {
 
   // The game log stored with a job's result, checked (integrity.h: check_stored_log), or
   // nothing if the job has no result. Damage is not an Error: it comes back in StoredLog.
-  virtual Expected<std::optional<StoredLog>> log(std::int64_t job) = 0;
+  Expected<std::optional<StoredLog>> log(std::int64_t job);
+
+  // A job's log as stored (log_codec.h's packing, about a tenth of its text) with what it is
+  // checked against, unchecked, or nothing if the job has no result: for reading a large log in
+  // pieces (log_codec.h: inflate_log; integrity.h: packed_log_damage).
+  virtual Expected<std::optional<PackedLog>> packed_log(std::int64_t job) = 0;
 
   // The stderr tails stored with a job's result (JobResult::stderr_tails, null if there were
   // none), or nothing if the job has no result.

@@ -714,5 +714,73 @@ TEST(LogCodec, PacksLogsSmallAndGivesThemBackExactly) {
   EXPECT_FALSE(unpack_log(packed.substr(0, packed.size() - 10)).has_value());
 }
 
+TEST(LogCodec, InflatesInPiecesThatMakeTheWholeLog) {
+  std::string log;
+  for (int i = 0; i < 20000; ++i)
+    log += "{\"type\":\"call\",\"n\":" + std::to_string(i * 7919 % 100003) + "}\n";
+  const std::string packed = pack_log(log);
+  std::string joined;
+  std::size_t pieces = 0;
+  ASSERT_TRUE(inflate_log(packed, [&](std::string_view piece) {
+    EXPECT_LE(piece.size(), std::size_t{1} << 16);
+    joined += piece;
+    ++pieces;
+    return true;
+  }));
+  EXPECT_EQ(joined, log);
+  EXPECT_GT(pieces, 2u);
+  // Stopped after the first piece: no error, no more pieces.
+  pieces = 0;
+  ASSERT_TRUE(inflate_log(packed, [&](std::string_view) { return ++pieces < 1; }));
+  EXPECT_EQ(pieces, 1u);
+  // Unpacked values pass through; damaged and cut ones are errors.
+  joined.clear();
+  ASSERT_TRUE(inflate_log("{\"type\":\"match\"}\n", [&](std::string_view p) {
+    joined += p;
+    return true;
+  }));
+  EXPECT_EQ(joined, "{\"type\":\"match\"}\n");
+  std::string damaged = packed;
+  damaged[damaged.size() / 2] ^= 0x55;
+  auto keep = [](std::string_view) { return true; };
+  EXPECT_FALSE(inflate_log(damaged, keep).has_value());
+  EXPECT_FALSE(inflate_log(packed.substr(0, packed.size() - 10), keep).has_value());
+  EXPECT_TRUE(inflate_log(pack_log(""), keep).has_value());
+}
+
+// The check in pieces (for serving large logs) finds exactly what the whole-text check finds.
+TEST(Integrity, ThePieceByPieceCheckAgreesWithTheWholeCheck) {
+  const Json spec{{"seats", {0, 1}}, {"seed", 5}};
+  const Json result{{"winners", {0}}, {"ejections", Json::array()}, {"scores", {3, 1}}};
+  std::string good = dump(Json{{"type", "match"}, {"seed", 5}, {"seats", {"a", "b"}}}) + "\n";
+  for (int i = 0; i < 5000; ++i) good += "{\"type\":\"call\",\"seat\":" + std::to_string(i % 2) + "}\n";
+  Json end = result;
+  end["type"] = "result";
+  good += dump(end) + "\n";
+  const std::string sum = log_checksum(good);
+  std::vector<std::pair<std::string, std::optional<std::string>>> cases = {
+      {good, sum}, {good, std::nullopt}, {good, std::string(64, '0')}, {good + "not json\n", std::nullopt},
+      {"", std::nullopt}, {"{\"type\":\"call\"}\n", std::nullopt},
+      {good.substr(0, good.size() - dump(end).size() - 1), std::nullopt},
+      {good.substr(0, good.size() - 1), log_checksum(good.substr(0, good.size() - 1))}};
+  std::string middle = good;
+  middle[good.size() / 2] = '#';
+  cases.push_back({middle, std::nullopt});
+  int damaged = 0;
+  for (const auto& [text, checksum] : cases) {
+    for (const std::string& stored : {pack_log(text), text}) {
+      const std::string whole = check_stored_log(spec, result, stored, checksum).damage;
+      EXPECT_EQ(packed_log_damage(spec, result, stored, checksum), whole) << text.substr(0, 80);
+      damaged += !whole.empty();
+    }
+    EXPECT_EQ(packed_log_damage(spec, Json{{"error", "x"}}, pack_log(text), checksum),
+              check_stored_log(spec, Json{{"error", "x"}}, pack_log(text), checksum).damage);
+  }
+  EXPECT_GE(damaged, 12);  // every case but the sound ones is damaged
+  std::string cut = pack_log(good);
+  cut.resize(cut.size() - 5);
+  EXPECT_EQ(packed_log_damage(spec, result, cut, sum), check_stored_log(spec, result, cut, sum).damage);
+}
+
 }  // namespace
 }  // namespace arbiter::tournament
