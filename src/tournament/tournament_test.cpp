@@ -18,6 +18,7 @@
 #include "referee/game_log.h"
 #include "tournament/audit.h"
 #include "tournament/integrity.h"
+#include "tournament/live_feed.h"
 #include "tournament/log_codec.h"
 #include "tournament/schedule.h"
 #include "tournament/standings.h"
@@ -780,6 +781,65 @@ TEST(Integrity, ThePieceByPieceCheckAgreesWithTheWholeCheck) {
   std::string cut = pack_log(good);
   cut.resize(cut.size() - 5);
   EXPECT_EQ(packed_log_damage(spec, result, cut, sum), check_stored_log(spec, result, cut, sum).damage);
+}
+
+// The live feed writes each match's spectator lines (never more), numbered without gaps; a
+// failed write is tried again with the same numbers; a match that ends is dropped; a queue the
+// store cannot drain stops growing.
+TEST(LiveFeed, WritesSpectatorLinesAndRetriesAFailedWrite) {
+  const std::string url = testing::fresh_store_url("sqlite");
+  auto store = open_store(url);
+  ASSERT_TRUE(store.has_value()) << store.error().message;
+  auto t = (*store)->create_tournament("t", "nosuch", Json::object(), 2,
+                                       {{0, 0, Json{{"seats", {0, 1}}, {"seed", 1}}},
+                                        {1, 0, Json{{"seats", {1, 0}}, {"seed", 2}}}});
+  ASSERT_TRUE(t.has_value());
+  auto jobs = (*store)->claim("w", 2, std::chrono::seconds(60));
+  ASSERT_TRUE(jobs.has_value() && jobs->size() == 2);
+  const Job& a = (*jobs)[0];
+  LiveFeed feed(**store);
+  auto watcher = feed.watch("nosuch", a);  // a game without a projection: the cautious default
+  const Json header{{"type", "match"}, {"seats", {"x", "y"}}, {"teams", "SECRET"}};
+  const Json call{{"type", "call"}, {"seat", 0}, {"args", "SECRET"}, {"reply", "SECRET"},
+                  {"detail", "foul: SECRET"}};
+  watcher->on_line(header);
+  watcher->on_line(call);
+  auto wrote = feed.flush();
+  ASSERT_TRUE(wrote.has_value()) << wrote.error().message;
+  EXPECT_EQ(*wrote, 2);
+  auto lines = (*store)->live_lines(a.id, 0, 100);
+  ASSERT_TRUE(lines.has_value());
+  ASSERT_EQ(lines->lines.size(), 2u);
+  for (const auto& l : lines->lines) EXPECT_EQ(l.find("SECRET"), std::string::npos) << l;
+  EXPECT_EQ(parse_json(lines->lines[1]).value()["detail"], "foul");
+
+  // The table is gone: the write fails and the lines wait; back, they go with their numbers.
+  testing::execute_sql(url, "DROP TABLE live_lines");
+  watcher->on_line(Json{{"type", "notice"}, {"n", 2}});
+  watcher->on_line(Json{{"type", "notice"}, {"n", 3}});
+  EXPECT_FALSE(feed.flush().has_value());
+  EXPECT_EQ(feed.failures(), 1);
+  ASSERT_TRUE(open_store(url).has_value());  // makes the table again
+  wrote = feed.flush();
+  ASSERT_TRUE(wrote.has_value()) << wrote.error().message;
+  EXPECT_EQ(*wrote, 2);
+  lines = (*store)->live_lines(a.id, 2, 100);
+  ASSERT_TRUE(lines.has_value());
+  ASSERT_EQ(lines->lines.size(), 2u);
+  EXPECT_EQ(parse_json(lines->lines[0]).value()["n"], 2);
+  EXPECT_EQ(parse_json(lines->lines[1]).value()["n"], 3);
+
+  // A match that ended: its unwritten lines are dropped.
+  watcher->on_line(Json{{"type", "notice"}, {"n", 4}});
+  watcher.reset();
+  EXPECT_EQ(feed.flush().value(), 0);
+
+  // A store that falls behind by more than kMaxQueued lines: that match stops feeding.
+  auto flood = feed.watch("nosuch", (*jobs)[1]);
+  for (std::size_t i = 0; i <= LiveFeed::kMaxQueued; ++i) flood->on_line(Json{{"type", "notice"}});
+  flood->on_line(Json{{"type", "notice"}});
+  EXPECT_EQ(feed.flush().value(), 0);
+  EXPECT_TRUE((*store)->live_lines((*jobs)[1].id, 0, 100)->lines.empty());
 }
 
 }  // namespace
