@@ -82,6 +82,7 @@ struct RunArgs {
   std::string stderr_dir;
   bool show_stderr = false;
   std::string serve;  // HOST:PORT of the live viewer; empty: none
+  bool no_live = false;  // write no spectator lines to the store
   double linger = 0;  // seconds the viewer stays up after the run
 };
 
@@ -412,20 +413,27 @@ int report_results(Store& store, std::int64_t id, const RunArgs& a) {
 }
 
 // Plays the tournament's missing matches in this process, with a progress display.
+// The worker settings every command that plays matches takes from its flags.
+WorkerOptions worker_options(const RunArgs& a) {
+  WorkerOptions options;
+  options.threads = a.workers;
+  options.batch = a.batch;
+  options.lease = std::chrono::milliseconds(std::llround(a.lease * 1000));
+  options.match_limit = std::chrono::milliseconds(std::llround(a.match_limit * 1000));
+  options.stop = &g_stop;
+  options.stderr_dir = a.stderr_dir;
+  if (a.no_live) options.live_period = std::chrono::milliseconds(0);
+  return options;
+}
+
 int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
   catch_stop_signals();
   if (auto released = release_dead_local_workers(store, id); released && *released > 0)
     std::cerr << fmt::format("arbiter: took back {} match(es) from a worker that died",
                              *released)
               << std::endl;
-  WorkerOptions options;
-  options.threads = a.workers;
-  options.batch = a.batch;
-  options.lease = std::chrono::milliseconds(std::llround(a.lease * 1000));
-  options.match_limit = std::chrono::milliseconds(std::llround(a.match_limit * 1000));
+  WorkerOptions options = worker_options(a);
   options.only = id;
-  options.stop = &g_stop;
-  options.stderr_dir = a.stderr_dir;
   std::optional<LiveViewer> viewer;
   if (!a.serve.empty()) {
     viewer.emplace();
@@ -525,6 +533,9 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
                     "match-time-limit (default: 200 calls per seat at the per-call limit, at "
                     "least 300)")
         ->check(seconds_validator(1, 7 * 24 * 3600));
+    cmd->add_flag("--no-live", run_args->no_live,
+                  "Write no spectator lines of running matches to the store (by default every "
+                  "250 ms, so that any arbiter serve of the store shows them live)");
   };
   auto add_stderr_dir = [&](CLI::App* cmd) {
     cmd->add_option("--stderr-dir", run_args->stderr_dir,
@@ -767,15 +778,9 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
     if (!store) return;
     if (run_args->tournament != 0 && !playable_here(*store, run_args->tournament, exit_code))
       return;
-    WorkerOptions options;
-    options.threads = run_args->workers;
-    options.batch = run_args->batch;
-    options.lease = std::chrono::milliseconds(std::llround(run_args->lease * 1000));
-    options.match_limit = std::chrono::milliseconds(std::llround(run_args->match_limit * 1000));
+    WorkerOptions options = worker_options(*run_args);
     options.only = run_args->tournament;
     options.until_finished = run_args->until_finished;
-    options.stop = &g_stop;
-    options.stderr_dir = run_args->stderr_dir;
     std::cerr << fmt::format("arbiter: worker {} on {}", options.id, run_args->store) << std::endl;
     auto report = run_worker(*store, options);
     if (!report) {
