@@ -15,15 +15,24 @@ void GameLog::write(const Json& given) {
     with_hosting["hosting"] = hosting_;
   }
   const Json& line = add ? with_hosting : given;
+  const bool text_wanted = std::any_of(observers_.begin(), observers_.end(),
+                                       [](const MatchObserver* o) { return o->wants_text(); });
+  std::string text;
+  if (out_ != nullptr || file_ != nullptr || text_wanted) text = dump(line);
   if (out_ != nullptr) {
     // One line per record, flushed, so a crash of the referee loses at most the record being
     // written.
-    *out_ << dump(line) << '\n';
+    *out_ << text << '\n';
     out_->flush();
   }
-  if (file_ != nullptr) file_->write(dump(line) + '\n');
+  if (file_ != nullptr) file_->write(text + '\n');
   if (keep_) lines_.push_back(line);
-  for (MatchObserver* observer : observers_) observer->on_line(line);
+  for (MatchObserver* observer : observers_) {
+    if (observer->wants_text())
+      observer->on_text(text);
+    else
+      observer->on_line(line);
+  }
 }
 
 void GameLog::watch(MatchObserver& observer) {

@@ -1,6 +1,8 @@
 #include "referee/game_log.h"
 
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -42,6 +44,38 @@ TEST(GameLog, DifferencesIgnoreTimingOnly) {
   b = a;
   b.push_back({{"type", "result"}});
   EXPECT_TRUE(first_difference(a, b));
+}
+
+// An observer that asks for text gets each line as the log writes it, and one that asks for JSON
+// gets the JSON, side by side on one log.
+TEST(GameLog, ObserversGetTheLinesAsJsonOrAsTheLogsText) {
+  struct Lines : MatchObserver {
+    void on_line(const Json& line) override { json.push_back(line); }
+    std::vector<Json> json;
+  };
+  struct Texts : MatchObserver {
+    void on_line(const Json&) override { ADD_FAILURE() << "a text observer got JSON"; }
+    bool wants_text() const override { return true; }
+    void on_text(std::string_view line) override { text += std::string(line) + "\n"; }
+    std::string text;
+  };
+  std::ostringstream out;
+  GameLog log(&out);
+  Lines lines;
+  Texts texts;
+  log.watch(lines);
+  log.watch(texts);
+  log.write(Json{{"type", "match"}, {"seed", 1}});
+  log.write(Json{{"type", "call"}, {"args", {1, "é", nullptr}}});
+  EXPECT_EQ(texts.text, out.str());
+  ASSERT_EQ(lines.json.size(), 2u);
+  EXPECT_EQ(lines.json[1]["args"][1], "é");
+  // Without a stream or file of its own, the log still makes the text for the observer.
+  GameLog bare(static_cast<std::ostream*>(nullptr));
+  Texts only;
+  bare.watch(only);
+  bare.write(Json{{"type", "match"}});
+  EXPECT_EQ(only.text, "{\"type\":\"match\"}\n");
 }
 
 }  // namespace

@@ -15,7 +15,10 @@ struct LiveFeed::Shared {
     std::int64_t job = 0;
     std::int64_t attempt = 0;
     std::int64_t written = 0;          // lines of this match already in the store
-    std::vector<std::string> queued;   // the lines after them
+    std::vector<std::string> queued;   // the lines after them, as the log wrote them
+    std::vector<std::string> shown;    // the first of them as a spectator sees them (a write
+                                       // that failed leaves them here, projected once)
+    const GameEntry* game = nullptr;
     bool overflowed = false;           // stopped feeding: the store fell too far behind
   };
   explicit Shared(Store& s) : store(&s) {}
@@ -30,8 +33,8 @@ struct LiveFeed::Shared {
 
 class LiveFeed::Observer final : public MatchObserver {
  public:
-  Observer(std::shared_ptr<Shared> shared, std::uint64_t key, const GameEntry* game)
-      : shared_(std::move(shared)), key_(key), game_(game) {}
+  Observer(std::shared_ptr<Shared> shared, std::uint64_t key)
+      : shared_(std::move(shared)), key_(key) {}
 
   ~Observer() override {
     {
@@ -42,23 +45,26 @@ class LiveFeed::Observer final : public MatchObserver {
     std::lock_guard wait(shared_->writing);
   }
 
-  void on_line(const Json& line) override {
-    std::string shown = dump(spectator_line(game_, line));
+  // Only the log's own text is kept here: most matches end before the next flush, and their
+  // lines are never parsed or projected at all.
+  bool wants_text() const override { return true; }
+  void on_line(const Json& line) override { on_text(dump(line)); }
+  void on_text(std::string_view line) override {
     std::lock_guard lock(shared_->mu);
     auto it = shared_->pending.find(key_);
     if (it == shared_->pending.end() || it->second.overflowed) return;
-    if (it->second.queued.size() >= kMaxQueued) {
+    if (it->second.queued.size() + it->second.shown.size() >= kMaxQueued) {
       it->second.overflowed = true;
       it->second.queued.clear();
+      it->second.shown.clear();
       return;
     }
-    it->second.queued.push_back(std::move(shown));
+    it->second.queued.emplace_back(line);
   }
 
  private:
   std::shared_ptr<Shared> shared_;
   const std::uint64_t key_;
-  const GameEntry* const game_;
 };
 
 LiveFeed::LiveFeed(Store& store) : shared_(std::make_shared<Shared>(store)) {}
@@ -73,9 +79,14 @@ LiveFeed::~LiveFeed() {
 std::unique_ptr<MatchObserver> LiveFeed::watch(const std::string& game, const Job& job) {
   std::lock_guard lock(shared_->mu);
   const std::uint64_t key = shared_->next_key++;
-  if (shared_->store != nullptr)
-    shared_->pending.emplace(key, Shared::Pending{job.id, job.attempts, 0, {}, false});
-  return std::make_unique<Observer>(shared_, key, find_game(game));
+  if (shared_->store != nullptr) {
+    Shared::Pending p;
+    p.job = job.id;
+    p.attempt = job.attempts;
+    p.game = find_game(game);
+    shared_->pending.emplace(key, std::move(p));
+  }
+  return std::make_unique<Observer>(shared_, key);
 }
 
 Expected<std::int64_t> LiveFeed::flush() {
@@ -84,11 +95,19 @@ Expected<std::int64_t> LiveFeed::flush() {
   std::vector<std::uint64_t> keys;
   Store* store = nullptr;
   {
+    // Projected under the lock: a match adds its lines meanwhile only after a short wait, and
+    // only matches that outlived a flush period get here with lines.
     std::lock_guard lock(shared_->mu);
     store = shared_->store;
-    for (const auto& [key, p] : shared_->pending) {
-      if (p.queued.empty()) continue;
-      batches.push_back({p.job, p.attempt, p.written, p.queued});
+    for (auto& [key, p] : shared_->pending) {
+      for (const std::string& text : p.queued) {
+        // The log wrote this text from JSON; should it not read back, nothing of it is shown.
+        auto line = parse_json(text);
+        p.shown.push_back(dump(line ? spectator_line(p.game, *line) : Json{{"type", ""}}));
+      }
+      p.queued.clear();
+      if (p.shown.empty()) continue;
+      batches.push_back({p.job, p.attempt, p.written, p.shown});
       keys.push_back(key);
     }
   }
@@ -103,10 +122,10 @@ Expected<std::int64_t> LiveFeed::flush() {
   for (std::size_t i = 0; i < keys.size(); ++i) {
     auto it = shared_->pending.find(keys[i]);
     if (it == shared_->pending.end()) continue;
-    // Lines queued during the write stay queued, behind the ones written.
+    // Only this thread takes from `shown`; lines recorded during the write wait in `queued`.
     const std::size_t n = batches[i].lines.size();
-    auto& q = it->second.queued;
-    q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(std::min(n, q.size())));
+    auto& shown = it->second.shown;
+    shown.erase(shown.begin(), shown.begin() + static_cast<std::ptrdiff_t>(std::min(n, shown.size())));
     it->second.written += static_cast<std::int64_t>(n);
     lines += static_cast<std::int64_t>(n);
   }
