@@ -475,19 +475,18 @@ class SqliteStore final : public Store {
   // timeout instead of failing to upgrade a read lock.
   template <class F>
   void transaction(F&& body) {
-    exec("BEGIN IMMEDIATE");
-    try {
-      body();
-      exec("COMMIT");
-    } catch (...) {
-      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-      throw;
-    }
+    in_transaction("BEGIN IMMEDIATE", body);
+  }
+
+  // Runs `body` on one snapshot of the file, without taking the write lock.
+  template <class F>
+  void read_transaction(F&& body) {
+    in_transaction("BEGIN DEFERRED", body);
   }
 
   template <class F>
-  void read_transaction(F&& body) {
-    exec("BEGIN DEFERRED");
+  void in_transaction(const char* begin, F& body) {
+    exec(begin);
     try {
       body();
       exec("COMMIT");
