@@ -27,6 +27,15 @@ import urllib.request
 problems = []
 
 
+def verdict(ok_message):
+    """The exit status: 1 with the count of problems found, else 0 with `ok_message`."""
+    if problems:
+        print(f"{len(problems)} problem(s)", file=sys.stderr)
+        return 1
+    print(ok_message)
+    return 0
+
+
 def check(cond, what):
     if not cond:
         problems.append(what)
@@ -241,11 +250,7 @@ def main():
     a = ap.parse_args()
     q_case(a.arbiter)
     battleship_case(a.arbiter)
-    if problems:
-        print(f"{len(problems)} problem(s)", file=sys.stderr)
-        return 1
-    print("viewer_live: Q and Battleship streamed live, in order, nothing hidden before the end")
-    return 0
+    return verdict("viewer_live: Q and Battleship streamed live, in order, nothing hidden before the end")
 
 
 if __name__ == "__main__":

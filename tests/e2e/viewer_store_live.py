@@ -21,7 +21,7 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from viewer_live import Stream, check, get, leak_check, problems, spectate  # noqa: E402
+from viewer_live import Stream, check, get, leak_check, spectate, verdict  # noqa: E402
 
 FLEET = [{"row": r, "col": 0, "dir": "h", "length": n} for r, n in zip((0, 2, 4, 6, 8), (5, 4, 3, 3, 2))]
 
@@ -136,11 +136,7 @@ def main():
 def finish(run):
     out, err = run.communicate(timeout=120)
     check(run.returncode == 0, f"tournament run failed ({run.returncode}): {err}")
-    if problems:
-        print(f"{len(problems)} problem(s)", file=sys.stderr)
-        return 1
-    print("live across processes: ok")
-    return 0
+    return verdict("live across processes: ok")
 
 
 if __name__ == "__main__":
