@@ -3,16 +3,14 @@
 
 #include <fmt/format.h>
 
+#include "core/json.h"
+
 namespace arbiter {
 namespace {
 
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
 bool all_space(std::string_view text) {
   for (char c : text)
-    if (!is_space(c)) return false;
+    if (!is_json_space(c)) return false;
   return true;
 }
 
@@ -88,7 +86,7 @@ ChannelResult<std::optional<Json>> Framer::next_line() {
 ChannelResult<std::optional<Json>> Framer::next_value() {
   for (;;) {
     if (!in_value_) {
-      while (start_ < buf_.size() && is_space(buf_[start_])) ++start_;
+      while (start_ < buf_.size() && is_json_space(buf_[start_])) ++start_;
       if (start_ == buf_.size()) return std::optional<Json>();
       const char c = buf_[start_];
       in_value_ = true;
@@ -102,7 +100,7 @@ ChannelResult<std::optional<Json>> Framer::next_value() {
       const char d = buf_[k];
       if (token_) {
         // A number or literal has no closing mark: it ends where something else begins.
-        if (is_space(d) || d == '{' || d == '[' || d == '"') end = k;
+        if (is_json_space(d) || d == '{' || d == '[' || d == '"') end = k;
       } else if (in_string_) {
         if (escaped_) {
           escaped_ = false;

@@ -9,10 +9,6 @@
 namespace arbiter {
 namespace {
 
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
 // Returns the end of the value starting at `i` (text[i] is not whitespace), or npos when a
 // string or bracket is left open.
 std::size_t value_end(std::string_view text, std::size_t i) {
@@ -40,7 +36,7 @@ std::size_t value_end(std::string_view text, std::size_t i) {
     return std::string_view::npos;
   }
   std::size_t k = i;
-  while (k < text.size() && !is_space(text[k]) && text[k] != '{' && text[k] != '[' &&
+  while (k < text.size() && !is_json_space(text[k]) && text[k] != '{' && text[k] != '[' &&
          text[k] != '"')
     ++k;
   return k;
@@ -133,7 +129,7 @@ Expected<std::vector<Json>> parse_json_values(std::string_view text) {
   std::vector<Json> values;
   std::size_t i = 0;
   for (;;) {
-    while (i < text.size() && is_space(text[i])) ++i;
+    while (i < text.size() && is_json_space(text[i])) ++i;
     if (i >= text.size()) break;
     const std::size_t end = value_end(text, i);
     if (end == std::string_view::npos)

@@ -27,6 +27,11 @@ inline std::unexpected<Error> fail(std::string message) {
   return std::unexpected(Error{std::move(message)});
 }
 
+// JSON's whitespace (RFC 8259): space, tab, line feed, carriage return; nothing else.
+constexpr bool is_json_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 // Splits `text` into the JSON values it holds one after another, separated only by whitespace
 // (the course harnesses' input format), and parses each. Fails on the first malformed value.
 Expected<std::vector<Json>> parse_json_values(std::string_view text);

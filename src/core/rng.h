@@ -12,6 +12,15 @@
 
 namespace arbiter {
 
+// splitmix64's output after its state steps to `state`: a well-mixed 64-bit hash of `state`
+// (every input bit reaches every output bit). Used to seed Rng and as a cheap hash of keys.
+constexpr std::uint64_t mix64(std::uint64_t state) {
+  std::uint64_t z = state + 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
 class Rng {
  public:
   explicit Rng(std::uint64_t seed);

@@ -42,7 +42,7 @@ extern char** environ;
 namespace arbiter {
 namespace {
 
-constexpr std::size_t kChunk = 64 * 1024;
+constexpr std::size_t kStderrChunk = 64 * 1024;
 constexpr int kCgroupPollMs = 20;
 
 
@@ -323,7 +323,7 @@ struct ChildProcess::State {
 
   // false at end of input or on an error.
   bool read_stderr(char* buf) {
-    const ssize_t n = ::read(stderr_r, buf, kChunk);
+    const ssize_t n = ::read(stderr_r, buf, kStderrChunk);
     if (n > 0) {
       keep(buf, static_cast<std::size_t>(n));
       return true;
@@ -334,7 +334,7 @@ struct ChildProcess::State {
   // Drains stderr until it ends, and carries out a stop_after() when its time comes; returns
   // when kill() says so (after taking the last words already in the pipe).
   void run_drain() {
-    auto buf = std::make_unique<char[]>(kChunk);
+    auto buf = std::make_unique<char[]>(kStderrChunk);
     bool open = true;  // stderr not at its end yet
     for (;;) {
       const std::int64_t at = kill_at.load();
@@ -360,7 +360,7 @@ struct ChildProcess::State {
           // The program's last words are usually already in the pipe; take those, but a
           // surviving grandchild that keeps writing must not hold us.
           for (int i = 0; open && i < 16; ++i) {
-            const ssize_t r = ::read(stderr_r, buf.get(), kChunk);
+            const ssize_t r = ::read(stderr_r, buf.get(), kStderrChunk);
             if (r <= 0) break;
             keep(buf.get(), static_cast<std::size_t>(r));
           }

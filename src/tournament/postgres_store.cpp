@@ -38,7 +38,7 @@ struct SchemaObject {
 
 // Created in this order by the first process to open the store, under an advisory lock since
 // CREATE ... IF NOT EXISTS is not safe against a concurrent creator.
-constexpr SchemaObject kSchema[] = {
+constexpr SchemaObject kSchemaObjects[] = {
     {"tournaments", R"sql(CREATE TABLE IF NOT EXISTS tournaments(
       id bigserial PRIMARY KEY,
       name text NOT NULL,
@@ -231,7 +231,7 @@ class PostgresStore final : public Store {
       tx.exec_params("SELECT pg_advisory_xact_lock($1)", kSchemaLock);
       // Only what is missing: CREATE INDEX takes a share lock on its table even when the index
       // exists, and a store opened while workers write would then deadlock with them.
-      for (const SchemaObject& o : kSchema)
+      for (const SchemaObject& o : kSchemaObjects)
         if (tx.exec_params1("SELECT to_regclass($1) IS NULL", std::string(o.name))[0].as<bool>())
           tx.exec(o.create);
       // Stores made before the stderr column get it (checked first: ALTER locks the table).

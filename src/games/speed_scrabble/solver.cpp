@@ -39,6 +39,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/rng.h"
+
 namespace arbiter::speed_scrabble {
 
 namespace {
@@ -55,16 +57,10 @@ constexpr int kCriticalBonus = 1 << 16;  // moves with the critical letter come 
 constexpr std::uint32_t kVowels = (1u << 0) | (1u << 4) | (1u << 8) | (1u << 14) |
                                   (1u << 20);  // an extension adds at most this many letters
 
-constexpr std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 // Zobrist key of letter `c` (0..25) at grid position `pos`.
 inline std::uint64_t tile_key(int pos, int c) {
-  return mix((static_cast<std::uint64_t>(pos) << 5) | static_cast<std::uint64_t>(c));
+  return mix64((static_cast<std::uint64_t>(pos) << 5) | static_cast<std::uint64_t>(c));
 }
 
 // Population count of a 32-bit mask (a few instructions even where the target lacks popcnt,
@@ -578,11 +574,11 @@ class Solver::Search {
     if (!hard) return false;
     std::uint64_t key = 0;
     for (int c = 0; c < 26; ++c)
-      if (rack_[c]) key += mix(static_cast<std::uint64_t>(c) << 8 | rack_[c]);
+      if (rack_[c]) key += mix64(static_cast<std::uint64_t>(c) << 8 | rack_[c]);
     while (hard) {
       const int h = std::countr_zero(hard);
       hard &= hard - 1;
-      const std::uint64_t k = key ^ mix(static_cast<std::uint64_t>(h) << 40);
+      const std::uint64_t k = key ^ mix64(static_cast<std::uint64_t>(h) << 40);
       Memo& m = memo_[k & (kMemoSize - 1)];
       if (m.key != k) {
         rack_mask_ = rack_mask();

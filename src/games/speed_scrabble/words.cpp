@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/file.h"
+#include "core/rng.h"
 
 namespace arbiter::speed_scrabble {
 namespace {
@@ -21,13 +22,6 @@ std::uint64_t pack(std::string_view word) {
   return key;
 }
 
-std::uint64_t mix(std::uint64_t x) {  // splitmix64's finalizer
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 bool is_word_text(std::string_view w) {
   if (w.size() < 2) return false;
@@ -75,7 +69,7 @@ struct Dictionary::Impl {
         long_words.insert(w);
         continue;
       }
-      std::size_t i = mix(key) & mask;
+      std::size_t i = mix64(key) & mask;
       while (table[i] != 0 && table[i] != key) i = (i + 1) & mask;
       table[i] = key;
     }
@@ -87,7 +81,7 @@ struct Dictionary::Impl {
       if (c < 'A' || c > 'Z') return false;
     const std::uint64_t key = pack(w);
     if (key == 0) return long_words.contains(std::string(w));
-    for (std::size_t i = mix(key) & mask;; i = (i + 1) & mask) {
+    for (std::size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
       if (table[i] == key) return true;
       if (table[i] == 0) return false;
     }
