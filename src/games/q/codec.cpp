@@ -16,16 +16,6 @@ namespace {
 // arithmetic overflow int32.
 constexpr std::int64_t kCoordLimit = 1'000'000'000;
 
-Expected<void> only_keys(const Json& j, std::initializer_list<std::string_view> allowed,
-                         std::string_view what) {
-  if (!j.is_object()) return fail(fmt::format("{}: expected an object, got {}", what, excerpt(j)));
-  for (const auto& [key, value] : j.items()) {
-    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-      return fail(fmt::format("{}: unexpected field {}", what, excerpt(Json(key))));
-  }
-  return {};
-}
-
 Expected<std::int32_t> to_coordinate(const Json& j, std::string_view what) {
   auto v = to_int(j, what);
   if (!v) return std::unexpected(v.error());

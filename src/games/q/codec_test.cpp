@@ -45,7 +45,7 @@ TEST(Codec, TileRejectsMalformedShapes) {
       Contains(error_of(decode_tile(J(R"({"shape": "star"})"))), "missing field \"color\""));
   EXPECT_TRUE(Contains(error_of(decode_tile(J(R"({"color": "red"})"))), "missing field \"shape\""));
   EXPECT_TRUE(Contains(error_of(decode_tile(J(R"({"color": "red", "shape": "star", "x": 1})"))),
-                       "unexpected field \"x\""));
+                       "unknown field \"x\""));
   EXPECT_TRUE(
       Contains(error_of(decode_tile(J(R"({"color": 3, "shape": "star"})"))), "expected a string"));
   EXPECT_TRUE(Contains(error_of(decode_tile(J(R"(["red", "star"])"))), "expected an object"));
@@ -74,7 +74,7 @@ TEST(Codec, CoordRejectsMalformedShapes) {
   EXPECT_TRUE(
       Contains(error_of(decode_coord(J(R"({"row": "1", "column": 0})"))), "expected an integer"));
   EXPECT_TRUE(Contains(error_of(decode_coord(J(R"({"row": 1, "column": 0, "z": 0})"))),
-                       "unexpected field \"z\""));
+                       "unknown field \"z\""));
   EXPECT_TRUE(
       Contains(error_of(decode_coord(J(R"({"row": 99999999999, "column": 0})"))), "out of range"));
   EXPECT_FALSE(decode_coord(J("[1, 2]")));
@@ -143,7 +143,7 @@ TEST(Codec, PlacementsRejectMalformedShapes) {
                "missing field \"1tile\""));
   EXPECT_TRUE(Contains(error_of(decode_placement(J(R"({"coordinate": {"row": 0, "column": 1},
       "tile": {"color": "red", "shape": "star"}})"))),
-                       "unexpected field \"tile\""));
+                       "unknown field \"tile\""));
 }
 
 TEST(Codec, ActionRoundTrips) {
@@ -202,7 +202,7 @@ TEST(Codec, ViewRejectsMalformedShapes) {
   EXPECT_TRUE(Contains(with("/players/1", "x"), "players 1"));
   EXPECT_TRUE(Contains(with("/players/0/tile*/0/shape", "hexagon"), "unknown shape"));
   EXPECT_TRUE(Contains(with("/tile*", Json::array()), "tile*"));
-  EXPECT_TRUE(Contains(with("/extra", 1), "unexpected field \"extra\""));
+  EXPECT_TRUE(Contains(with("/extra", 1), "unknown field \"extra\""));
   Json j = J(kPub);
   j.erase("map");
   EXPECT_TRUE(Contains(error_of(decode_view(j)), "missing field \"map\""));
