@@ -50,7 +50,7 @@ bool parse_int(std::string_view text, long long& out) {
   return ec == std::errc() && ptr == end;
 }
 
-bool read_file(const std::string& path, std::string& out) {
+bool read_text_file(const std::string& path, std::string& out) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
   std::stringstream text;
@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
   std::array<TeamProgram, 2> teams;
   for (int t = 0; t < 2; ++t) {
     teams[t].name = files[t];
-    if (!read_file(files[t], teams[t].source)) {
+    if (!read_text_file(files[t], teams[t].source)) {
       std::fprintf(stderr, "abalone_duel: cannot read %s\n", files[t].c_str());
       return 2;
     }

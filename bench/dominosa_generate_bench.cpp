@@ -34,7 +34,7 @@ double seconds_since(Steady::time_point start) {
   return std::chrono::duration<double>(Steady::now() - start).count();
 }
 
-const char* arg(int argc, char** argv, const char* name) {
+const char* flag_text(int argc, char** argv, const char* name) {
   for (int i = 1; i + 1 < argc; ++i)
     if (std::strcmp(argv[i], name) == 0) return argv[i + 1];
   return nullptr;
@@ -92,18 +92,18 @@ void print_cell(Level level, int n, int seeds, Cell& cell) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int seeds = arg(argc, argv, "--seeds") ? std::atoi(arg(argc, argv, "--seeds")) : 5;
-  const double cap = arg(argc, argv, "--cap") ? std::atof(arg(argc, argv, "--cap")) : 12.0;
+  const int seeds = flag_text(argc, argv, "--seeds") ? std::atoi(flag_text(argc, argv, "--seeds")) : 5;
+  const double cap = flag_text(argc, argv, "--cap") ? std::atof(flag_text(argc, argv, "--cap")) : 12.0;
   const int speedup_seeds =
-      arg(argc, argv, "--speedup-seeds") ? std::atoi(arg(argc, argv, "--speedup-seeds")) : 6;
+      flag_text(argc, argv, "--speedup-seeds") ? std::atoi(flag_text(argc, argv, "--speedup-seeds")) : 6;
   std::vector<int> ns = {6, 10, 15, 20, 30, 40, 60, 100};
-  if (const char* text = arg(argc, argv, "--ns")) {
+  if (const char* text = flag_text(argc, argv, "--ns")) {
     ns.clear();
     for (const auto& s : split(text)) ns.push_back(std::atoi(s.c_str()));
   }
   std::vector<Level> levels = {Level::trivial, Level::basic, Level::hard, Level::extreme,
                                Level::ambiguous};
-  if (const char* text = arg(argc, argv, "--levels")) {
+  if (const char* text = flag_text(argc, argv, "--levels")) {
     levels.clear();
     for (const auto& s : split(text))
       if (auto l = level_from_string(s)) levels.push_back(*l);

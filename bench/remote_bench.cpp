@@ -684,7 +684,7 @@ void print_kill(std::string_view kind, const KillTimes& k) {
   std::fflush(stdout);
 }
 
-int parse_int(const char* text, const char* flag) {
+int int_flag(const char* text, const char* flag) {
   char* end = nullptr;
   const long v = std::strtol(text, &end, 10);
   if (end == text || *end != '\0' || v < 1 || v > 10'000'000)
@@ -699,7 +699,7 @@ Options parse_options(int argc, char** argv) {
     const auto value = [&] {
       if (i + 1 >= argc) die(fmt::format("{} needs a value", a));
       ++i;
-      return parse_int(argv[i], argv[i - 1]);
+      return int_flag(argv[i], argv[i - 1]);
     };
     if (a == "--rounds")
       o.rounds = value();

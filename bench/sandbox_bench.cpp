@@ -27,7 +27,7 @@ namespace {
 using namespace arbiter;
 using Steady = std::chrono::steady_clock;
 
-double micros(Steady::duration d) {
+double in_micros(Steady::duration d) {
   return std::chrono::duration<double, std::micro>(d).count();
 }
 
@@ -80,7 +80,7 @@ std::vector<double> starts(Mode walled, int n) {
       fmt::print(stderr, "sandbox_bench: the first exchange failed: {}\n", reply.error().detail);
       std::exit(1);
     }
-    out.push_back(micros(t1 - t0));
+    out.push_back(in_micros(t1 - t0));
     (*child)->kill();
   }
   return out;
@@ -98,7 +98,7 @@ std::vector<double> calls(Mode walled, int n) {
         channel->exchange(kCall, Deadline::after(SteadyClock::instance(), std::chrono::seconds(5)));
     const auto t1 = Steady::now();
     if (!reply) std::exit(1);
-    if (i >= 100) out.push_back(micros(t1 - t0));  // the first 100 warm up
+    if (i >= 100) out.push_back(in_micros(t1 - t0));  // the first 100 warm up
   }
   return out;
 }

@@ -61,7 +61,7 @@ Tiles hand(std::uint64_t seed, std::uint64_t i, int k) {
   return b.substr(0, static_cast<std::size_t>(k));
 }
 
-long arg(int argc, char** argv, const char* name, long fallback) {
+long flag_number(int argc, char** argv, const char* name, long fallback) {
   for (int i = 1; i + 1 < argc; ++i)
     if (std::strcmp(argv[i], name) == 0) return std::atol(argv[i + 1]);
   return fallback;
@@ -70,12 +70,12 @@ long arg(int argc, char** argv, const char* name, long fallback) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const long hands = arg(argc, argv, "--hands", 1000);
-  const long extend_hands = arg(argc, argv, "--extend-hands", 200);
-  const auto seed = static_cast<std::uint64_t>(arg(argc, argv, "--seed", 1));
-  const int scowl = static_cast<int>(arg(argc, argv, "--scowl", 70));
+  const long hands = flag_number(argc, argv, "--hands", 1000);
+  const long extend_hands = flag_number(argc, argv, "--extend-hands", 200);
+  const auto seed = static_cast<std::uint64_t>(flag_number(argc, argv, "--seed", 1));
+  const int scowl = static_cast<int>(flag_number(argc, argv, "--scowl", 70));
   SolveLimits limits;
-  limits.max_nodes = arg(argc, argv, "--max-nodes", limits.max_nodes);
+  limits.max_nodes = flag_number(argc, argv, "--max-nodes", limits.max_nodes);
 
   auto start = Steady::now();
   auto dict = Dictionary::scowl(scowl);

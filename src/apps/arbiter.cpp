@@ -58,7 +58,7 @@ struct PlayArgs {
   double linger = 0;    // seconds the live viewer stays up after the match
 };
 
-std::string reproduce_command(const PlayArgs& a) {
+std::string play_reproduce_command(const PlayArgs& a) {
   Json config;  // null: not given
   if (a.config_given)
     if (auto parsed = parse_json(a.config)) config = *parsed;
@@ -275,7 +275,7 @@ int play(const PlayArgs& a) {
                printable_line(e.detail));  // a player's bytes may be in it
   for (const auto& line : outcome->report) fmt::print("{}\n", printable_line(line));
   if (!a.log_path.empty()) fmt::print("log: {}\n", a.log_path);
-  fmt::print("reproduce: {}\n", reproduce_command(a));
+  fmt::print("reproduce: {}\n", play_reproduce_command(a));
   return report_problems(problems);
 }
 

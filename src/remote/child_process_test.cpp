@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/timing_test.h"
 #include "remote/cgroup.h"
 
 namespace arbiter {
@@ -27,10 +28,7 @@ using namespace std::chrono_literals;
 using Ms = std::chrono::milliseconds;
 using Us = std::chrono::microseconds;
 namespace fs = std::filesystem;
-
-Deadline in(Duration d) {
-  return Deadline::after(SteadyClock::instance(), d);
-}
+using testing_time::in;
 
 std::unique_ptr<ChildProcess> spawn(const ChildSpec& spec) {
   auto child = ChildProcess::spawn(spec);
@@ -121,7 +119,7 @@ fs::path temp_file(const std::string& name) {
          ("arbiter-remote-test-" + std::to_string(::getpid()) + "-" + name);
 }
 
-std::string read_file(const fs::path& path) {
+std::string file_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
@@ -310,7 +308,7 @@ TEST(ChildProcess, StderrFloodIsCappedAndDoesNotBlockStdout) {
   // Still answering while the flood goes on.
   EXPECT_EQ(channel->exchange("still", in(500ms)).value_or(0), "still");
   child->kill();
-  const std::string kept = read_file(log);
+  const std::string kept = file_text(log);
   EXPECT_EQ(kept.size(), 4096u);
   EXPECT_TRUE(kept.starts_with("flood\nflood\n"));
   const std::uint64_t counted = child->stderr_bytes();
@@ -327,7 +325,7 @@ TEST(ChildProcess, StderrIsLogged) {
   while (!child->exited() && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(1ms);
   child->kill();
-  EXPECT_EQ(read_file(log), "oops\n");
+  EXPECT_EQ(file_text(log), "oops\n");
   EXPECT_EQ(child->stderr_bytes(), 5u);
   fs::remove(log);
 }

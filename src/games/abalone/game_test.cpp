@@ -5,16 +5,10 @@
 #include <sstream>
 
 #include "games/abalone/game.h"
+#include "games/abalone/test_bots.h"
 
 namespace arbiter::abalone {
 namespace {
-
-std::string read_bot(const std::string& name) {
-  std::ifstream in(std::string(ARBITER_ABALONE_BOTS) + "/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 struct Played {
   MatchSummary summary;

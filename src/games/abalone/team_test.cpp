@@ -16,16 +16,10 @@
 #include <vector>
 
 #include "games/abalone/game.h"
+#include "games/abalone/test_bots.h"
 
 namespace arbiter::abalone {
 namespace {
-
-std::string read_bot(const std::string& name) {
-  std::ifstream in(std::string(ARBITER_ABALONE_BOTS) + "/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // The default Runtime: its watchdog confirms a slow step with the thread's CPU time, so the
 // two match threads here on a loaded two-core machine (ctest -j2) do not make honest teams

@@ -16,7 +16,7 @@ const Puzzle kSmall{1, {0, 0, 1, 1, 1, 0}};
 
 // A random valid layout: the dominoes in rows of horizontal pairs (n+2 is ... any parity works
 // row by row only when n+2 is even; otherwise pair vertically in the last column), shuffled.
-Puzzle random_layout(int n, Rng& rng) {
+Puzzle random_puzzle(int n, Rng& rng) {
   std::vector<std::pair<int, int>> set;
   for (int a = 0; a <= n; ++a)
     for (int b = a; b <= n; ++b) set.emplace_back(a, b);
@@ -75,7 +75,7 @@ TEST(GameId, RoundTripsAndReadsTathamsForms) {
   EXPECT_EQ(*parse_game_id("1db:001110"), kSmall);      // difficulty accepted and ignored
   EXPECT_EQ(*parse_game_id("  1:[0]01110\n"), kSmall);  // a bracketed single digit
   Rng rng(3);
-  const Puzzle big = random_layout(12, rng);
+  const Puzzle big = random_puzzle(12, rng);
   const std::string id = game_id(big);
   EXPECT_NE(id.find("[12]"), std::string::npos);  // values >= 10 are bracketed
   EXPECT_EQ(*parse_game_id(id), big);
@@ -104,7 +104,7 @@ TEST(Text, RoundTripsAndChecks) {
   EXPECT_EQ(*parse_text("0 0 1\n1 1 0\n"), kSmall);
   EXPECT_EQ(*parse_text("\n  0 0 1  \r\n\n1 1 0"), kSmall);
   Rng rng(5);
-  const Puzzle big = random_layout(15, rng);
+  const Puzzle big = random_puzzle(15, rng);
   EXPECT_EQ(*parse_text(to_text(big)), big);
   EXPECT_FALSE(parse_text("0 0 1\n1 1\n"));
   EXPECT_FALSE(parse_text("0 0 x\n1 1 0\n"));

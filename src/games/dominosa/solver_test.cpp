@@ -121,7 +121,7 @@ constexpr Level kLevels[] = {Level::trivial, Level::basic, Level::hard, Level::e
                              Level::ambiguous};
 
 // Everything the solver and grader promise about one puzzle whose true count is `truth`.
-void check_puzzle(const Puzzle& p, std::int64_t truth) {
+void check_count(const Puzzle& p, std::int64_t truth) {
   const SolveResult all = solve(p, 1'000'000);
   ASSERT_TRUE(all.complete);
   ASSERT_EQ(all.count, truth) << game_id(p);
@@ -188,7 +188,7 @@ TEST(DominosaSolver, ExhaustiveN1) {
     Puzzle p;
     p.n = 1;
     for (int i = 0; i < 6; ++i) p.grid.push_back((mask >> i) & 1);
-    check_puzzle(p, Brute(p).count());
+    check_count(p, Brute(p).count());
     ++total;
   }
   EXPECT_EQ(total, 20);
@@ -235,7 +235,7 @@ TEST(DominosaSolver, RandomLayoutsAgainstBruteForce) {
       const Layout l = random_layout(n, rng);
       const std::int64_t truth = Brute(l.puzzle).count();
       ASSERT_GE(truth, 1);
-      check_puzzle(l.puzzle, truth);
+      check_count(l.puzzle, truth);
       if (truth == 1) {
         EXPECT_EQ(*solve(l.puzzle).first, l.intended);
       }
@@ -248,7 +248,7 @@ TEST(DominosaSolver, RandomGridsAgainstBruteForce) {
   for (int n = 1; n <= 5; ++n) {
     for (int t = 0; t < (n == 5 ? 30 : 150); ++t) {
       const Puzzle p = random_grid(n, rng);
-      check_puzzle(p, Brute(p).count());
+      check_count(p, Brute(p).count());
     }
   }
 }
@@ -301,7 +301,7 @@ TEST(DominosaSolver, KnownLevels) {
     EXPECT_EQ(r.count, 1) << c.id;
     EXPECT_EQ(r.first, c.solution);
     EXPECT_EQ(grade(*p), c.level) << c.id;
-    check_puzzle(*p, 1);
+    check_count(*p, 1);
   }
 }
 
