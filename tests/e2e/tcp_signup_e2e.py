@@ -16,16 +16,14 @@ import sys
 import tempfile
 import threading
 import time
+import os
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import procs  # noqa: E402
 
 ARGS = None
 IDLE = 100
 MAX_START = 1.0  # seconds from connecting to the first call
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def open_idle(port, n):
@@ -189,7 +187,7 @@ def finish_server(proc, problems):
 def xserver_case(idle):
     """xserver with four clients speaking the course protocol (names as JSON strings)."""
     problems = []
-    port = free_port()
+    port = procs.free_port()
     proc = xserver(port)
     hold = open_idle_when_up(port, idle)
     time.sleep(0.3)
@@ -226,7 +224,7 @@ def xclients_case(idle):
     problems = []
     case = server_config()
     expected = json.loads(case.with_name("0-out.json").read_text())
-    port = free_port()
+    port = procs.free_port()
     proc = xserver(port)
     hold = open_idle_when_up(port, idle)
     time.sleep(0.3)

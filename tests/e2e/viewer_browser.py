@@ -320,17 +320,20 @@ def store_live(d, arbiter, art, t, tournament):
         d.get(f"{base}tournament.html?id={tournament}")
         wait_ready(d, "the running tournament's page (other process)")
         # Follow a match from its start: wait for one to begin after the page is up.
+        # The table is redrawn every second, so rows are read in one script rather than element
+        # by element (an element found before a redraw is stale after it).
         def listed():
-            return {int(r.get_attribute("data-live")) for r in d.find_elements(By.CSS_SELECTOR, "#live-table tr[data-live]")}
-        first = listed() or {-1}
+            return {int(i): href for i, href in d.execute_script(
+                "return [...document.querySelectorAll('#live-table tr[data-live]')]"
+                ".map(r => [r.dataset.live, r.querySelector('a')?.href ?? ''])")}
+        first = max(listed(), default=-1)
         end = time.monotonic() + 30
-        while time.monotonic() < end and not {i for i in listed() if i > max(first)}:
+        while time.monotonic() < end and not any(i > first for i in listed()):
             time.sleep(0.1)
-        rows = [r.find_element(By.TAG_NAME, "a") for r in d.find_elements(By.CSS_SELECTOR, "#live-table tr[data-live]")
-                if int(r.get_attribute("data-live")) > max(first)]
-        if not check(bool(rows), "a serve of the store lists no match being played"):
+        later = [href for i, href in sorted(listed().items()) if i > first]
+        if not check(bool(later) and bool(later[0]), "a serve of the store lists no match being played"):
             return
-        rows[0].click()
+        d.get(later[0])  # where the row's link leads
         wait_ready(d, "a match page of another process's live match")
         running_steps, end = 0, time.monotonic() + 30
         while time.monotonic() < end:

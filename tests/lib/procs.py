@@ -2,7 +2,27 @@
 
 import json
 import os
+import socket
+import threading
 import time
+
+_ports_lock = threading.Lock()
+_ports_given = set()
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that was free a moment ago and that this process has not handed out
+    before: threads starting servers at once never get the same one (the kernel may offer a port
+    again as soon as the probe closes it). Another process may still take it first, so a caller
+    retries when its server cannot listen."""
+    with _ports_lock:
+        while True:
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                port = s.getsockname()[1]
+            if port not in _ports_given:
+                _ports_given.add(port)
+                return port
 
 
 def running(pid, marker: bytes) -> bool:
