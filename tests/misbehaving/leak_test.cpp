@@ -1,8 +1,10 @@
-// A thousand short Q matches with misbehaving seats, in process, leave no child, fd or thread.
+// A thousand short Q matches with misbehaving seats, in process and several at once, leave no
+// child, fd or thread.
 #include <dirent.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -32,6 +34,7 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr int kMatches = 1000;
+constexpr int kAtOnce = 4;
 
 // The names in a /proc directory other than "." and "..".
 std::vector<std::string> entries(const std::string& dir) {
@@ -170,15 +173,99 @@ bool called(const GameLog& log, int seat, const std::string& call) {
   });
 }
 
+// One planned match: its spec and what each seat is.
+struct Planned {
+  PlaySpec spec;
+  std::vector<const Kind*> roster;
+};
+
+// What the matches showed; `failures` holds a message per broken expectation.
+struct Tally {
+  std::map<std::string, int> seen;  // "bot -> verdict" counts, printed at the end
+  int ejections = 0;
+  int late_starts = 0;  // misbehaving seats ejected for a timeout instead of their own reason
+  int unreached = 0;    // misbehaving seats whose game ended before the call they fail
+  std::vector<std::string> failures;
+
+  void add(const Tally& other) {
+    for (const auto& [what, count] : other.seen) seen[what] += count;
+    ejections += other.ejections;
+    late_starts += other.late_starts;
+    unreached += other.unreached;
+    failures.insert(failures.end(), other.failures.begin(), other.failures.end());
+  }
+};
+
+// Plays match `m` and checks that every misbehaving seat got the ejection it earned.
+void play_and_check(const GameEntry& q, int m, const Planned& plan, Tally& t) {
+  PlaySpec spec = plan.spec;
+  GameLog log(nullptr, /*keep=*/true);
+  spec.options.log = &log;
+  const auto failed = [&](std::string what) {
+    t.failures.push_back(fmt::format("match {} (seed {}, roster{}): {}", m, spec.seed,
+                                     roster_text(spec), what));
+  };
+  auto outcome = q.play(spec);
+  if (!outcome) return failed(outcome.error().message);
+  const MatchResult& r = outcome->result;
+  const std::size_t seats = plan.roster.size();
+  if (r.aborted) return failed("aborted");
+  if (outcome->names.size() != seats || r.scores.size() != seats)
+    return failed(fmt::format("{} names and {} scores for {} seats", outcome->names.size(),
+                              r.scores.size(), seats));
+  for (int s = 0; s < static_cast<int>(seats); ++s) {
+    const Kind& kind = *plan.roster[static_cast<std::size_t>(s)];
+    const auto ejected = std::find_if(r.ejections.begin(), r.ejections.end(),
+                                      [&](const Ejection& e) { return e.seat == s; });
+    const std::string verdict =
+        ejected == r.ejections.end() ? "ok" : std::string(to_string(ejected->why));
+    ++t.seen[kind.bot.substr(kind.bot.rfind(' ') + 1) + " -> " + verdict];
+    if (!kind.why) continue;  // a house bot may time out on a loaded machine; not our subject
+    // Q ends as soon as a player places its whole hand, which can happen on the first turn.
+    if (!called(log, s, kind.call)) {
+      if (ejected != r.ejections.end())
+        failed(fmt::format("seat {} ({}) was ejected ({}) before the call it fails", s, kind.bot,
+                           verdict));
+      ++t.unreached;
+      continue;
+    }
+    if (ejected == r.ejections.end()) {
+      failed(fmt::format("seat {} ({}) was not ejected; result {}", s, kind.bot,
+                         dump(encode_result(r))));
+      continue;
+    }
+    ++t.ejections;
+    if (ejected->call != kind.call)
+      failed(fmt::format("seat {} ({}) ejected at {}, not {}: {}", s, kind.bot, ejected->call,
+                         kind.call, ejected->detail));
+    // A program slow to start under load may time out before it misbehaves its own way.
+    if (ejected->why != *kind.why) {
+      if (ejected->why != Why::timeout)
+        failed(fmt::format("seat {} ({}) ejected for {}, not {}: {}", s, kind.bot, verdict,
+                           to_string(*kind.why), ejected->detail));
+      ++t.late_starts;
+    }
+  }
+}
+
 TEST(LeakTest, ThousandMatchesWithMisbehavingSeatsLeaveNothingBehind) {
   const GameEntry* q = find_game("q");
   ASSERT_NE(q, nullptr);
   const std::vector<Kind> kinds = seat_kinds();
   std::mt19937_64 rng(20240611);
-  std::map<std::string, int> seen;  // "bot -> verdict" counts, printed at the end
-  int ejections = 0;
-  int late_starts = 0;  // misbehaving seats ejected for a timeout instead of their own reason
-  int unreached = 0;    // misbehaving seats whose game ended before the call they fail
+  std::vector<Planned> plans(kMatches);
+  for (Planned& plan : plans) {
+    PlaySpec& spec = plan.spec;
+    spec.seed = rng();
+    spec.options.per_call = std::chrono::milliseconds(20 + static_cast<int>(rng() % 31));
+    const int seats = 2 + static_cast<int>(rng() % 3);
+    // Seat 0 is a house bot, so that every match has someone left to finish it.
+    plan.roster.push_back(&kinds[rng() % 2]);
+    for (int s = 1; s < seats; ++s) plan.roster.push_back(&kinds[rng() % kinds.size()]);
+    for (int s = 0; s < seats; ++s)
+      spec.roster.push_back({fmt::format("p{}", s), plan.roster[static_cast<std::size_t>(s)]->bot});
+    spec.config = {{"table", short_table(seats, rng)}};
+  }
 
   // ThreadSanitizer's runtime starts a helper thread of its own with the first thread; let that
   // happen before the baseline.
@@ -186,67 +273,37 @@ TEST(LeakTest, ThousandMatchesWithMisbehavingSeatsLeaveNothingBehind) {
   const Census before = take_census();
   ASSERT_TRUE(before.children.empty()) << before.describe();
   const auto start = std::chrono::steady_clock::now();
-  for (int m = 0; m < kMatches; ++m) {
-    PlaySpec spec;
-    spec.seed = rng();
-    spec.options.per_call = std::chrono::milliseconds(20 + static_cast<int>(rng() % 31));
-    const int seats = 2 + static_cast<int>(rng() % 3);
-    std::vector<const Kind*> roster;
-    // Seat 0 is a house bot, so that every match has someone left to finish it.
-    roster.push_back(&kinds[rng() % 2]);
-    for (int s = 1; s < seats; ++s) roster.push_back(&kinds[rng() % kinds.size()]);
-    for (int s = 0; s < seats; ++s)
-      spec.roster.push_back({fmt::format("p{}", s), roster[static_cast<std::size_t>(s)]->bot});
-    spec.config = {{"table", short_table(seats, rng)}};
-
-    GameLog log(nullptr, /*keep=*/true);
-    spec.options.log = &log;
-    auto outcome = q->play(spec);
-    ASSERT_TRUE(outcome.has_value()) << "match " << m << ": " << outcome.error().message;
-    const MatchResult& r = outcome->result;
-    ASSERT_FALSE(r.aborted) << "match " << m;
-    ASSERT_EQ(outcome->names.size(), static_cast<std::size_t>(seats)) << "match " << m;
-    ASSERT_EQ(r.scores.size(), static_cast<std::size_t>(seats)) << "match " << m;
-    for (int s = 0; s < seats; ++s) {
-      const Kind& kind = *roster[static_cast<std::size_t>(s)];
-      const auto ejected = std::find_if(r.ejections.begin(), r.ejections.end(),
-                                        [&](const Ejection& e) { return e.seat == s; });
-      const std::string verdict =
-          ejected == r.ejections.end() ? "ok" : std::string(to_string(ejected->why));
-      ++seen[kind.bot.substr(kind.bot.rfind(' ') + 1) + " -> " + verdict];
-      if (!kind.why) continue;  // a house bot may time out on a loaded machine; not our subject
-      // Q ends as soon as a player places its whole hand, which can happen on the first turn.
-      if (!called(log, s, kind.call)) {
-        ASSERT_EQ(ejected, r.ejections.end()) << "match " << m << ": seat " << s;
-        ++unreached;
-        continue;
+  // Matches mostly wait (on program starts and on timeouts), so kAtOnce of them run side by side,
+  // as a tournament's workers do: what one match opens must not leak into another's children.
+  std::atomic<int> next{0};
+  std::atomic<bool> stop{false};
+  std::vector<Tally> tallies(kAtOnce);
+  std::vector<std::thread> players;
+  for (int w = 0; w < kAtOnce; ++w)
+    players.emplace_back([&, w] {
+      Tally& t = tallies[static_cast<std::size_t>(w)];
+      for (int m; !stop && (m = next++) < kMatches;) {
+        play_and_check(*q, m, plans[static_cast<std::size_t>(m)], t);
+        if (!t.failures.empty()) stop = true;
       }
-      ASSERT_NE(ejected, r.ejections.end())
-          << "match " << m << ": seat " << s << " (" << kind.bot << ") was not ejected; seed "
-          << spec.seed << ", roster " << roster_text(spec) << ", result " << dump(encode_result(r));
-      ++ejections;
-      EXPECT_EQ(ejected->call, kind.call)
-          << "match " << m << ": seat " << s << " (" << kind.bot << "): " << ejected->detail;
-      // A program slow to start under load may time out before it misbehaves its own way.
-      if (ejected->why != *kind.why) {
-        EXPECT_EQ(ejected->why, Why::timeout)
-            << "match " << m << ": seat " << s << " (" << kind.bot << "): " << ejected->detail;
-        ++late_starts;
-      }
-    }
-  }
+    });
+  for (auto& p : players) p.join();
+  Tally all;
+  for (const Tally& t : tallies) all.add(t);
   const auto played = std::chrono::steady_clock::now() - start;
   const Census after = settled(before, 2000ms);
   const auto total = std::chrono::steady_clock::now() - start;
 
   std::printf(
-      "%d matches in %.1f s (%.1f s with settling), %d ejections (%d by timeout instead "
-      "of their own reason), %d misbehaving seats not reached before the game ended\n",
-      kMatches, std::chrono::duration<double>(played).count(),
-      std::chrono::duration<double>(total).count(), ejections, late_starts, unreached);
+      "%d matches (%d at once) in %.1f s (%.1f s with settling), %d ejections (%d by timeout "
+      "instead of their own reason), %d misbehaving seats not reached before the game ended\n",
+      kMatches, kAtOnce, std::chrono::duration<double>(played).count(),
+      std::chrono::duration<double>(total).count(), all.ejections, all.late_starts,
+      all.unreached);
   std::printf("before: %s\nafter:  %s\n", before.describe().c_str(), after.describe().c_str());
-  for (const auto& [what, count] : seen) std::printf("  %5d  %s\n", count, what.c_str());
+  for (const auto& [what, count] : all.seen) std::printf("  %5d  %s\n", count, what.c_str());
 
+  EXPECT_TRUE(all.failures.empty()) << fmt::format("{}", fmt::join(all.failures, "\n"));
   EXPECT_TRUE(after.children.empty()) << after.describe();
   EXPECT_EQ(after.fds, before.fds) << "file descriptors leaked";
   EXPECT_EQ(after.threads, before.threads) << "threads left behind: " << after.describe();
