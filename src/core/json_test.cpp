@@ -50,8 +50,9 @@ TEST(Json, OneValueIsExactlyOneValue) {
                                "\"pa\0ss\""sv, "\"pass\" junk"sv, "1 2"sv, "[1] [2]"sv}) {
     auto parsed = parse_json(bad);
     EXPECT_FALSE(parsed) << "accepted: " << excerpt(parsed.value_or(Json()));
-    if (!parsed)
+    if (!parsed) {
       EXPECT_TRUE(parsed.error().message.starts_with("malformed JSON")) << parsed.error().message;
+    }
   }
   EXPECT_NE(parse_json("\"pass\"\0 x"sv).error().message.find("NUL byte at offset 6"),
             std::string::npos);

@@ -91,7 +91,7 @@ TEST(GameId, ClearErrors) {
   EXPECT_NE(parse_game_id("1:000000").error().message.find("occurs"), std::string::npos);
   // Found by fuzz/targets/dominosa_codec.cpp: what was given is quoted as JSON, so the error is
   // one line whatever bytes it holds.
-  for (const std::string bad : {std::string("[\"v,\n\xa8:00"), std::string("1d\n:0011"),
+  for (const std::string& bad : {std::string("[\"v,\n\xa8:00"), std::string("1d\n:0011"),
                                 std::string("1:00[1\n2]")}) {
     auto p = parse_game_id(bad);
     ASSERT_FALSE(p) << bad;
