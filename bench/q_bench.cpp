@@ -167,7 +167,7 @@ BENCHMARK(BM_QGameLogged)
     ->MeasureProcessCPUTime();
 
 // The two parts of the thread hop, apart from any game: one empty call through a live runner,
-// and starting plus joining a threaded runner (the referee does that once per seat per match).
+// and starting plus joining a worker (the referee does that once per match: its seats share it).
 void BM_CallHop(benchmark::State& state, Isolation isolation) {
   CallRunner runner(isolation);
   const std::function<void()> job = [] {};
@@ -183,10 +183,13 @@ BENCHMARK_CAPTURE(BM_CallHop, inline, Isolation::inline_call)
     ->MeasureProcessCPUTime();
 BENCHMARK_CAPTURE(BM_CallHop, thread, Isolation::thread)->UseRealTime()->MeasureProcessCPUTime();
 
+// A match's pool starts its worker thread at the first call and joins it at the end.
 void BM_CallRunnerStartStop(benchmark::State& state) {
+  const std::function<void()> job = [] {};
+  const Deadline deadline = Deadline::after(SteadyClock::instance(), std::chrono::hours(1));
   for (auto _ : state) {
     CallRunner runner(Isolation::thread);
-    benchmark::DoNotOptimize(runner);
+    benchmark::DoNotOptimize(runner.run(job, deadline));
   }
   state.SetItemsProcessed(state.iterations());
 }

@@ -1,61 +1,159 @@
 #include "referee/call_runner.h"
 
+#include <chrono>
+
 #include "core/interrupt.h"
 
 namespace arbiter {
-namespace {
-std::atomic<int> g_strays{0};
-}
 
-struct CallRunner::Shared {
+// What a worker thread and its caller share. The flags are written under `mu` (so a sleeper's
+// predicate never misses a change) and read without it while polling; a side that sleeps says so
+// under `mu`, and the other wakes it only then. The thread holds its own reference, so an
+// abandoned thread never touches freed memory after the runner, the pool and the referee are gone.
+struct CallPool::Handoff {
   std::mutex mu;
   std::condition_variable cv;
   std::function<void()> job;
-  bool has_job = false;
-  bool done = false;
-  bool quit = false;
+  std::atomic<bool> has_job{false};
+  std::atomic<bool> done{false};
+  std::atomic<bool> quit{false};
+  bool worker_asleep = false;
+  bool caller_asleep = false;
   std::atomic<bool> abandoned{false};
 };
 
-CallRunner::CallRunner(Isolation isolation) : isolation_(isolation) {
-  if (isolation_ != Isolation::thread) return;
-  shared_ = std::make_shared<Shared>();
-  // The thread owns a reference to the shared block, so an abandoned thread never touches freed
-  // memory even after the runner and the referee are gone.
-  thread_ = std::thread([shared = shared_] {
-    bind_abandon_flag(&shared->abandoned);
-    std::unique_lock lock(shared->mu);
-    for (;;) {
-      shared->cv.wait(lock, [&] { return shared->has_job || shared->quit; });
-      if (shared->quit && !shared->has_job) return;
-      auto job = std::move(shared->job);
-      shared->has_job = false;
-      lock.unlock();
-      job();
-      lock.lock();
-      shared->done = true;
-      shared->cv.notify_all();
-      if (shared->abandoned.load()) {
-        g_strays.fetch_sub(1);
-        return;
-      }
-    }
-  });
+namespace {
+
+std::atomic<int> g_strays{0};
+
+// How long each side of a handoff polls before it sleeps. The next call or the answer usually
+// comes within microseconds, and a sleep and wake-up costs about 15 us on a 2-core machine; a
+// longer wait costs at most this much polling (with yields, so a busy core still runs others).
+constexpr auto kSpin = std::chrono::microseconds(50);
+
+void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
 }
 
-CallRunner::~CallRunner() {
-  if (!thread_.joinable()) return;
-  if (abandoned_) {
-    thread_.detach();
-    return;
+// Polls `ready` until it holds (true), or `keep_going` fails or kSpin has passed (false).
+template <class Ready, class KeepGoing>
+bool spin_until(Ready ready, KeepGoing keep_going) {
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  for (unsigned i = 1;; ++i) {
+    if (ready()) return true;
+    relax();
+    if (i % 64 == 0) {
+      if (!keep_going() || std::chrono::steady_clock::now() >= until) return ready();
+      std::this_thread::yield();
+    }
   }
-  {
-    std::lock_guard guard(shared_->mu);
-    shared_->quit = true;
-  }
-  shared_->cv.notify_all();
-  thread_.join();
 }
+
+void work(const std::shared_ptr<CallPool::Handoff>& h) {
+  bind_abandon_flag(&h->abandoned);
+  for (;;) {
+    spin_until([&] { return h->has_job.load() || h->quit.load(); }, [] { return true; });
+    std::unique_lock lock(h->mu);
+    if (!h->has_job && !h->quit) {
+      h->worker_asleep = true;
+      h->cv.wait(lock, [&] { return h->has_job.load() || h->quit.load(); });
+      h->worker_asleep = false;
+    }
+    if (h->quit && !h->has_job) return;
+    auto job = std::move(h->job);
+    h->has_job = false;
+    lock.unlock();
+    job();
+    lock.lock();
+    h->done = true;
+    const bool wake = h->caller_asleep;
+    // The caller sets `abandoned` while it holds `mu`, so this sees it if the call was given up.
+    const bool abandoned = h->abandoned.load();
+    lock.unlock();
+    if (wake) h->cv.notify_all();
+    if (abandoned) {
+      g_strays.fetch_sub(1);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+struct CallPool::Worker {
+  std::shared_ptr<Handoff> handoff = std::make_shared<Handoff>();
+  std::thread thread{[h = handoff] { work(h); }};
+
+  ~Worker() {
+    if (!thread.joinable()) return;
+    if (handoff->abandoned) {
+      thread.detach();
+      return;
+    }
+    {
+      std::lock_guard guard(handoff->mu);
+      handoff->quit = true;
+    }
+    handoff->cv.notify_all();
+    thread.join();
+  }
+
+  // Hands `job` over and waits until it is done (true) or `deadline` passes (false: the worker is
+  // abandoned and must not be used again).
+  bool run(const std::function<void()>& job, const Deadline& deadline) {
+    Handoff& h = *handoff;
+    bool wake = false;
+    {
+      std::lock_guard guard(h.mu);
+      h.job = job;
+      h.done = false;
+      h.has_job = true;
+      wake = h.worker_asleep;
+    }
+    if (wake) h.cv.notify_all();
+    // Polling stops at the deadline; an answer already there counts, as it does when waking.
+    if (spin_until([&] { return h.done.load(); }, [&] { return !deadline.passed(); })) return true;
+    std::unique_lock lock(h.mu);
+    h.caller_asleep = true;
+    const bool finished =
+        deadline.clock().wait_until(lock, h.cv, deadline.at(), [&] { return h.done.load(); });
+    h.caller_asleep = false;
+    if (finished) return true;
+    g_strays.fetch_add(1);
+    h.abandoned.store(true, std::memory_order_release);
+    h.abandoned.notify_all();
+    return false;
+  }
+};
+
+CallPool::CallPool() = default;
+CallPool::~CallPool() = default;
+
+std::unique_ptr<CallPool::Worker> CallPool::take() {
+  {
+    std::lock_guard guard(mu_);
+    if (!idle_.empty()) {
+      auto worker = std::move(idle_.back());
+      idle_.pop_back();
+      return worker;
+    }
+  }
+  return std::make_unique<Worker>();
+}
+
+void CallPool::give_back(std::unique_ptr<Worker> worker) {
+  std::lock_guard guard(mu_);
+  idle_.push_back(std::move(worker));
+}
+
+CallRunner::CallRunner(Isolation isolation, std::shared_ptr<CallPool> pool)
+    : isolation_(isolation), pool_(std::move(pool)) {
+  if (isolation_ == Isolation::thread && !pool_) pool_ = std::make_shared<CallPool>();
+}
+
+CallRunner::~CallRunner() = default;
 
 bool CallRunner::run(const std::function<void()>& job, const Deadline& deadline) {
   if (abandoned_) return false;
@@ -63,19 +161,13 @@ bool CallRunner::run(const std::function<void()>& job, const Deadline& deadline)
     job();
     return !deadline.passed();
   }
-  std::unique_lock lock(shared_->mu);
-  shared_->job = job;
-  shared_->has_job = true;
-  shared_->done = false;
-  shared_->cv.notify_all();
-  const bool finished =
-      deadline.clock().wait_until(lock, shared_->cv, deadline.at(), [&] { return shared_->done; });
-  if (finished) return true;
+  auto worker = pool_->take();
+  if (worker->run(job, deadline)) {
+    pool_->give_back(std::move(worker));
+    return true;
+  }
   abandoned_ = true;
-  g_strays.fetch_add(1);
-  shared_->abandoned.store(true, std::memory_order_release);
-  shared_->abandoned.notify_all();
-  return false;
+  return false;  // the worker's destructor detaches its thread
 }
 
 int CallRunner::stray_threads() {

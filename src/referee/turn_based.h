@@ -38,9 +38,11 @@ class TurnReferee {
           Rng rng(seeds::start(seed_));
           return G::start(config_, rng);
         }()) {
+    // The seats take turns, so one pool's warm worker serves them all (call_runner.h).
+    auto pool = std::make_shared<CallPool>();
     for (const auto& player : players_)
-      runners_.push_back(std::make_unique<CallRunner>(player->in_process() ? options_.isolation
-                                                                             : Isolation::inline_call));
+      runners_.push_back(std::make_unique<CallRunner>(
+          player->in_process() ? options_.isolation : Isolation::inline_call, pool));
     if (options_.time_control) {
       banks_.assign(players_.size(), options_.time_control->bank);
       called_.assign(players_.size(), false);
