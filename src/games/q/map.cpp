@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 
+#include "core/rng.h"
+
 namespace arbiter::q {
 namespace {
 
@@ -24,40 +26,77 @@ bool fits_line(const std::optional<Tile>& a, Tile t, const std::optional<Tile>& 
 }
 
 std::size_t CoordHash::operator()(Coord c) const noexcept {
-  // Pack both ints into 64 bits and run splitmix64's finalizer so that every input bit
-  // reaches every output bit; maps are clustered around (0, 0).
-  std::uint64_t x = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.row)) << 32) |
-                    static_cast<std::uint32_t>(c.column);
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return static_cast<std::size_t>(x);
+  // Both ints packed into 64 bits and mixed, so that every input bit reaches every output bit;
+  // maps are clustered around (0, 0).
+  return static_cast<std::size_t>(
+      mix64((static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.row)) << 32) |
+            static_cast<std::uint32_t>(c.column)));
+}
+
+const Map::Slot* Map::find(Coord c) const {
+  if (slots_.empty()) return nullptr;
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = CoordHash{}(c) & mask;; i = (i + 1) & mask) {
+    const Slot& s = slots_[i];
+    if (!s.used) return nullptr;
+    if (s.coord == c) return &s;
+  }
+}
+
+void Map::grow() {
+  std::vector<Slot> old = std::move(slots_);
+  slots_.assign(old.empty() ? 16 : old.size() * 2, Slot{});
+  const std::size_t mask = slots_.size() - 1;
+  for (const Slot& s : old) {
+    if (!s.used) continue;
+    std::size_t i = CoordHash{}(s.coord) & mask;
+    while (slots_[i].used) i = (i + 1) & mask;
+    slots_[i] = s;
+  }
 }
 
 std::optional<Tile> Map::at(Coord c) const {
-  auto it = cells_.find(c);
-  if (it == cells_.end()) return std::nullopt;
-  return it->second;
+  const Slot* s = find(c);
+  if (s == nullptr) return std::nullopt;
+  return s->tile;
 }
 
 void Map::place(Coord c, Tile t) {
-  cells_.emplace(c, t);
+  if (occupied(c)) return;  // REQUIRES says it is not; the first tile stays, as before
+  if (2 * (size_ + 1) > slots_.size()) grow();
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t i = CoordHash{}(c) & mask;
+  while (slots_[i].used) i = (i + 1) & mask;
+  slots_[i] = Slot{c, t, true};
+  ++size_;
+}
+
+bool operator==(const Map& a, const Map& b) {
+  if (a.size_ != b.size_) return false;
+  for (const Map::Slot& s : a.slots_)
+    if (s.used) {
+      const Map::Slot* other = b.find(s.coord);
+      if (other == nullptr || other->tile != s.tile) return false;
+    }
+  return true;
 }
 
 std::vector<std::pair<Coord, Tile>> Map::cells() const {
-  std::vector<std::pair<Coord, Tile>> out(cells_.begin(), cells_.end());
+  std::vector<std::pair<Coord, Tile>> out;
+  out.reserve(size_);
+  for (const Slot& s : slots_)
+    if (s.used) out.emplace_back(s.coord, s.tile);
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   return out;
 }
 
 std::vector<Coord> Map::free_neighbours() const {
   std::vector<Coord> out;
-  out.reserve(cells_.size() * 2 + 4);
-  for (const auto& [c, t] : cells_)
-    for (Coord d : kSteps)
-      if (Coord n = c + d; !occupied(n)) out.push_back(n);
+  out.reserve(size_ * 2 + 4);
+  for (const Slot& s : slots_)
+    if (s.used)
+      for (Coord d : kSteps)
+        if (Coord n = s.coord + d; !occupied(n)) out.push_back(n);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

@@ -5,7 +5,6 @@
 #include <compare>
 #include <cstdint>
 #include <optional>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -38,10 +37,10 @@ class Map {
  public:
   Map() = default;
 
-  bool empty() const { return cells_.empty(); }
-  std::size_t size() const { return cells_.size(); }
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
   std::optional<Tile> at(Coord c) const;
-  bool occupied(Coord c) const { return cells_.contains(c); }
+  bool occupied(Coord c) const { return find(c) != nullptr; }
 
   // REQUIRES: !occupied(c). Does not check the rules (see extend() in placement.h).
   void place(Coord c, Tile t);
@@ -62,10 +61,22 @@ class Map {
   // The candidates of t (§1.5): free neighbours where t fits, row-major.
   std::vector<Coord> candidates(Tile t) const;
 
-  friend bool operator==(const Map& a, const Map& b) { return a.cells_ == b.cells_; }
+  // The same cells with the same tiles.
+  friend bool operator==(const Map& a, const Map& b);
 
  private:
-  std::unordered_map<Coord, Tile, CoordHash> cells_;
+  // An open-addressing table (linear probing, power-of-two size, at most half full; cells are
+  // never removed): a lookup is a hash and a short scan of one array, a copy is one allocation.
+  struct Slot {
+    Coord coord;
+    Tile tile;
+    bool used = false;
+  };
+  const Slot* find(Coord c) const;
+  void grow();
+
+  std::vector<Slot> slots_;
+  std::size_t size_ = 0;
 };
 
 }  // namespace arbiter::q

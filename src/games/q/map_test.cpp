@@ -3,10 +3,13 @@
 #include "games/q/map.h"
 
 #include <algorithm>
+#include <iterator>
+#include <map>
 #include <unordered_set>
 
 #include <gtest/gtest.h>
 
+#include "core/rng.h"
 #include "games/q/test_tiles.h"
 
 namespace arbiter::q {
@@ -171,6 +174,45 @@ TEST(Map, Equality) {
   EXPECT_EQ(a, b);
   b.place({1, 1}, kBlueStar);
   EXPECT_NE(a, b);
+}
+
+// The open-addressing table against std::map over many placements: the same cells, lookups,
+// listings and equality, whatever the order of placement, through many growths.
+TEST(Map, AgreesWithAnOrderedMapOverManyPlacements) {
+  Rng rng(7);
+  for (int round = 0; round < 20; ++round) {
+    Map map;
+    std::map<Coord, Tile> truth;
+    const int spread = round % 2 == 0 ? 8 : 2000;  // dense clusters and sparse scatter
+    for (int k = 0; k < 600; ++k) {
+      const Coord c{static_cast<std::int32_t>(rng.below(2 * spread)) - spread,
+                    static_cast<std::int32_t>(rng.below(2 * spread)) - spread};
+      const Tile t{static_cast<Shape>(rng.below(6)), static_cast<Color>(rng.below(6))};
+      if (!map.occupied(c)) map.place(c, t);
+      truth.emplace(c, t);
+      ASSERT_EQ(map.size(), truth.size());
+    }
+    for (int k = 0; k < 2000; ++k) {
+      const Coord c{static_cast<std::int32_t>(rng.below(2 * spread + 4)) - spread - 2,
+                    static_cast<std::int32_t>(rng.below(2 * spread + 4)) - spread - 2};
+      const auto it = truth.find(c);
+      ASSERT_EQ(map.occupied(c), it != truth.end());
+      ASSERT_EQ(map.at(c), it == truth.end() ? std::nullopt : std::optional<Tile>(it->second));
+    }
+    const std::vector<std::pair<Coord, Tile>> listed(truth.begin(), truth.end());
+    EXPECT_EQ(map.cells(), listed);
+    Map backwards;
+    for (auto it = truth.rbegin(); it != truth.rend(); ++it) backwards.place(it->first, it->second);
+    EXPECT_EQ(map, backwards);
+    EXPECT_EQ(map.free_neighbours(), backwards.free_neighbours());
+    Map one_less;
+    for (auto it = std::next(truth.begin()); it != truth.end(); ++it) one_less.place(it->first, it->second);
+    EXPECT_FALSE(map == one_less);
+    one_less.place(truth.begin()->first,
+                   Tile{truth.begin()->second.shape == Shape::star ? Shape::clover : Shape::star,
+                        truth.begin()->second.color});
+    EXPECT_FALSE(map == one_less) << "same cells, one tile differs";
+  }
 }
 
 }  // namespace
