@@ -1,7 +1,6 @@
 // The JSON forms of docs/games/q.md §3: strict decoders with one-line errors, canonical encoders.
 #include "games/q/codec.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
