@@ -99,6 +99,12 @@ Expected<Json> run_game(std::string_view harness, const std::vector<Json>& in, D
   }
   RefereeOptions referee;
   referee.per_call = options.per_call;
+  // Every actor is house code; one scripted to hang needs the worker thread the referee can walk
+  // away from. The others return on their own, so they run on the referee's thread: the same
+  // verdicts (a late answer is still a timeout), without a thread handoff per call.
+  const bool may_hang = std::any_of(actors->begin(), actors->end(),
+                                    [](const ActorSpec& a) { return a.hang_after > 0; });
+  referee.isolation = may_hang ? Isolation::thread : Isolation::inline_call;
   std::optional<GameLog> log;
   if (options.observe != nullptr) {
     log.emplace(options.observe);
