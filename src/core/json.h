@@ -73,4 +73,11 @@ Json field_or_null(const Json& object, std::string_view key);
 // Compact, key-sorted serialization (nlohmann objects are key-ordered): stable bytes for logs.
 std::string dump(const Json& j);
 
+// Appends JSON text for one value, byte for byte what dump() writes for the same value, without
+// building a Json: for hot encoders (the game log's call records, a game's views). A string is
+// quoted and escaped as dump() does it, invalid UTF-8 included.
+void append_json_int(std::string& out, std::int64_t v);
+void append_json_uint(std::string& out, std::uint64_t v);
+void append_json_string(std::string& out, std::string_view s);
+
 }  // namespace arbiter

@@ -1,5 +1,7 @@
 #include "core/json.h"
 
+#include <limits>
+#include <random>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -78,6 +80,36 @@ TEST(Json, ShapeHelpersExplainWhatIsWrong) {
   EXPECT_FALSE(to_string(j["n"], "s"));
   EXPECT_FALSE(to_int(Json(1.5), "x"));
   EXPECT_FALSE(to_int(Json(std::uint64_t{18446744073709551615ULL}), "x"));
+}
+
+TEST(Json, AppendedTextIsWhatDumpWrites) {
+  for (std::int64_t v : {std::int64_t{0}, std::int64_t{-1}, std::int64_t{42},
+                         std::numeric_limits<std::int64_t>::min(),
+                         std::numeric_limits<std::int64_t>::max()}) {
+    std::string out = "x";
+    append_json_int(out, v);
+    EXPECT_EQ(out, "x" + dump(Json(v)));
+  }
+  for (std::uint64_t v : {std::uint64_t{0}, std::numeric_limits<std::uint64_t>::max()}) {
+    std::string out;
+    append_json_uint(out, v);
+    EXPECT_EQ(out, dump(Json(v)));
+  }
+  // Every byte alone, then random strings over all bytes (controls, quotes, invalid UTF-8).
+  for (int b = 0; b < 256; ++b) {
+    const std::string s(1, static_cast<char>(b));
+    std::string out;
+    append_json_string(out, s);
+    EXPECT_EQ(out, dump(Json(s))) << "byte " << b;
+  }
+  std::mt19937_64 gen(7);
+  for (int i = 0; i < 2000; ++i) {
+    std::string s(gen() % 12, '\0');
+    for (char& c : s) c = static_cast<char>(i % 3 == 0 ? gen() % 256 : gen() % 128);
+    std::string out;
+    append_json_string(out, s);
+    ASSERT_EQ(out, dump(Json(s))) << "case " << i;
+  }
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 // The one call record of every referee style that calls players (turn-based, and the lockstep
 // style's outside teams): the "call" line of the game log (referee/game_log.h).
+// A match writes one for every call, so it is built as JSON text rather than as a Json tree;
+// text() is byte for byte what dump() writes for the same record (keys in sorted order).
 #pragma once
 
-#include <chrono>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,17 +16,28 @@
 
 namespace arbiter {
 
-// {"type": "call", "seat", "call", "args"}: what the referee asked, before the answer.
-inline Json open_call_record(Seat seat, std::string_view call, Json args) {
-  return {{"type", "call"}, {"seat", seat}, {"call", std::string(call)}, {"args", std::move(args)}};
-}
+class CallRecord {
+ public:
+  // {"type": "call", "seat", "call", "args"}: what the referee asked, before the answer.
+  // `args` is the arguments' JSON text as dump() writes it.
+  CallRecord(Seat seat, std::string_view call, std::string args)
+      : seat_(seat), call_(call), args_(std::move(args)) {}
 
-// Adds how the call ended: "verdict" ("ok" or the ejection's reason), its "detail" when it
-// failed, and "elapsed_us". The caller adds "reply" (the answer as received) before closing.
-inline void close_call_record(Json& record, const Ejection* ejection, Duration elapsed) {
-  record["verdict"] = ejection != nullptr ? std::string(to_string(ejection->why)) : std::string("ok");
-  if (ejection != nullptr) record["detail"] = ejection->detail;
-  record["elapsed_us"] = std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count();
-}
+  // A clocked match: "clock_us", the seat's bank when the call started.
+  void set_clock(Duration remaining);
+  // "reply": the answer as received, as JSON text (dump() form).
+  void set_reply(std::string reply) { reply_ = std::move(reply); }
+
+  // The whole line, closed with how the call ended: "verdict" ("ok" or the ejection's reason),
+  // its "detail" when it failed, and "elapsed_us".
+  std::string text(const Ejection* ejection, Duration elapsed) const;
+
+ private:
+  Seat seat_;
+  std::string call_;
+  std::string args_;
+  std::optional<std::int64_t> clock_us_;
+  std::optional<std::string> reply_;
+};
 
 }  // namespace arbiter

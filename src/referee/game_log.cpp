@@ -1,6 +1,7 @@
 #include "referee/game_log.h"
 
 #include <algorithm>
+#include <cassert>
 #include <iterator>
 
 #include <fmt/format.h>
@@ -15,10 +16,31 @@ void GameLog::write(const Json& given) {
     with_hosting["hosting"] = hosting_;
   }
   const Json& line = add ? with_hosting : given;
-  const bool text_wanted = std::any_of(observers_.begin(), observers_.end(),
-                                       [](const MatchObserver* o) { return o->wants_text(); });
-  std::string text;
-  if (out_ != nullptr || file_ != nullptr || text_wanted) text = dump(line);
+  emit(wants_text() ? dump(line) : std::string(), &line);
+}
+
+void GameLog::write_text(std::string text) {
+  if (!wants_lines()) {
+    emit(text, nullptr);
+    return;
+  }
+  auto line = parse_json(text);
+  assert(line && "a record's text is JSON");
+  emit(text, line ? &*line : nullptr);
+}
+
+bool GameLog::wants_text() const {
+  return out_ != nullptr || file_ != nullptr ||
+         std::any_of(observers_.begin(), observers_.end(),
+                     [](const MatchObserver* o) { return o->wants_text(); });
+}
+
+bool GameLog::wants_lines() const {
+  return keep_ || std::any_of(observers_.begin(), observers_.end(),
+                              [](const MatchObserver* o) { return !o->wants_text(); });
+}
+
+void GameLog::emit(const std::string& text, const Json* line) {
   if (out_ != nullptr) {
     // One line per record, flushed, so a crash of the referee loses at most the record being
     // written.
@@ -26,12 +48,12 @@ void GameLog::write(const Json& given) {
     out_->flush();
   }
   if (file_ != nullptr) file_->write(text + '\n');
-  if (keep_) lines_.push_back(line);
+  if (keep_ && line != nullptr) lines_.push_back(*line);
   for (MatchObserver* observer : observers_) {
     if (observer->wants_text())
       observer->on_text(text);
-    else
-      observer->on_line(line);
+    else if (line != nullptr)
+      observer->on_line(*line);
   }
 }
 

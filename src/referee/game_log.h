@@ -40,6 +40,9 @@ class GameLog {
 
   // Records the line: to the stream or file, the kept copy, then every observer.
   void write(const Json& line);
+  // The same for a line given as its text, exactly as dump() writes it (a CallRecord's): parsed
+  // only when the kept copy or an observer wants the Json. REQUIRES: not a "match" line.
+  void write_text(std::string text);
 
   // Adds an observer of every line and frame from now on. REQUIRES: called before the match
   // starts; `observer` outlives the match. Not thread-safe against write().
@@ -58,6 +61,12 @@ class GameLog {
   const std::vector<Json>& lines() const { return lines_; }
 
  private:
+  // Sends one line on: `text` to the stream, the file and the observers that take text; `line`
+  // (given when wants_lines()) to the kept copy and the others.
+  void emit(const std::string& text, const Json* line);
+  bool wants_text() const;
+  bool wants_lines() const;
+
   std::ostream* out_ = nullptr;
   OutputFile* file_ = nullptr;
   bool keep_ = false;

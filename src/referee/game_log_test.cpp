@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "referee/call_record.h"
+
 namespace arbiter {
 namespace {
 
@@ -76,6 +78,39 @@ TEST(GameLog, ObserversGetTheLinesAsJsonOrAsTheLogsText) {
   bare.watch(only);
   bare.write(Json{{"type", "match"}});
   EXPECT_EQ(only.text, "{\"type\":\"match\"}\n");
+}
+
+// A call record's text is what dump() writes for the same record built as Json, with every
+// optional field in or out, and the log passes it on as text or (kept, to observers) as Json.
+TEST(GameLog, CallRecordTextIsTheDumpOfTheSameRecord) {
+  const Json args = {{"map", Json::array()}, {"note", "a \"quote\"\n"}};
+  const Json reply = Json::array({"pass", 3});
+  const Ejection ejection{2, Why::foul, "take_turn", "bad-placement: tile\tnot \"in\" hand é"};
+  for (int mask = 0; mask < 8; ++mask) {
+    const bool clocked = (mask & 1) != 0, replied = (mask & 2) != 0, ejected = (mask & 4) != 0;
+    CallRecord record(2, "take_turn", dump(args));
+    Json expected = {{"type", "call"}, {"seat", 2}, {"call", "take_turn"}, {"args", args}};
+    if (clocked) {
+      record.set_clock(std::chrono::milliseconds(1500));
+      expected["clock_us"] = 1'500'000;
+    }
+    if (replied) {
+      record.set_reply(dump(reply));
+      expected["reply"] = reply;
+    }
+    expected["verdict"] = ejected ? "foul" : "ok";
+    if (ejected) expected["detail"] = ejection.detail;
+    expected["elapsed_us"] = 1234;
+    const std::string text = record.text(ejected ? &ejection : nullptr, std::chrono::microseconds(1234));
+    EXPECT_EQ(text, dump(expected)) << "mask " << mask;
+
+    std::ostringstream out;
+    GameLog log(&out, /*keep=*/true);
+    log.write_text(text);
+    EXPECT_EQ(out.str(), text + "\n");
+    ASSERT_EQ(log.lines().size(), 1u);
+    EXPECT_EQ(log.lines()[0], expected);
+  }
 }
 
 }  // namespace

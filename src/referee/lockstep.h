@@ -42,13 +42,13 @@ class OutsideSeat {
   template <class T, class Decode>
   std::expected<T, Ejection> call(const char* call, std::string_view method, Json args,
                                   Decode decode) {
-    Json record = open_call_record(seat_, call, args);
+    CallRecord record(seat_, call, dump(args));
     Duration elapsed{};
     std::expected<T, Ejection> out = std::unexpected(Ejection{});
     if (failure_) {
       out = std::unexpected(*failure_);
     } else if (auto reply = exchange(call, method, args, elapsed)) {
-      record["reply"] = *reply;
+      record.set_reply(dump(*reply));
       auto decoded = decode(*reply);
       if (decoded)
         out = std::move(*decoded);
@@ -58,8 +58,7 @@ class OutsideSeat {
       out = std::unexpected(reply.error());
     }
     if (!out && !failure_) failure_ = out.error();
-    close_call_record(record, out ? nullptr : &out.error(), elapsed);
-    if (log_ != nullptr) log_->write(record);
+    if (log_ != nullptr) log_->write_text(record.text(out ? nullptr : &out.error(), elapsed));
     return out;
   }
 

@@ -23,6 +23,20 @@ namespace arbiter {
 template <class G>
 using PlayerPtr = std::shared_ptr<Player<G>>;
 
+// The JSON text of one of game G's values, as dump(G::encode(value)) writes it: through the
+// game's own text writer (G::write_json) when it has one for the type, which skips building a
+// Json tree on every logged call.
+template <class G, class T>
+std::string encoded_text(const T& value) {
+  if constexpr (requires(std::string& out) { G::write_json(out, value); }) {
+    std::string out;
+    G::write_json(out, value);
+    return out;
+  } else {
+    return dump(G::encode(value));
+  }
+}
+
 template <Game G>
 class TurnReferee {
  public:
@@ -53,7 +67,7 @@ class TurnReferee {
     log_header();
     for (Seat seat : state_.turn_order()) {
       auto view = std::make_shared<const typename G::View>(state_.view(seat));
-      auto args = [&] { return G::encode(*view); };
+      auto args = [&] { return encoded_text<G>(*view); };
       auto fn = [p = players_[seat], view] { return p->setup(*view); };
       if constexpr (SetsUp<G>) {
         auto choice = call(seat, "setup", args, fn, [&](const typename G::Setup& a) {
@@ -89,7 +103,7 @@ class TurnReferee {
   void take_turn(Seat seat) {
     auto view = std::make_shared<const typename G::View>(state_.view(seat));
     auto reply = call(
-        seat, "take_turn", [&] { return G::encode(*view); },
+        seat, "take_turn", [&] { return encoded_text<G>(*view); },
         [p = players_[seat], view] { return p->take_turn(*view); },
         [&](const typename G::Action& a) { return state_.check(seat, a); });
     if (!reply) return;
@@ -97,7 +111,7 @@ class TurnReferee {
     if constexpr (DealsHands<G>) {
       if (auto dealt = state_.dealt(seat)) {
         auto ok = call(
-            seat, "new_tiles", [&] { return G::encode(*dealt); },
+            seat, "new_tiles", [&] { return encoded_text<G>(*dealt); },
             [p = players_[seat], d = *dealt] { p->new_tiles(d); });
         if (ok) state_.acknowledge(seat);
       }
@@ -109,15 +123,15 @@ class TurnReferee {
     for (bool won : {true, false}) {
       for (Seat seat : won ? standings.winners : standings.losers) {
         auto ok = call(
-            seat, "win", [&] { return Json(won); }, [p = players_[seat], won] { p->win(won); });
+            seat, "win", [&] { return std::string(won ? "true" : "false"); }, [p = players_[seat], won] { p->win(won); });
         if (ok && won) result_.winners.push_back(seat);
       }
     }
   }
 
-  // Calls `fn` for `seat` under the per-call deadline, logs the exchange, and ejects the seat if
-  // the call fails or (given a `check`, answer -> optional<Foul>) its answer is a foul. Returns
-  // the answer or nothing.
+  // Calls `fn` for `seat` under the per-call deadline, logs the exchange (`args` gives the
+  // arguments' JSON text), and ejects the seat if the call fails or (given a `check`, answer ->
+  // optional<Foul>) its answer is a foul. Returns the answer or nothing.
   // In a clocked match the call may also take no more than the seat's bank (plus the grace of
   // its first call); running out of it is the verdict time_bank; what it took is drawn from the
   // bank, and a take_turn (a move) then adds the increment.
@@ -137,10 +151,9 @@ class TurnReferee {
       }
     }
     const Deadline deadline = Deadline::after(*options_.clock, allowance);
-    Json record;
-    if (options_.log != nullptr) record = open_call_record(seat, method, args());
-    if (told && options_.log != nullptr)
-      record["clock_us"] = std::chrono::duration_cast<std::chrono::microseconds>(told->remaining).count();
+    std::optional<CallRecord> record;
+    if (options_.log != nullptr) record.emplace(seat, method, args());
+    if (told && record) record->set_clock(told->remaining);
     auto outcome = guarded_call(seat, method, *runners_[seat], deadline, std::move(fn), told);
     if (told) {
       const Duration used = std::max(Duration::zero(), outcome.elapsed - grace);
@@ -164,7 +177,7 @@ class TurnReferee {
     if (outcome.value) {
       answer = std::move(*outcome.value);
       if constexpr (!std::is_same_v<Check, std::nullptr_t>) {
-        if (options_.log != nullptr) record["reply"] = G::encode(*answer);
+        if (record) record->set_reply(encoded_text<G>(*answer));
         if (auto foul = check(*answer)) {
           ejection =
               Ejection{seat, Why::foul, method, fmt::format("{}: {}", foul->code, foul->detail)};
@@ -174,10 +187,7 @@ class TurnReferee {
     } else {
       ejection = outcome.value.error();
     }
-    if (options_.log != nullptr) {
-      close_call_record(record, ejection ? &*ejection : nullptr, outcome.elapsed);
-      options_.log->write(record);
-    }
+    if (record) options_.log->write_text(record->text(ejection ? &*ejection : nullptr, outcome.elapsed));
     if (ejection) {
       state_.eject(seat);
       if (!players_[seat]->in_process()) players_[seat]->ejected(*ejection);

@@ -1,6 +1,7 @@
 // The JSON forms of docs/games/q.md §3: strict decoders with one-line errors, canonical encoders.
 #include "games/q/codec.h"
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
@@ -147,7 +148,7 @@ Json encode_map(const Map& m) {
 Expected<Map> decode_map(const Json& j) {
   if (!j.is_array())
     return fail(fmt::format("JMap: expected an array of rows, got {}", excerpt(j)));
-  Map m;
+  std::vector<std::pair<Coord, Tile>> cells;
   std::set<std::int32_t> rows;
   for (std::size_t i = 0; i < j.size(); ++i) {
     const Json& jrow = j[i];
@@ -158,6 +159,7 @@ Expected<Map> decode_map(const Json& j) {
     auto r = to_coordinate(jrow[0], fmt::format("JMap entry {}: row index", i));
     if (!r) return std::unexpected(r.error());
     if (!rows.insert(*r).second) return fail(fmt::format("JMap: duplicate row {}", *r));
+    std::set<std::int32_t> columns;
     for (std::size_t k = 1; k < jrow.size(); ++k) {
       const Json& cell = jrow[k];
       if (!cell.is_array() || cell.size() != 2)
@@ -167,12 +169,12 @@ Expected<Map> decode_map(const Json& j) {
       if (!c) return std::unexpected(c.error());
       auto t = decode_tile(cell[1]);
       if (!t) return within(fmt::format("JMap row {}, column {}", *r, *c), t.error());
-      if (m.occupied({*r, *c}))
+      if (!columns.insert(*c).second)
         return fail(fmt::format("JMap row {}: duplicate column {}", *r, *c));
-      m.place({*r, *c}, *t);
+      cells.push_back({{*r, *c}, *t});
     }
   }
-  return m;
+  return Map(cells);
 }
 
 Json encode_placement(const Placement& p) {
@@ -309,6 +311,92 @@ Expected<Table> decode_table(const Json& j) {
   if (!pile) return within("JState: tile*", pile.error());
   t.pile = std::move(*pile);
   return t;
+}
+
+namespace {
+
+// The 36 tiles' texts, made once by the Json encoder itself so the two forms cannot drift.
+std::string_view tile_text(Tile t) {
+  static const std::array<std::string, kShapes * kColors> texts = [] {
+    std::array<std::string, kShapes * kColors> all;
+    for (Tile kind : all_kinds())
+      all[static_cast<int>(kind.shape) * kColors + static_cast<int>(kind.color)] =
+          dump(encode_tile(kind));
+    return all;
+  }();
+  return texts[static_cast<int>(t.shape) * kColors + static_cast<int>(t.color)];
+}
+
+void write_coord(std::string& out, Coord c) {
+  out += "{\"column\":";
+  append_json_int(out, c.column);
+  out += ",\"row\":";
+  append_json_int(out, c.row);
+  out += '}';
+}
+
+}  // namespace
+
+void write_tiles(std::string& out, const Tiles& tiles) {
+  out += '[';
+  for (std::size_t i = 0; i < tiles.size(); ++i) {
+    if (i > 0) out += ',';
+    out += tile_text(tiles[i]);
+  }
+  out += ']';
+}
+
+void write_action(std::string& out, const Action& a) {
+  if (std::holds_alternative<Pass>(a)) {
+    out += "\"pass\"";
+  } else if (std::holds_alternative<Replace>(a)) {
+    out += "\"replace\"";
+  } else {
+    const Placements& ps = std::get<Placements>(a);
+    out += '[';
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      if (i > 0) out += ',';
+      out += "{\"1tile\":";
+      out += tile_text(ps[i].tile);
+      out += ",\"coordinate\":";
+      write_coord(out, ps[i].coord);
+      out += '}';
+    }
+    out += ']';
+  }
+}
+
+void write_view(std::string& out, const View& v) {
+  out += "{\"map\":[";
+  bool first_row = true;
+  std::int32_t current = 0;
+  for (const auto& [c, t] : v.map.cells()) {
+    if (first_row || c.row != current) {
+      if (!first_row) out += "],";
+      first_row = false;
+      current = c.row;
+      out += '[';
+      append_json_int(out, c.row);
+    }
+    out += ",[";
+    append_json_int(out, c.column);
+    out += ',';
+    out += tile_text(t);
+    out += ']';
+  }
+  if (!first_row) out += ']';
+  out += "],\"players\":[{\"score\":";
+  append_json_int(out, v.score);
+  out += ",\"tile*\":";
+  write_tiles(out, v.hand);
+  out += '}';
+  for (std::int64_t s : v.others) {
+    out += ',';
+    append_json_int(out, s);
+  }
+  out += "],\"tile*\":";
+  append_json_uint(out, v.pile);
+  out += '}';
 }
 
 }  // namespace arbiter::q

@@ -37,4 +37,10 @@ Expected<View> decode_view(const Json& j);
 Json encode_table(const Table& t);  // JState
 Expected<Table> decode_table(const Json& j);
 
+// The same forms appended as JSON text, byte for byte what dump() writes for the encoders above,
+// without building a Json: the game log writes one on every call.
+void write_tiles(std::string& out, const Tiles& tiles);
+void write_action(std::string& out, const Action& a);
+void write_view(std::string& out, const View& v);
+
 }  // namespace arbiter::q

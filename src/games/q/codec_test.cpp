@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/rng.h"
+
 #include "games/q/test_tiles.h"
 
 namespace arbiter::q {
@@ -238,6 +240,43 @@ TEST(Codec, TableRejectsMalformedShapes) {
   EXPECT_TRUE(Contains(with("/tile*", 3), "tile*"));
   EXPECT_TRUE(Contains(with("/tile*/1/color", "mauve"), "unknown color"));
   EXPECT_TRUE(Contains(with("/players/0/score", 1.5), "score"));
+}
+
+// --- text writers --------------------------------------------------------------------------
+
+// The text writers must write exactly what dump() writes for the Json encoders: random views
+// (maps with rows and columns of both signs, hands of any size, several seats) and actions.
+TEST(Codec, TextWritersAgreeWithTheJsonEncoders) {
+  Rng rng(2026);
+  auto tile = [&] { return all_kinds()[rng.below(36)]; };
+  auto coordinate = [&] { return static_cast<std::int32_t>(rng.below(41)) - 20; };
+  for (int i = 0; i < 500; ++i) {
+    View v;
+    const auto cells = rng.below(120);
+    for (std::uint64_t k = 0; k < cells; ++k) {
+      const Coord c{coordinate(), coordinate()};
+      if (!v.map.occupied(c)) v.map.place(c, tile());
+    }
+    for (auto k = rng.below(7); k > 0; --k) v.hand.push_back(tile());
+    v.score = static_cast<std::int64_t>(rng.below(1000));
+    for (auto k = rng.below(4); k > 0; --k) v.others.push_back(static_cast<std::int64_t>(rng.below(500)));
+    v.pile = rng.below(1080);
+    std::string text;
+    write_view(text, v);
+    ASSERT_EQ(text, dump(encode_view(v))) << "view " << i;
+
+    std::string tiles;
+    write_tiles(tiles, v.hand);
+    ASSERT_EQ(tiles, dump(encode_tiles(v.hand)));
+
+    Placements ps;
+    for (auto k = rng.below(6) + 1; k > 0; --k) ps.push_back({{coordinate(), coordinate()}, tile()});
+    for (const Action& a : {Action{Pass{}}, Action{Replace{}}, Action{ps}}) {
+      std::string action;
+      write_action(action, a);
+      ASSERT_EQ(action, dump(encode_action(a)));
+    }
+  }
 }
 
 }  // namespace

@@ -61,14 +61,38 @@ std::optional<Tile> Map::at(Coord c) const {
   return s->tile;
 }
 
-void Map::place(Coord c, Tile t) {
-  if (occupied(c)) return;  // REQUIRES says it is not; the first tile stays, as before
+void Map::insert(Coord c, Tile t) {
   if (2 * (size_ + 1) > slots_.size()) grow();
   const std::size_t mask = slots_.size() - 1;
   std::size_t i = CoordHash{}(c) & mask;
   while (slots_[i].used) i = (i + 1) & mask;
   slots_[i] = Slot{c, t, true};
   ++size_;
+}
+
+Map::Map(const std::vector<std::pair<Coord, Tile>>& cells) {
+  for (const auto& [c, t] : cells) insert(c, t);
+  for (const auto& [c, t] : cells)
+    for (Coord d : kSteps)
+      if (Coord n = c + d; !occupied(n)) frontier_.push_back(n);
+  std::sort(frontier_.begin(), frontier_.end());
+  frontier_.erase(std::unique(frontier_.begin(), frontier_.end()), frontier_.end());
+}
+
+void Map::place(Coord c, Tile t) {
+  if (occupied(c)) return;  // REQUIRES says it is not; the first tile stays, as before
+  insert(c, t);
+  // c is no longer free; its free neighbours now touch a tile. Nothing else changes.
+  if (auto it = std::lower_bound(frontier_.begin(), frontier_.end(), c);
+      it != frontier_.end() && *it == c)
+    frontier_.erase(it);
+  for (Coord d : kSteps) {
+    const Coord n = c + d;
+    if (occupied(n)) continue;
+    if (auto it = std::lower_bound(frontier_.begin(), frontier_.end(), n);
+        it == frontier_.end() || *it != n)
+      frontier_.insert(it, n);
+  }
 }
 
 bool operator==(const Map& a, const Map& b) {
@@ -90,18 +114,6 @@ std::vector<std::pair<Coord, Tile>> Map::cells() const {
   return out;
 }
 
-std::vector<Coord> Map::free_neighbours() const {
-  std::vector<Coord> out;
-  out.reserve(size_ * 2 + 4);
-  for (const Slot& s : slots_)
-    if (s.used)
-      for (Coord d : kSteps)
-        if (Coord n = s.coord + d; !occupied(n)) out.push_back(n);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 int Map::occupied_neighbours(Coord c) const {
   int n = 0;
   for (Coord d : kSteps) n += occupied(c + d) ? 1 : 0;
@@ -113,7 +125,7 @@ bool Map::fits(Coord c, Tile t) const {
 }
 
 std::vector<Coord> Map::candidates(Tile t) const {
-  std::vector<Coord> out = free_neighbours();
+  std::vector<Coord> out = frontier_;
   std::erase_if(out, [&](Coord c) { return !fits(c, t); });
   return out;
 }

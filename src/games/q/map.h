@@ -36,20 +36,24 @@ bool fits_at(const Lookup& at, Coord c, Tile t) {
 class Map {
  public:
   Map() = default;
+  // A map of the given cells at once, in O(n log n). REQUIRES: the coordinates are distinct.
+  explicit Map(const std::vector<std::pair<Coord, Tile>>& cells);
 
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
   std::optional<Tile> at(Coord c) const;
   bool occupied(Coord c) const { return find(c) != nullptr; }
 
-  // REQUIRES: !occupied(c). Does not check the rules (see extend() in placement.h).
+  // REQUIRES: !occupied(c). Does not check the rules (see extend() in placement.h). Costs a
+  // lookup per neighbour plus, to keep free_neighbours() current, at most a move of that list.
   void place(Coord c, Tile t);
 
   // All (coordinate, tile) pairs in row-major order.
   std::vector<std::pair<Coord, Tile>> cells() const;
 
-  // The free 4-neighbours of occupied cells, in row-major order.
-  std::vector<Coord> free_neighbours() const;
+  // The free 4-neighbours of occupied cells, in row-major order: kept up to date by place(), so
+  // asking costs nothing.
+  const std::vector<Coord>& free_neighbours() const { return frontier_; }
 
   // How many of c's 4 neighbours are occupied (0-4).
   int occupied_neighbours(Coord c) const;
@@ -74,9 +78,11 @@ class Map {
   };
   const Slot* find(Coord c) const;
   void grow();
+  void insert(Coord c, Tile t);  // into the table only
 
   std::vector<Slot> slots_;
   std::size_t size_ = 0;
+  std::vector<Coord> frontier_;  // free_neighbours(), sorted
 };
 
 }  // namespace arbiter::q

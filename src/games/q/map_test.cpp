@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <set>
 #include <unordered_set>
 
 #include <gtest/gtest.h>
@@ -178,6 +179,16 @@ TEST(Map, Equality) {
 
 // The open-addressing table against std::map over many placements: the same cells, lookups,
 // listings and equality, whatever the order of placement, through many growths.
+// The free neighbours by their definition: every free 4-neighbour of a tile, row-major.
+std::vector<Coord> frontier_of(const std::map<Coord, Tile>& cells) {
+  std::set<Coord> free;
+  for (const auto& [c, t] : cells)
+    for (Coord n : {Coord{c.row - 1, c.column}, Coord{c.row + 1, c.column},
+                    Coord{c.row, c.column - 1}, Coord{c.row, c.column + 1}})
+      if (!cells.contains(n)) free.insert(n);
+  return {free.begin(), free.end()};
+}
+
 TEST(Map, AgreesWithAnOrderedMapOverManyPlacements) {
   Rng rng(7);
   for (int round = 0; round < 20; ++round) {
@@ -191,7 +202,14 @@ TEST(Map, AgreesWithAnOrderedMapOverManyPlacements) {
       if (!map.occupied(c)) map.place(c, t);
       truth.emplace(c, t);
       ASSERT_EQ(map.size(), truth.size());
+      if (k % 50 == 0) {
+        ASSERT_EQ(map.free_neighbours(), frontier_of(truth)) << "after " << k;
+      }
     }
+    ASSERT_EQ(map.free_neighbours(), frontier_of(truth));
+    const Map bulk(std::vector<std::pair<Coord, Tile>>(truth.rbegin(), truth.rend()));
+    EXPECT_EQ(bulk, map);
+    EXPECT_EQ(bulk.free_neighbours(), map.free_neighbours());
     for (int k = 0; k < 2000; ++k) {
       const Coord c{static_cast<std::int32_t>(rng.below(2 * spread + 4)) - spread - 2,
                     static_cast<std::int32_t>(rng.below(2 * spread + 4)) - spread - 2};

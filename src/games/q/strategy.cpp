@@ -44,8 +44,7 @@ std::optional<Strategy> strategy_from_string(std::string_view text) {
 Step step(Strategy s, const Map& map, const Tiles& hand, std::uint64_t pile) {
   Tiles sorted = hand;
   std::sort(sorted.begin(), sorted.end());
-  // The free spots do not depend on the tile, so find them once.
-  const std::vector<Coord> spots = map.free_neighbours();
+  const std::vector<Coord>& spots = map.free_neighbours();
   std::vector<Coord> cands;
   for (std::size_t i = 0; i < sorted.size(); ++i) {
     if (i > 0 && sorted[i] == sorted[i - 1]) continue;  // same kind, same (empty) candidates
