@@ -7,14 +7,28 @@
 #include <cassert>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "lua/countdown.h"
 #include "lua/sandbox_internal.h"
 
 namespace arbiter::lua {
 namespace {
+
+constexpr int kHookMask = LUA_MASKCOUNT | LUA_MASKCALL;
+// CLOCK_MONOTONIC_COARSE in nanoseconds: a few nanoseconds to read, advancing every few ms.
+long long coarse_tick() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return static_cast<long long>(ts.tv_sec) * 1'000'000'000LL + ts.tv_nsec;
+}
+
+// The most instructions between two calls of the count hook, where the watchdog is looked at.
+// Small because one instruction can take milliseconds (comparing two long strings).
+constexpr long long kMaxSlice = 16;
 
 // The barrier of docs/games/abalone.md §6, shipped with every sandbox. It keeps its own references
 // to cas and yield, so a team that reassigns those globals does not break it.
@@ -113,7 +127,10 @@ Bot* Sandbox::current_bot(lua_State* L) {
 
 void Sandbox::charge(lua_State* L, int n) {
   assert(n >= 0);
-  if (Bot* bot = of(L).running_) bot->used_ += n;
+  if (Bot* bot = of(L).running_) {
+    bot->mark_ = bot->used_now() + n;
+    bot->arm();
+  }
 }
 
 int Sandbox::block(lua_State* L, std::string_view reason) {
@@ -263,11 +280,10 @@ std::unique_ptr<Bot> Sandbox::make_bot(lua_State* L, int index, int pid) {
   lua_pushvalue(L, index);
   lua_xmove(L, thread, 1);
   const int ref = luaL_ref(L, LUA_REGISTRYINDEX);  // pops the thread
-  // Count 1: the hook sees every instruction, which makes budgets exact and lets charges and
-  // early ends be accounted precisely (Lua has no way to read a partly run count). Calls too:
-  // a C function called from C (a metamethod or callback that is itself a library function)
-  // runs no instruction, so a C loop calling one would never meet the count hook.
-  lua_sethook(thread, &Bot::hook, LUA_MASKCOUNT | LUA_MASKCALL, 1);
+  // Calls too: a C function called from C (a metamethod or callback that is itself a library
+  // function) runs no instruction, so a C loop calling one would never meet the count hook.
+  // The count is set by each step (Bot::arm).
+  lua_sethook(thread, &Bot::hook, kHookMask, 1);
   return std::unique_ptr<Bot>(new Bot(*this, thread, ref, pid));
 }
 
@@ -349,14 +365,39 @@ Bot::~Bot() {
 }
 
 void Bot::raise_condemned(lua_State* L) {
+  // From here on the hook must see every instruction, so that no pcall, handler or __close of
+  // the bot's gets to run.
+  if (Bot* bot = Sandbox::of(L).running_) bot->arm_every_instruction();
   lua_pushliteral(L, "bot killed by the referee");
   lua_error(L);
   __builtin_unreachable();
 }
 
-// Called before every instruction of a bot (count 1) and at every call. A hook may raise an
-// error; a count hook may yield only as its last action, and then the instruction is not
-// executed and runs again on resume. A call event is not an instruction: it only checks.
+long long Bot::used_now() const {
+  // With a count of 1 the hook has counted every instruction itself (the countdown is back at
+  // 1 whenever anything else runs), so the countdown is read only for longer slices.
+  return slice_ == 1 ? mark_ : mark_ + slice_ - countdown(thread_);
+}
+
+void Bot::arm() {
+  long long slice = 1;
+  if (mark_ < allowance_ && !sandbox_.options_.hook_every_instruction && countdown_readable())
+    slice = std::min(allowance_ - mark_ + 1, kMaxSlice);
+  // Lua restarts the count from the last one set: the common case sets nothing.
+  if (slice == slice_ && (slice == 1 || countdown(thread_) == slice_)) return;
+  slice_ = static_cast<int>(slice);
+  lua_sethook(thread_, &Bot::hook, kHookMask, slice_);
+}
+
+void Bot::arm_every_instruction() {
+  mark_ = used_now();
+  slice_ = 1;
+  lua_sethook(thread_, &Bot::hook, kHookMask, 1);
+}
+
+// Called before the instruction that ends each slice (a count event), and at every call. A hook
+// may raise an error; a count hook may yield only as its last action, and then the instruction is
+// not executed and runs again on resume. A call event is not an instruction: it only checks.
 void Bot::hook(lua_State* L, lua_Debug* ar) {
   Sandbox& s = Sandbox::of(L);
   Bot* bot = s.running_;
@@ -367,33 +408,48 @@ void Bot::hook(lua_State* L, lua_Debug* ar) {
     bot->condemned_ = Condemned::out_of_memory;
     raise_condemned(L);
   }
-  if ((++bot->ticks_ & 15U) == 0 && s.past_watchdog(bot->started_)) {
-    bot->condemned_ = Condemned::watchdog;
-    raise_condemned(L);
+  const bool count_event = ar->event == LUA_HOOKCOUNT;
+  bot->ticks_ += count_event ? static_cast<unsigned>(bot->slice_) : 1U;
+  // The watchdog's clock is read once the kernel's coarse clock has moved (every few ms):
+  // reading it on every call of the hook was an eighth of a busy bot's time.
+  if (bot->ticks_ >= 16) {
+    bot->ticks_ = 0;
+    if (const long long tick = coarse_tick(); tick != bot->coarse_seen_) {
+      bot->coarse_seen_ = tick;
+      if (s.past_watchdog(bot->started_)) {
+        bot->condemned_ = Condemned::watchdog;
+        raise_condemned(L);
+      }
+    }
   }
-  if (ar->event != LUA_HOOKCOUNT) {
+  if (!count_event) {
     // A call: a loop of C calls from C runs no instruction, so work charged in it is judged
     // here as it would be inside a callback.
-    if (bot->used_ - bot->allowance_ >= s.options_.overrun_limit) {
+    if (bot->used_now() - bot->allowance_ >= s.options_.overrun_limit) {
       bot->condemned_ = Condemned::overrun;
       raise_condemned(L);
     }
     return;
   }
-  if (bot->used_ >= bot->allowance_) {
+  // The countdown has just started again from slice_: every instruction of the slice but this
+  // one has run.
+  const long long before = bot->mark_ + bot->slice_ - 1;
+  if (before >= bot->allowance_) {
     if (lua_isyieldable(L)) {
+      bot->used_ = before;
       bot->yield_kind_ = StepStatus::ran_out;
       lua_yield(L, 0);
       return;
     }
     // Inside a callback of C code (sort comparator, gsub function, metamethod called from C):
     // keep going, the excess becomes debt, but not forever.
-    if (bot->used_ - bot->allowance_ >= s.options_.overrun_limit) {
+    if (before - bot->allowance_ >= s.options_.overrun_limit) {
       bot->condemned_ = Condemned::overrun;
       raise_condemned(L);
     }
   }
-  ++bot->used_;
+  bot->mark_ = before + 1;
+  bot->arm();
 }
 
 StepResult Bot::finish(StepStatus status, std::string detail) {
@@ -413,9 +469,19 @@ StepResult Bot::step(int budget) {
   debt_ = 0;
   // After the hook yielded, Lua re-runs the interrupted instruction without calling the hook
   // again (it remembers that the hook already ran for it), so that instruction is counted here.
-  used_ = after_hook_yield_ ? 1 : 0;
+  // That memory is only cleared when a count runs out, so the first count is 1: a longer one
+  // would make Lua skip the call of the hook at its end.
+  mark_ = after_hook_yield_ ? 1 : 0;
+  used_ = 0;
+  if (after_hook_yield_) {
+    slice_ = 1;
+    lua_sethook(thread_, &Bot::hook, kHookMask, 1);
+  } else {
+    arm();
+  }
   after_hook_yield_ = false;
   ticks_ = 0;
+  coarse_seen_ = 0;
   condemned_ = Condemned::no;
   yield_kind_ = StepStatus::ran_out;
   block_reason_.clear();
@@ -425,6 +491,9 @@ StepResult Bot::step(int budget) {
   int results = 0;
   const int status = lua_resume(thread_, nullptr, 0, &results);
   sandbox_.running_ = nullptr;
+  // The hook recorded the total when it yielded; otherwise the countdown tells.
+  const bool hook_yielded = status == LUA_YIELD && yield_kind_ == StepStatus::ran_out;
+  if (!hook_yielded) used_ = used_now();
 
   const bool too_slow = sandbox_.past_watchdog(started_);
   if (used_ > allowance_) debt_ = used_ - allowance_;

@@ -34,6 +34,9 @@ struct SandboxOptions {
   // Instructions a bot may run past its budget inside a callback that cannot yield (table.sort
   // comparator, gsub callback, ...) before it is killed with StepStatus::overrun.
   int overrun_limit = 100'000;
+  // Call the budget hook before every instruction instead of once per slice of up to 16 (see
+  // lua/countdown.h): the same counts, slower. For tests that compare the two.
+  bool hook_every_instruction = false;
   int load_budget = 1'000'000;                 // instructions the team chunk may run at load
   std::size_t max_rep_bytes = std::size_t{1} << 20;  // largest string.rep result
   // string.find/match/gmatch/gsub refuse a pattern whose worst-case backtracking estimate on
@@ -208,6 +211,7 @@ class Bot {
 
   // Runs the bot for up to `budget` instructions (minus any debt from earlier steps). Exact:
   // every VM instruction counts once, the first instruction of a vararg function excepted.
+  // The watchdog is looked at every 16 instructions at most.
   // When the debt covers the whole budget the bot does not run (ran_out, budget_used 0).
   // Dead after finished, error, overrun, out_of_memory and watchdog.
   // REQUIRES: alive(), budget > 0, no other bot of the sandbox is in a step.
@@ -221,6 +225,13 @@ class Bot {
   static void hook(lua_State* L, lua_Debug* ar);
   [[noreturn]] static void raise_condemned(lua_State* L);
   StepResult finish(StepStatus status, std::string detail = {});
+  // Instructions run plus charges so far in this step (outside the count hook).
+  long long used_now() const;
+  // Sets the count hook to be called next at the instruction that would take the step past its
+  // allowance (or at the next instruction, once it is past it). REQUIRES: mark_ is up to date.
+  void arm();
+  // Sets the count hook to be called at every instruction from now on.
+  void arm_every_instruction();
 
   Sandbox& sandbox_;
   lua_State* thread_;
@@ -229,10 +240,15 @@ class Bot {
   bool alive_ = true;
   bool after_hook_yield_ = false;  // the hook yielded last step (see step())
   long long debt_ = 0;             // instructions owed from earlier steps
-  // Per step:
-  long long used_ = 0;
+  // Per step. The count hook is called every `slice_` instructions: used_now() is mark_ (what
+  // was used when the hook was last armed or called) plus what the countdown (lua/countdown.h)
+  // has run off since. Where the countdown cannot be read, slice_ is 1 and mark_ is exact.
+  long long mark_ = 0;
+  int slice_ = 1;
+  long long used_ = 0;  // the step's total, once it has ended
   long long allowance_ = 0;
   unsigned ticks_ = 0;
+  long long coarse_seen_ = 0;  // the coarse clock when the watchdog was last looked at
   Instant started_{};
   StepStatus yield_kind_ = StepStatus::ran_out;
   std::string block_reason_;

@@ -2,6 +2,7 @@
 // docs/games/abalone.md §5, determinism (key order, no addresses, table.sort), cas and the barrier
 // library of §6.
 #include "lua/sandbox.h"
+#include "lua/countdown.h"
 
 #include <gtest/gtest.h>
 
@@ -98,6 +99,72 @@ TEST(LuaBudget, SplittingABudgetIntoStepsRunsTheSameInstructions) {
   for (int i = 0; i < 1000; ++i) ASSERT_EQ(c->step(1).budget_used, 1);
   EXPECT_EQ(global_int(ones, "x"), global_int(whole, "x"));
   EXPECT_GT(global_int(whole, "x"), 100);
+}
+
+SandboxOptions no_watchdog(ManualClock& clock, std::uint64_t seed);
+
+// The budget hook runs once per slice where the countdown can be read (lua/countdown.h); on
+// this Lua it must be readable, or the sandbox falls back to a hook per instruction.
+TEST(LuaBudget, TheCountdownIsReadableHere) {
+  EXPECT_TRUE(countdown_readable());
+}
+
+// Sliced counting against the hook on every instruction: the same programs (charges, yields,
+// blocking, errors caught by pcall, C callbacks that cannot yield, metamethods, recursion) with
+// the same random budgets must give the same status and count at every step and end in the same
+// state.
+TEST(LuaBudget, SlicedCountingMatchesCountingEveryInstruction) {
+  const std::string programs[] = {
+      "x = 0 return function() while true do x = x + 1 end end",
+      "x = 0 return function() while true do act() x = x + 1 if x % 7 == 0 then yield() end end end",
+      "x = 0 return function() while true do x = x + 1 if x % 5 == 0 then wait() end end end",
+      "x = 0 return function() while true do local ok = pcall(function() x = x + 1 "
+      "if x % 3 == 0 then error('e') end end) end end",
+      "x = 0 return function() while true do local t = {} for i = 1, 40 do t[i] = (i * 37) % 41 end "
+      "table.sort(t, function(a, b) x = x + 1 return a < b end) end end",
+      "x = 0 return function() while true do local s = string.rep('ab', 300) "
+      "s = s:gsub('a', function(c) x = x + 1 return 'c' end) x = x + #s end end",
+      "x = 0 local mt = {__index = function(t, k) x = x + 1 return k * 2 end} "
+      "return function() while true do local t = setmetatable({}, mt) x = x + t[3] + t[5] end end",
+      "x = 0 local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end "
+      "return function() while true do x = x + fib(12) end end",
+      "x = 0 return function() while true do local s = tostring(x) .. string.rep('z', x % 50) "
+      "x = x + #s:upper() + select('#', string.byte(s, 1, -1)) end end",
+      "x = 0 return function() for i = 1, 3000 do x = x + i end end",
+  };
+  for (const std::string& program : programs) {
+    SCOPED_TRACE(program);
+    ManualClock clock;
+    auto make = [&](bool every) {
+      SandboxOptions options = no_watchdog(clock, 3);
+      options.overrun_limit = 300;
+      options.hook_every_instruction = every;
+      auto sandbox = std::make_unique<Sandbox>(options);
+      sandbox->define("act", [](lua_State* L) {
+        Sandbox::charge(L, 11);
+        return 0;
+      });
+      sandbox->define("wait", [](lua_State* L) { return Sandbox::block(L, "wait"); });
+      return sandbox;
+    };
+    auto reference = make(true);
+    auto sliced = make(false);
+    auto a = load(*reference, program);
+    auto b = load(*sliced, program);
+    ASSERT_TRUE(a && b);
+    std::mt19937_64 rng(11);
+    for (int step = 0; step < 400 && a->alive(); ++step) {
+      const int budget = 1 + static_cast<int>(rng() % (step % 3 == 0 ? 40 : 700));
+      const StepResult ra = a->step(budget);
+      const StepResult rb = b->step(budget);
+      ASSERT_EQ(name(ra.status), name(rb.status)) << "step " << step << " budget " << budget;
+      ASSERT_EQ(ra.budget_used, rb.budget_used) << "step " << step << " budget " << budget;
+      ASSERT_EQ(ra.detail, rb.detail) << "step " << step;
+    }
+    EXPECT_EQ(b->alive(), a->alive());
+    EXPECT_EQ(global_int(*sliced, "x"), global_int(*reference, "x"));
+    EXPECT_GT(global_int(*reference, "x"), 0);
+  }
 }
 
 TEST(LuaBudget, TwoBotsOfATeamGetEqualInstructionCounts) {
