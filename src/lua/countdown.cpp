@@ -100,19 +100,12 @@ std::optional<std::size_t> find_offset() {
   return found;
 }
 
-const std::optional<std::size_t>& offset() {
-  static const std::optional<std::size_t> found = find_offset();
-  return found;
-}
-
 }  // namespace
 
-bool countdown_readable() {
-  return offset().has_value();
-}
-
-int countdown(lua_State* L) {
-  return read_int(L, *offset());
+std::optional<Countdown> Countdown::find() {
+  static const std::optional<std::size_t> offset = find_offset();
+  if (!offset) return std::nullopt;
+  return Countdown(*offset);
 }
 
 }  // namespace arbiter::lua

@@ -167,6 +167,7 @@ void* Sandbox::allocate(void* ud, void* ptr, std::size_t old_size, std::size_t n
 
 Sandbox::Sandbox(SandboxOptions options)
     : options_(options),
+      countdown_(options.hook_every_instruction ? std::nullopt : Countdown::find()),
       clock_(options.clock != nullptr ? options.clock : &SteadyClock::instance()),
       rng_(options.seed) {
   HostScope scope(*this);
@@ -376,15 +377,14 @@ void Bot::raise_condemned(lua_State* L) {
 long long Bot::used_now() const {
   // With a count of 1 the hook has counted every instruction itself (the countdown is back at
   // 1 whenever anything else runs), so the countdown is read only for longer slices.
-  return slice_ == 1 ? mark_ : mark_ + slice_ - countdown(thread_);
+  return slice_ == 1 ? mark_ : mark_ + slice_ - (*sandbox_.countdown_)(thread_);
 }
 
 void Bot::arm() {
   long long slice = 1;
-  if (mark_ < allowance_ && !sandbox_.options_.hook_every_instruction && countdown_readable())
-    slice = std::min(allowance_ - mark_ + 1, kMaxSlice);
+  if (mark_ < allowance_ && sandbox_.countdown_) slice = std::min(allowance_ - mark_ + 1, kMaxSlice);
   // Lua restarts the count from the last one set: the common case sets nothing.
-  if (slice == slice_ && (slice == 1 || countdown(thread_) == slice_)) return;
+  if (slice == slice_ && (slice == 1 || (*sandbox_.countdown_)(thread_) == slice_)) return;
   slice_ = static_cast<int>(slice);
   lua_sethook(thread_, &Bot::hook, kHookMask, slice_);
 }

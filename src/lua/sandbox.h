@@ -18,6 +18,7 @@
 
 #include "core/clock.h"
 #include "core/rng.h"
+#include "lua/countdown.h"
 
 namespace arbiter::lua {
 
@@ -182,6 +183,8 @@ class Sandbox {
   std::unique_ptr<Bot> make_bot(lua_State* L, int index, int pid);
 
   SandboxOptions options_;
+  // Reads a bot's count hook countdown; nothing: the hook runs on every instruction.
+  std::optional<Countdown> countdown_;
   const Clock* clock_;
   Rng rng_;
   lua_State* L_ = nullptr;
