@@ -41,8 +41,13 @@ class Map {
 
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
-  std::optional<Tile> at(Coord c) const;
-  bool occupied(Coord c) const { return find(c) != nullptr; }
+  std::optional<Tile> at(Coord c) const {
+    const std::uint64_t r = static_cast<std::uint64_t>(static_cast<std::int64_t>(c.row) - top_);
+    const std::uint64_t k = static_cast<std::uint64_t>(static_cast<std::int64_t>(c.column) - left_);
+    if (r < rows_ && k < columns_) return tile_of(grid_[r * columns_ + k]);
+    return far_at(c);
+  }
+  bool occupied(Coord c) const { return at(c).has_value(); }
 
   // REQUIRES: !occupied(c). Does not check the rules (see extend() in placement.h). Costs a
   // lookup per neighbour plus, to keep free_neighbours() current, at most a move of that list.
@@ -69,18 +74,39 @@ class Map {
   friend bool operator==(const Map& a, const Map& b);
 
  private:
-  // An open-addressing table (linear probing, power-of-two size, at most half full; cells are
-  // never removed): a lookup is a hash and a short scan of one array, a copy is one allocation.
+  // Tiles live in a dense row-major grid over a box around them (one byte a cell: 0 empty, else
+  // 1 + the tile's kind), so a lookup is a bounds check and a load. The box grows by half its
+  // size when a tile lands outside it (or just enough, near the limit), as long as it stays
+  // within kMaxGridCells cells; a tile farther out (only a pinned or hostile table puts one
+  // there) goes to an open-addressing table of far tiles, which lookups outside the box consult.
+  // A far tile is never inside the box: covering it would take a box past the limit.
+  static constexpr std::uint64_t kMaxGridCells = std::uint64_t{1} << 14;
   struct Slot {
     Coord coord;
     Tile tile;
     bool used = false;
   };
-  const Slot* find(Coord c) const;
-  void grow();
-  void insert(Coord c, Tile t);  // into the table only
+  static std::optional<Tile> tile_of(std::uint8_t cell) {
+    if (cell == 0) return std::nullopt;
+    return Tile{static_cast<Shape>((cell - 1) / kColors), static_cast<Color>((cell - 1) % kColors)};
+  }
+  std::optional<Tile> far_at(Coord c) const;
+  // Makes the box hold c if it can stay under kMaxGridCells; whether it holds c.
+  bool cover(Coord c);
+  void insert(Coord c, Tile t);  // into the grid or the far table, without the frontier
+  void insert_far(Coord c, Tile t);
+  void grow_far();
+  // Every tile, grid first, in no particular order.
+  template <class F>
+  void for_each(F&& f) const;
 
-  std::vector<Slot> slots_;
+  std::int64_t top_ = 0;  // the box: rows [top_, top_ + rows_), columns [left_, left_ + columns_)
+  std::int64_t left_ = 0;
+  std::uint64_t rows_ = 0;
+  std::uint64_t columns_ = 0;
+  std::vector<std::uint8_t> grid_;
+  std::vector<Slot> far_;  // power-of-two size, at most half full; empty when there are none
+  std::size_t far_size_ = 0;
   std::size_t size_ = 0;
   std::vector<Coord> frontier_;  // free_neighbours(), sorted
 };

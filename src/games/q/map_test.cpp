@@ -3,6 +3,7 @@
 #include "games/q/map.h"
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <map>
 #include <set>
@@ -191,10 +192,12 @@ std::vector<Coord> frontier_of(const std::map<Coord, Tile>& cells) {
 
 TEST(Map, AgreesWithAnOrderedMapOverManyPlacements) {
   Rng rng(7);
-  for (int round = 0; round < 20; ++round) {
+  for (int round = 0; round < 30; ++round) {
     Map map;
     std::map<Coord, Tile> truth;
-    const int spread = round % 2 == 0 ? 8 : 2000;  // dense clusters and sparse scatter
+    // Dense clusters, boxes that grow past the grid's limit so tiles go far and come back in as
+    // it grows, and sparse scatter.
+    const int spread = std::array{8, 70, 2000}[round % 3];
     for (int k = 0; k < 600; ++k) {
       const Coord c{static_cast<std::int32_t>(rng.below(2 * spread)) - spread,
                     static_cast<std::int32_t>(rng.below(2 * spread)) - spread};

@@ -49,8 +49,11 @@ Step step(Strategy s, const Map& map, const Tiles& hand, std::uint64_t pile) {
   for (std::size_t i = 0; i < sorted.size(); ++i) {
     if (i > 0 && sorted[i] == sorted[i - 1]) continue;  // same kind, same (empty) candidates
     cands.clear();
-    for (Coord c : spots)
-      if (map.fits(c, sorted[i])) cands.push_back(c);
+    for (Coord c : spots) {
+      if (!map.fits(c, sorted[i])) continue;
+      cands.push_back(c);
+      if (s == Strategy::dag) break;  // dag takes the first candidate: no need for the rest
+    }
     if (!cands.empty()) return Placement{choose(s, map, cands), sorted[i]};
   }
   if (hand.size() > pile) return Pass{};
