@@ -46,28 +46,28 @@ bool out_of_range(const Json& v) {
   return v.is_number_float() || d > 1e9 || d < -1e9;
 }
 
-// Rewrites a JState's JMap indices when any is out of range; leaves malformed input alone for
-// the decoder to reject.
-Json with_compressed_coordinates(Json state) {
-  if (!state.is_object() || !state.contains("map") || !state["map"].is_array()) return state;
+// Rewrites a JMap's indices when any is out of range; leaves malformed input alone for the
+// decoder to reject.
+Json with_compressed_coordinates(Json map) {
+  if (!map.is_array()) return map;
   std::vector<Json*> rows, columns;
   bool needed = false;
-  for (Json& row : state["map"]) {
-    if (!row.is_array() || row.empty() || !row[0].is_number()) return state;
+  for (Json& row : map) {
+    if (!row.is_array() || row.empty() || !row[0].is_number()) return map;
     rows.push_back(&row[0]);
     needed |= out_of_range(row[0]);
     for (std::size_t i = 1; i < row.size(); ++i) {
-      if (!row[i].is_array() || row[i].empty() || !row[i][0].is_number()) return state;
+      if (!row[i].is_array() || row[i].empty() || !row[i][0].is_number()) return map;
       columns.push_back(&row[i][0]);
       needed |= out_of_range(row[i][0]);
     }
   }
-  if (!needed) return state;
+  if (!needed) return map;
   for (Json* v : rows)
-    if (v->is_number_float() && *v != std::floor(v->get<double>())) return state;
+    if (v->is_number_float() && *v != std::floor(v->get<double>())) return map;
   compress_axis(rows);
   compress_axis(columns);
-  return state;
+  return map;
 }
 
 Expected<Json> run_game(std::string_view harness, const std::vector<Json>& in, Dialect dialect,
@@ -75,7 +75,19 @@ Expected<Json> run_game(std::string_view harness, const std::vector<Json>& in, D
   if (in.size() != 2)
     return fail(
         fmt::format("{}: expected 2 JSON values (JState, JActors), got {}", harness, in.size()));
-  auto table = decode_table(with_compressed_coordinates(keep_later_cells_of_map(in[0])));
+  // The JState is decoded where it lies unless its map must be rewritten (a pile of a thousand
+  // tiles is not worth copying on every game).
+  const Json& given = in[0];
+  std::optional<Json> rewritten;
+  if (given.is_object() && given.contains("map")) {
+    const Json& map = given["map"];
+    Json fixed = with_compressed_coordinates(keep_later_cells(map));
+    if (fixed != map) {
+      rewritten = given;
+      (*rewritten)["map"] = std::move(fixed);
+    }
+  }
+  auto table = decode_table(rewritten ? *rewritten : given);
   if (!table) return fail(fmt::format("{}: {}", harness, table.error().message));
   auto actors = decode_actors(in[1], dialect);
   if (!actors) return fail(fmt::format("{}: {}", harness, actors.error().message));
