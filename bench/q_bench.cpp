@@ -147,6 +147,37 @@ void BM_QGameLogged(benchmark::State& state) {
   run_games(state, Isolation::inline_call, true);
 }
 
+// Side by side in one run: each iteration plays one seed without a log and then with one (to
+// a stream that drops the bytes), timing each; "logged/unlogged" is the ratio of the two times.
+// Interleaving keeps a noisy machine from favouring either side.
+void BM_QGameLoggedVsUnlogged(benchmark::State& state) {
+  const int players = static_cast<int>(state.range(0));
+  NullBuffer null_buffer;
+  std::ostream null_stream(&null_buffer);
+  GameLog log(&null_stream);
+  std::uint64_t seed = 0;
+  double unlogged_s = 0, logged_s = 0;
+  using Clock = std::chrono::steady_clock;
+  for (auto _ : state) {
+    const auto t0 = Clock::now();
+    const GameTally plain = play_game(players, seed, Isolation::inline_call, nullptr);
+    const auto t1 = Clock::now();
+    const GameTally logged = play_game(players, seed, Isolation::inline_call, &log);
+    const auto t2 = Clock::now();
+    ++seed;
+    if (!plain.clean || !logged.clean || plain.calls != logged.calls) {
+      state.SkipWithError("the two games differ or a house bot was ejected");
+      break;
+    }
+    unlogged_s += std::chrono::duration<double>(t1 - t0).count();
+    logged_s += std::chrono::duration<double>(t2 - t1).count();
+  }
+  state.counters["logged/unlogged"] = logged_s / unlogged_s;
+  state.counters["unlogged_games/s"] = static_cast<double>(state.iterations()) / unlogged_s;
+  state.counters["logged_games/s"] = static_cast<double>(state.iterations()) / logged_s;
+}
+BENCHMARK(BM_QGameLoggedVsUnlogged)->Arg(2)->Unit(benchmark::kMillisecond);
+
 // Real time, because with Isolation::thread the benchmark thread mostly sleeps while a runner
 // thread plays; the CPU column then shows the whole process's CPU time.
 BENCHMARK(BM_QGame)

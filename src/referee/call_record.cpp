@@ -8,11 +8,8 @@ void CallRecord::set_clock(Duration remaining) {
   clock_us_ = std::chrono::duration_cast<std::chrono::microseconds>(remaining).count();
 }
 
-std::string CallRecord::text(const Ejection* ejection, Duration elapsed) const {
-  std::string out;
-  out.reserve(args_.size() + (reply_ ? reply_->size() : 0) + 128);
-  out += "{\"args\":";
-  out += args_;
+std::string CallRecord::text(const Ejection* ejection, Duration elapsed) && {
+  std::string out = std::move(line_);
   out += ",\"call\":";
   append_json_string(out, call_);
   if (clock_us_) {

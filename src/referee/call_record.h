@@ -19,9 +19,13 @@ namespace arbiter {
 class CallRecord {
  public:
   // {"type": "call", "seat", "call", "args"}: what the referee asked, before the answer.
-  // `args` is the arguments' JSON text as dump() writes it.
-  CallRecord(Seat seat, std::string_view call, std::string args)
-      : seat_(seat), call_(call), args_(std::move(args)) {}
+  // `write_args(std::string&)` appends the arguments' JSON text as dump() writes it, straight
+  // into the line.
+  template <class WriteArgs>
+  CallRecord(Seat seat, std::string_view call, WriteArgs&& write_args) : seat_(seat), call_(call) {
+    line_ = "{\"args\":";
+    write_args(line_);
+  }
 
   // A clocked match: "clock_us", the seat's bank when the call started.
   void set_clock(Duration remaining);
@@ -29,13 +33,13 @@ class CallRecord {
   void set_reply(std::string reply) { reply_ = std::move(reply); }
 
   // The whole line, closed with how the call ended: "verdict" ("ok" or the ejection's reason),
-  // its "detail" when it failed, and "elapsed_us".
-  std::string text(const Ejection* ejection, Duration elapsed) const;
+  // its "detail" when it failed, and "elapsed_us". Once only: the record gives its line away.
+  std::string text(const Ejection* ejection, Duration elapsed) &&;
 
  private:
   Seat seat_;
-  std::string call_;
-  std::string args_;
+  std::string_view call_;  // the protocol method's name: a literal
+  std::string line_;       // the line so far: its opening and the arguments
   std::optional<std::int64_t> clock_us_;
   std::optional<std::string> reply_;
 };

@@ -88,7 +88,7 @@ TEST(GameLog, CallRecordTextIsTheDumpOfTheSameRecord) {
   const Ejection ejection{2, Why::foul, "take_turn", "bad-placement: tile\tnot \"in\" hand é"};
   for (int mask = 0; mask < 8; ++mask) {
     const bool clocked = (mask & 1) != 0, replied = (mask & 2) != 0, ejected = (mask & 4) != 0;
-    CallRecord record(2, "take_turn", dump(args));
+    CallRecord record(2, "take_turn", [&](std::string& out) { out += dump(args); });
     Json expected = {{"type", "call"}, {"seat", 2}, {"call", "take_turn"}, {"args", args}};
     if (clocked) {
       record.set_clock(std::chrono::milliseconds(1500));
@@ -101,7 +101,8 @@ TEST(GameLog, CallRecordTextIsTheDumpOfTheSameRecord) {
     expected["verdict"] = ejected ? "foul" : "ok";
     if (ejected) expected["detail"] = ejection.detail;
     expected["elapsed_us"] = 1234;
-    const std::string text = record.text(ejected ? &ejection : nullptr, std::chrono::microseconds(1234));
+    const std::string text =
+        std::move(record).text(ejected ? &ejection : nullptr, std::chrono::microseconds(1234));
     EXPECT_EQ(text, dump(expected)) << "mask " << mask;
 
     std::ostringstream out;

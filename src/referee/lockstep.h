@@ -42,7 +42,9 @@ class OutsideSeat {
   template <class T, class Decode>
   std::expected<T, Ejection> call(const char* call, std::string_view method, Json args,
                                   Decode decode) {
-    CallRecord record(seat_, call, dump(args));
+    CallRecord record(seat_, call, [&](std::string& out) {
+      if (log_ != nullptr) out += dump(args);
+    });
     Duration elapsed{};
     std::expected<T, Ejection> out = std::unexpected(Ejection{});
     if (failure_) {
@@ -58,7 +60,8 @@ class OutsideSeat {
       out = std::unexpected(reply.error());
     }
     if (!out && !failure_) failure_ = out.error();
-    if (log_ != nullptr) log_->write_text(record.text(out ? nullptr : &out.error(), elapsed));
+    if (log_ != nullptr)
+      log_->write_text(std::move(record).text(out ? nullptr : &out.error(), elapsed));
     return out;
   }
 

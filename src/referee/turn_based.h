@@ -23,19 +23,31 @@ namespace arbiter {
 template <class G>
 using PlayerPtr = std::shared_ptr<Player<G>>;
 
-// The JSON text of one of game G's values, as dump(G::encode(value)) writes it: through the
-// game's own text writer (G::write_json) when it has one for the type, which skips building a
-// Json tree on every logged call.
-template <class G, class T>
-std::string encoded_text(const T& value) {
-  if constexpr (requires(std::string& out) { G::write_json(out, value); }) {
-    std::string out;
-    G::write_json(out, value);
-    return out;
-  } else {
-    return dump(G::encode(value));
+// Writes the JSON text of game G's values for a match's log, as dump(G::encode(value)) writes
+// it: through the game's own text writer (G::write_json) when it has one for the type, which
+// skips building a Json tree on every logged call. A game may keep state across the calls of one
+// match (G::LogWriter, e.g. to reuse the text of what has not changed); one writer serves one
+// match, in order.
+template <class G>
+struct DefaultLogWriter {
+  template <class T>
+  void write_json(std::string& out, const T& value) {
+    if constexpr (requires { G::write_json(out, value); })
+      G::write_json(out, value);
+    else
+      out += dump(G::encode(value));
   }
-}
+};
+
+template <class G>
+struct LogWriterOf {
+  using type = DefaultLogWriter<G>;
+};
+template <class G>
+  requires requires { typename G::LogWriter; }
+struct LogWriterOf<G> {
+  using type = typename G::LogWriter;
+};
 
 template <Game G>
 class TurnReferee {
@@ -67,7 +79,7 @@ class TurnReferee {
     log_header();
     for (Seat seat : state_.turn_order()) {
       auto view = std::make_shared<const typename G::View>(state_.view(seat));
-      auto args = [&] { return encoded_text<G>(*view); };
+      auto args = [&](std::string& out) { log_writer_.write_json(out, *view); };
       auto fn = [p = players_[seat], view] { return p->setup(*view); };
       if constexpr (SetsUp<G>) {
         auto choice = call(seat, "setup", args, fn, [&](const typename G::Setup& a) {
@@ -100,10 +112,17 @@ class TurnReferee {
   const typename G::State& state() const { return state_; }
 
  private:
+  template <class T>
+  std::string encoded_text(const T& value) {
+    std::string out;
+    log_writer_.write_json(out, value);
+    return out;
+  }
+
   void take_turn(Seat seat) {
     auto view = std::make_shared<const typename G::View>(state_.view(seat));
     auto reply = call(
-        seat, "take_turn", [&] { return encoded_text<G>(*view); },
+        seat, "take_turn", [&](std::string& out) { log_writer_.write_json(out, *view); },
         [p = players_[seat], view] { return p->take_turn(*view); },
         [&](const typename G::Action& a) { return state_.check(seat, a); });
     if (!reply) return;
@@ -111,7 +130,7 @@ class TurnReferee {
     if constexpr (DealsHands<G>) {
       if (auto dealt = state_.dealt(seat)) {
         auto ok = call(
-            seat, "new_tiles", [&] { return encoded_text<G>(*dealt); },
+            seat, "new_tiles", [&](std::string& out) { log_writer_.write_json(out, *dealt); },
             [p = players_[seat], d = *dealt] { p->new_tiles(d); });
         if (ok) state_.acknowledge(seat);
       }
@@ -123,13 +142,13 @@ class TurnReferee {
     for (bool won : {true, false}) {
       for (Seat seat : won ? standings.winners : standings.losers) {
         auto ok = call(
-            seat, "win", [&] { return std::string(won ? "true" : "false"); }, [p = players_[seat], won] { p->win(won); });
+            seat, "win", [&](std::string& out) { out += won ? "true" : "false"; }, [p = players_[seat], won] { p->win(won); });
         if (ok && won) result_.winners.push_back(seat);
       }
     }
   }
 
-  // Calls `fn` for `seat` under the per-call deadline, logs the exchange (`args` gives the
+  // Calls `fn` for `seat` under the per-call deadline, logs the exchange (`args(out)` appends the
   // arguments' JSON text), and ejects the seat if the call fails or (given a `check`, answer ->
   // optional<Foul>) its answer is a foul. Returns the answer or nothing.
   // In a clocked match the call may also take no more than the seat's bank (plus the grace of
@@ -152,7 +171,7 @@ class TurnReferee {
     }
     const Deadline deadline = Deadline::after(*options_.clock, allowance);
     std::optional<CallRecord> record;
-    if (options_.log != nullptr) record.emplace(seat, method, args());
+    if (options_.log != nullptr) record.emplace(seat, method, args);
     if (told && record) record->set_clock(told->remaining);
     auto outcome = guarded_call(seat, method, *runners_[seat], deadline, std::move(fn), told);
     if (told) {
@@ -177,7 +196,7 @@ class TurnReferee {
     if (outcome.value) {
       answer = std::move(*outcome.value);
       if constexpr (!std::is_same_v<Check, std::nullptr_t>) {
-        if (record) record->set_reply(encoded_text<G>(*answer));
+        if (record) record->set_reply(encoded_text(*answer));
         if (auto foul = check(*answer)) {
           ejection =
               Ejection{seat, Why::foul, method, fmt::format("{}: {}", foul->code, foul->detail)};
@@ -187,7 +206,9 @@ class TurnReferee {
     } else {
       ejection = outcome.value.error();
     }
-    if (record) options_.log->write_text(record->text(ejection ? &*ejection : nullptr, outcome.elapsed));
+    if (record)
+      options_.log->write_text(
+          std::move(*record).text(ejection ? &*ejection : nullptr, outcome.elapsed));
     if (ejection) {
       state_.eject(seat);
       if (!players_[seat]->in_process()) players_[seat]->ejected(*ejection);
@@ -217,6 +238,7 @@ class TurnReferee {
   RefereeOptions options_;
   typename G::State state_;
   std::vector<std::unique_ptr<CallRunner>> runners_;
+  typename LogWriterOf<G>::type log_writer_;
   std::vector<Duration> banks_;  // clocked matches: what is left of each seat's time
   std::vector<bool> called_;     // clocked matches: whether the seat has had its first call
   MatchResult result_;

@@ -2,7 +2,10 @@
 #include "games/q/codec.h"
 
 #include <array>
+#include <cassert>
+#include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <limits>
 #include <set>
@@ -376,26 +379,50 @@ void write_action(std::string& out, const Action& a) {
   }
 }
 
-void write_view(std::string& out, const View& v) {
-  out += "{\"map\":[";
+namespace {
+
+// Writes into a buffer sized for the worst case and trims it: a map is written on every call
+// whose map grew, and appending piece by piece cost more than the rest of the log together.
+void write_map(std::string& out, const Map& map) {
+  // Per cell: ",[" column "," JTile "]"; per row: "[" row "],": at most 11 characters a number.
+  constexpr std::size_t kTileMax = 48, kCellMax = 2 + 11 + 1 + kTileMax + 1, kRowMax = 1 + 11 + 2;
+  const std::size_t start = out.size();
+  out.resize(start + 2 + map.size() * (kCellMax + kRowMax));
+  char* p = out.data() + start;
+  auto put = [&p](std::string_view text) {
+    std::memcpy(p, text.data(), text.size());
+    p += text.size();
+  };
+  auto number = [&p](std::int32_t v) { p = std::to_chars(p, p + 11, v).ptr; };
+  *p++ = '[';
   bool first_row = true;
   std::int32_t current = 0;
-  for (const auto& [c, t] : v.map.cells()) {
+  map.visit_in_order([&](Coord c, Tile t) {
     if (first_row || c.row != current) {
-      if (!first_row) out += "],";
+      if (!first_row) put("],");
       first_row = false;
       current = c.row;
-      out += '[';
-      append_json_int(out, c.row);
+      *p++ = '[';
+      number(c.row);
     }
-    out += ",[";
-    append_json_int(out, c.column);
-    out += ',';
-    out += tile_text(t);
-    out += ']';
-  }
-  if (!first_row) out += ']';
-  out += "],\"players\":[{\"score\":";
+    put(",[");
+    number(c.column);
+    *p++ = ',';
+    const std::string_view tile = tile_text(t);
+    assert(tile.size() <= kTileMax);
+    put(tile);
+    *p++ = ']';
+  });
+  if (!first_row) *p++ = ']';
+  *p++ = ']';
+  out.resize(static_cast<std::size_t>(p - out.data()));
+}
+
+// JPub with the map's text given.
+void write_view_with_map(std::string& out, std::string_view map_text, const View& v) {
+  out += "{\"map\":";
+  out += map_text;
+  out += ",\"players\":[{\"score\":";
   append_json_int(out, v.score);
   out += ",\"tile*\":";
   write_tiles(out, v.hand);
@@ -407,6 +434,23 @@ void write_view(std::string& out, const View& v) {
   out += "],\"tile*\":";
   append_json_uint(out, v.pile);
   out += '}';
+}
+
+}  // namespace
+
+void write_view(std::string& out, const View& v) {
+  std::string map_text;
+  write_map(map_text, v.map);
+  write_view_with_map(out, map_text, v);
+}
+
+void LogWriter::write_json(std::string& out, const View& v) {
+  if (v.map.size() != map_size_) {
+    map_text_.clear();
+    write_map(map_text_, v.map);
+    map_size_ = v.map.size();
+  }
+  write_view_with_map(out, map_text_, v);
 }
 
 }  // namespace arbiter::q

@@ -43,4 +43,18 @@ void write_tiles(std::string& out, const Tiles& tiles);
 void write_action(std::string& out, const Action& a);
 void write_view(std::string& out, const View& v);
 
+// The same writers for the views, hands and answers of one match's game log, in order: the map
+// only grows during a match, so its text is kept and reused until the map has more tiles.
+// REQUIRES: every view comes from the same match, each map containing the one before.
+class LogWriter {
+ public:
+  void write_json(std::string& out, const View& v);
+  void write_json(std::string& out, const Tiles& tiles) { write_tiles(out, tiles); }
+  void write_json(std::string& out, const Action& a) { write_action(out, a); }
+
+ private:
+  std::size_t map_size_ = 0;
+  std::string map_text_ = "[]";  // the map of map_size_ tiles
+};
+
 }  // namespace arbiter::q

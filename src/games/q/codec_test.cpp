@@ -279,5 +279,29 @@ TEST(Codec, TextWritersAgreeWithTheJsonEncoders) {
   }
 }
 
+// A match's log writer reuses the map's text until the map grows: over a map growing by zero to
+// three tiles a view, with hands and scores changing every time, it writes what dump() does.
+TEST(Codec, LogWriterAgreesWithTheJsonEncoderOverAGrowingMap) {
+  Rng rng(19);
+  auto tile = [&] { return all_kinds()[rng.below(36)]; };
+  LogWriter writer;
+  View v;
+  for (int i = 0; i < 400; ++i) {
+    for (auto k = rng.below(4); k > 0; --k) {
+      const Coord c{static_cast<std::int32_t>(rng.below(31)) - 15,
+                    static_cast<std::int32_t>(rng.below(31)) - 15};
+      if (!v.map.occupied(c)) v.map.place(c, tile());
+    }
+    v.hand.clear();
+    for (auto k = rng.below(7); k > 0; --k) v.hand.push_back(tile());
+    v.score = static_cast<std::int64_t>(rng.below(300));
+    v.others = {static_cast<std::int64_t>(rng.below(300))};
+    v.pile = rng.below(100);
+    std::string text = "prefix";
+    writer.write_json(text, v);
+    ASSERT_EQ(text, "prefix" + dump(encode_view(v))) << "view " << i;
+  }
+}
+
 }  // namespace
 }  // namespace arbiter::q

@@ -35,10 +35,12 @@ struct Q {
   static Json encode(const View& v) { return encode_view(v); }
   static Json encode(const Hand& h) { return encode_tiles(h); }
   static Json encode(const Config& c);
-  // The same as text, for the game log (referee/turn_based.h: encoded_text).
+  // The same as text, for the game log (referee/turn_based.h: LogWriterOf); the log's writer
+  // reuses the map's text while the map has not grown.
   static void write_json(std::string& out, const Action& a) { write_action(out, a); }
   static void write_json(std::string& out, const View& v) { write_view(out, v); }
   static void write_json(std::string& out, const Hand& h) { write_tiles(out, h); }
+  using LogWriter = q::LogWriter;
   static Expected<Action> decode_action(const Json& j) { return q::decode_action(j); }
   static Expected<View> decode_view(const Json& j) { return q::decode_view(j); }
   static Expected<Hand> decode_hand(const Json& j) { return decode_tiles(j); }

@@ -55,6 +55,23 @@ class Map {
 
   // All (coordinate, tile) pairs in row-major order.
   std::vector<std::pair<Coord, Tile>> cells() const;
+  // Calls f(coord, tile) for every tile in row-major order, without making a list when no tile
+  // is far from the others (see below).
+  template <class F>
+  void visit_in_order(F&& f) const {
+    if (far_size_ > 0) {
+      for (const auto& [c, t] : cells()) f(c, t);
+      return;
+    }
+    for (std::uint64_t r = 0; r < rows_; ++r) {
+      const std::uint8_t* row = grid_.data() + r * columns_;
+      for (std::uint64_t k = 0; k < columns_; ++k)
+        if (row[k] != 0)
+          f(Coord{static_cast<std::int32_t>(top_ + static_cast<std::int64_t>(r)),
+                  static_cast<std::int32_t>(left_ + static_cast<std::int64_t>(k))},
+            *tile_of(row[k]));
+    }
+  }
 
   // The free 4-neighbours of occupied cells, in row-major order: kept up to date by place(), so
   // asking costs nothing.
