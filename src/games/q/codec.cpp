@@ -329,15 +329,24 @@ Expected<Table> decode_table(const Json& j) {
 namespace {
 
 // The 36 tiles' texts, made once by the Json encoder itself so the two forms cannot drift.
-std::string_view tile_text(Tile t) {
-  static const std::array<std::string, kShapes * kColors> texts = [] {
-    std::array<std::string, kShapes * kColors> all;
+using TileTexts = std::array<std::string, kShapes * kColors>;
+const TileTexts& tile_texts() {
+  static const TileTexts texts = [] {
+    TileTexts all;
     for (Tile kind : all_kinds())
       all[static_cast<int>(kind.shape) * kColors + static_cast<int>(kind.color)] =
           dump(encode_tile(kind));
     return all;
   }();
+  return texts;
+}
+
+std::string_view tile_text(const TileTexts& texts, Tile t) {
   return texts[static_cast<int>(t.shape) * kColors + static_cast<int>(t.color)];
+}
+
+std::string_view tile_text(Tile t) {
+  return tile_text(tile_texts(), t);
 }
 
 void write_coord(std::string& out, Coord c) {
@@ -397,6 +406,7 @@ void write_map(std::string& out, const Map& map) {
   *p++ = '[';
   bool first_row = true;
   std::int32_t current = 0;
+  const TileTexts& texts = tile_texts();
   map.visit_in_order([&](Coord c, Tile t) {
     if (first_row || c.row != current) {
       if (!first_row) put("],");
@@ -408,7 +418,7 @@ void write_map(std::string& out, const Map& map) {
     put(",[");
     number(c.column);
     *p++ = ',';
-    const std::string_view tile = tile_text(t);
+    const std::string_view tile = tile_text(texts, t);
     assert(tile.size() <= kTileMax);
     put(tile);
     *p++ = ']';
@@ -420,6 +430,8 @@ void write_map(std::string& out, const Map& map) {
 
 // JPub with the map's text given.
 void write_view_with_map(std::string& out, std::string_view map_text, const View& v) {
+  // One allocation for the whole view, with room for what a log line adds after it.
+  out.reserve(out.size() + map_text.size() + 48 * v.hand.size() + 20 * v.others.size() + 256);
   out += "{\"map\":";
   out += map_text;
   out += ",\"players\":[{\"score\":";

@@ -4,6 +4,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -65,11 +66,21 @@ class Map {
     }
     for (std::uint64_t r = 0; r < rows_; ++r) {
       const std::uint8_t* row = grid_.data() + r * columns_;
-      for (std::uint64_t k = 0; k < columns_; ++k)
+      for (std::uint64_t k = 0; k < columns_; ++k) {
+        // Most of the box is empty: skip it eight cells at a time.
+        if (k + 8 <= columns_) {
+          std::uint64_t eight;
+          std::memcpy(&eight, row + k, sizeof eight);
+          if (eight == 0) {
+            k += 7;
+            continue;
+          }
+        }
         if (row[k] != 0)
           f(Coord{static_cast<std::int32_t>(top_ + static_cast<std::int64_t>(r)),
                   static_cast<std::int32_t>(left_ + static_cast<std::int64_t>(k))},
             *tile_of(row[k]));
+      }
     }
   }
 
