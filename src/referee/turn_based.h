@@ -142,7 +142,8 @@ class TurnReferee {
     for (bool won : {true, false}) {
       for (Seat seat : won ? standings.winners : standings.losers) {
         auto ok = call(
-            seat, "win", [&](std::string& out) { out += won ? "true" : "false"; }, [p = players_[seat], won] { p->win(won); });
+            seat, "win", [&](std::string& out) { out += won ? "true" : "false"; },
+            [p = players_[seat], won] { p->win(won); });
         if (ok && won) result_.winners.push_back(seat);
       }
     }
