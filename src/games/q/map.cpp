@@ -131,12 +131,7 @@ void Map::insert(Coord c, Tile t) {
 
 template <class F>
 void Map::for_each(F&& f) const {
-  for (std::uint64_t r = 0; r < rows_; ++r)
-    for (std::uint64_t k = 0; k < columns_; ++k)
-      if (const std::uint8_t cell = grid_[r * columns_ + k]; cell != 0)
-        f(Coord{static_cast<std::int32_t>(top_ + static_cast<std::int64_t>(r)),
-                static_cast<std::int32_t>(left_ + static_cast<std::int64_t>(k))},
-          *tile_of(cell));
+  visit_grid(f);
   for (const Slot& s : far_)
     if (s.used) f(s.coord, s.tile);
 }

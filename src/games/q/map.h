@@ -64,24 +64,7 @@ class Map {
       for (const auto& [c, t] : cells()) f(c, t);
       return;
     }
-    for (std::uint64_t r = 0; r < rows_; ++r) {
-      const std::uint8_t* row = grid_.data() + r * columns_;
-      for (std::uint64_t k = 0; k < columns_; ++k) {
-        // Most of the box is empty: skip it eight cells at a time.
-        if (k + 8 <= columns_) {
-          std::uint64_t eight;
-          std::memcpy(&eight, row + k, sizeof eight);
-          if (eight == 0) {
-            k += 7;
-            continue;
-          }
-        }
-        if (row[k] != 0)
-          f(Coord{static_cast<std::int32_t>(top_ + static_cast<std::int64_t>(r)),
-                  static_cast<std::int32_t>(left_ + static_cast<std::int64_t>(k))},
-            *tile_of(row[k]));
-      }
-    }
+    visit_grid(f);
   }
 
   // The free 4-neighbours of occupied cells, in row-major order: kept up to date by place(), so
@@ -124,7 +107,29 @@ class Map {
   void insert(Coord c, Tile t);  // into the grid or the far table, without the frontier
   void insert_far(Coord c, Tile t);
   void grow_far();
-  // Every tile, grid first, in no particular order.
+  // The grid's tiles in row-major order (far tiles not included).
+  template <class F>
+  void visit_grid(F& f) const {
+    for (std::uint64_t r = 0; r < rows_; ++r) {
+      const std::uint8_t* row = grid_.data() + r * columns_;
+      for (std::uint64_t k = 0; k < columns_; ++k) {
+        // Most of the box is empty: skip it eight cells at a time.
+        if (k + 8 <= columns_) {
+          std::uint64_t eight;
+          std::memcpy(&eight, row + k, sizeof eight);
+          if (eight == 0) {
+            k += 7;
+            continue;
+          }
+        }
+        if (row[k] != 0)
+          f(Coord{static_cast<std::int32_t>(top_ + static_cast<std::int64_t>(r)),
+                  static_cast<std::int32_t>(left_ + static_cast<std::int64_t>(k))},
+            *tile_of(row[k]));
+      }
+    }
+  }
+  // Every tile, grid first, then the far ones in no particular order.
   template <class F>
   void for_each(F&& f) const;
 
