@@ -276,7 +276,10 @@ def test_sigterm_within_seconds(tmp):
 
 def test_hostile_lua_team(tmp):
     """An Abalone team whose pieces run a quadratic plain string.find (hours inside one C call
-    with stock Lua) is forfeited with a named reason and the tournament finishes."""
+    with stock Lua) loses every match and the tournament finishes. The sandbox's find is linear
+    and charged to the piece's budget, so the bomb costs its team its own cycles; whether a step
+    also outlasts the 50 ms wall-clock watchdog (and the team is forfeited) depends on the
+    machine's speed, so an ejection is allowed but must be the bomb's, with a named reason."""
     store = f"sqlite:{tmp}/bomb.db"
     bomb = os.path.join(ARGS.misbehaving, "find_bomb.lua")
     start = time.monotonic()
@@ -292,11 +295,13 @@ def test_hostile_lua_team(tmp):
     if len(rows) != 4:
         problems.append(f"{len(rows)} matches stored, expected 4")
     for row in rows:
-        if not row["ejections"].startswith("bomb:") or row["winners"] != "s" or row["error"]:
+        ejected_right = row["ejections"] == "" or row["ejections"].startswith("bomb:")
+        if not ejected_right or row["winners"] != "s" or row["error"]:
             problems.append(f"match {row['index']}: winners {row['winners']!r}, ejections "
                             f"{row['ejections']!r}, error {row['error']!r}")
-    TALLY.report("a hostile Lua team (find bomb): forfeited, the tournament finishes", problems,
-                 f"4 matches in {took:.1f} s")
+    forfeits = sum(1 for row in rows if row["ejections"])
+    TALLY.report("a hostile Lua team (find bomb): loses every match, the tournament finishes",
+                 problems, f"4 matches in {took:.1f} s, {forfeits} forfeited")
 
 
 def test_cmd_players(tmp):

@@ -1,4 +1,4 @@
--- find_bomb.lua: a hostile Abalone team (tests/e2e/abalone_e2e.py). Every piece searches an
+-- find_bomb.lua: a hostile Abalone team (tests/e2e/tournament_e2e.py). Every piece searches an
 -- 8 MiB haystack of 'a' for 2 MiB of 'a' followed by 'b', as a plain find, again and again.
 -- Lua's own plain find compares the needle at every position: hours of work inside one C call,
 -- where no instruction budget or step watchdog could stop it. The sandbox searches in linear
