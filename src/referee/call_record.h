@@ -20,10 +20,11 @@ class CallRecord {
  public:
   // {"type": "call", "seat", "call", "args"}: what the referee asked, before the answer.
   // `write_args(std::string&)` appends the arguments' JSON text as dump() writes it, straight
-  // into the line.
+  // into the line; the line is built in `buffer` (GameLog::line_buffer(), to reuse its memory).
   template <class WriteArgs>
-  CallRecord(Seat seat, std::string_view call, WriteArgs&& write_args) : seat_(seat), call_(call) {
-    line_ = "{\"args\":";
+  CallRecord(Seat seat, std::string_view call, WriteArgs&& write_args, std::string buffer = {})
+      : seat_(seat), call_(call), line_(std::move(buffer)) {
+    line_.assign("{\"args\":");
     write_args(line_);
   }
 

@@ -22,11 +22,12 @@ void GameLog::write(const Json& given) {
 void GameLog::write_text(std::string text) {
   if (!wants_lines()) {
     emit(text, nullptr);
-    return;
+  } else {
+    auto line = parse_json(text);
+    assert(line && "a record's text is JSON");
+    emit(text, line ? &*line : nullptr);
   }
-  auto line = parse_json(text);
-  assert(line && "a record's text is JSON");
-  emit(text, line ? &*line : nullptr);
+  spare_ = std::move(text);
 }
 
 bool GameLog::wants_text() const {

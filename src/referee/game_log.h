@@ -43,6 +43,13 @@ class GameLog {
   // The same for a line given as its text, exactly as dump() writes it (a CallRecord's): parsed
   // only when the kept copy or an observer wants the Json. REQUIRES: not a "match" line.
   void write_text(std::string text);
+  // An empty string with the capacity of the last line given to write_text(), for building the
+  // next one: a match writes a line per call, and most are alike in size.
+  std::string line_buffer() {
+    std::string buffer = std::move(spare_);
+    buffer.clear();
+    return buffer;
+  }
 
   // Adds an observer of every line and frame from now on. REQUIRES: called before the match
   // starts; `observer` outlives the match. Not thread-safe against write().
@@ -74,6 +81,7 @@ class GameLog {
   Json hosting_;
   std::vector<MatchObserver*> observers_;
   bool frames_wanted_ = false;
+  std::string spare_;  // line_buffer()
 };
 
 // Reads a game log: every non-empty line must be one JSON object with a "type".

@@ -172,7 +172,8 @@ class TurnReferee {
     }
     const Deadline deadline = Deadline::after(*options_.clock, allowance);
     std::optional<CallRecord> record;
-    if (options_.log != nullptr) record.emplace(seat, method, args);
+    if (options_.log != nullptr)
+      record.emplace(seat, method, args, options_.log->line_buffer());
     if (told && record) record->set_clock(told->remaining);
     auto outcome = guarded_call(seat, method, *runners_[seat], deadline, std::move(fn), told);
     if (told) {

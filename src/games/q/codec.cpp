@@ -1,6 +1,7 @@
 // The JSON forms of docs/games/q.md §3: strict decoders with one-line errors, canonical encoders.
 #include "games/q/codec.h"
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <charconv>
@@ -390,42 +391,39 @@ void write_action(std::string& out, const Action& a) {
 
 namespace {
 
-// Writes into a buffer sized for the worst case and trims it: a map is written on every call
-// whose map grew, and appending piece by piece cost more than the rest of the log together.
+// A JMap row is "[" row ",[" column "," JTile "]" ... "]"; the rows are joined by ",".
+void open_row(std::string& out, std::int32_t row) {
+  out += '[';
+  append_json_int(out, row);
+}
+
+void append_cell(std::string& out, const TileTexts& texts, Coord c, Tile t) {
+  out += ",[";
+  append_json_int(out, c.column);
+  out += ',';
+  out += tile_text(texts, t);
+  out += ']';
+}
+
 void write_map(std::string& out, const Map& map) {
   // Per cell: ",[" column "," JTile "]"; per row: "[" row "],": at most 11 characters a number.
   constexpr std::size_t kTileMax = 48, kCellMax = 2 + 11 + 1 + kTileMax + 1, kRowMax = 1 + 11 + 2;
-  const std::size_t start = out.size();
-  out.resize(start + 2 + map.size() * (kCellMax + kRowMax));
-  char* p = out.data() + start;
-  auto put = [&p](std::string_view text) {
-    std::memcpy(p, text.data(), text.size());
-    p += text.size();
-  };
-  auto number = [&p](std::int32_t v) { p = std::to_chars(p, p + 11, v).ptr; };
-  *p++ = '[';
+  out.reserve(out.size() + 2 + map.size() * (kCellMax + kRowMax));
+  out += '[';
   bool first_row = true;
   std::int32_t current = 0;
   const TileTexts& texts = tile_texts();
   map.visit_in_order([&](Coord c, Tile t) {
     if (first_row || c.row != current) {
-      if (!first_row) put("],");
+      if (!first_row) out += "],";
       first_row = false;
       current = c.row;
-      *p++ = '[';
-      number(c.row);
+      open_row(out, c.row);
     }
-    put(",[");
-    number(c.column);
-    *p++ = ',';
-    const std::string_view tile = tile_text(texts, t);
-    assert(tile.size() <= kTileMax);
-    put(tile);
-    *p++ = ']';
+    append_cell(out, texts, c, t);
   });
-  if (!first_row) *p++ = ']';
-  *p++ = ']';
-  out.resize(static_cast<std::size_t>(p - out.data()));
+  if (!first_row) out += ']';
+  out += ']';
 }
 
 // JPub with the map's text given.
@@ -457,12 +455,58 @@ void write_view(std::string& out, const View& v) {
 }
 
 void LogWriter::write_json(std::string& out, const View& v) {
-  if (v.map.size() != map_size_) {
-    map_text_.clear();
-    write_map(map_text_, v.map);
-    map_size_ = v.map.size();
-  }
+  if (v.map.size() != map_size_) update_map(v.map);
+  pending_.clear();
   write_view_with_map(out, map_text_, v);
+}
+
+void LogWriter::write_json(std::string& out, const Action& a) {
+  write_action(out, a);
+  if (const auto* ps = std::get_if<Placements>(&a))
+    pending_.insert(pending_.end(), ps->begin(), ps->end());
+}
+
+bool LogWriter::add(Coord c, Tile t) {
+  auto row = std::lower_bound(rows_.begin(), rows_.end(), c.row,
+                              [](const RowText& r, std::int32_t n) { return r.row < n; });
+  if (row == rows_.end() || row->row != c.row) row = rows_.insert(row, RowText{.row = c.row});
+  auto cell = std::lower_bound(row->cells.begin(), row->cells.end(), c.column,
+                               [](const auto& cell, std::int32_t n) { return cell.first < n; });
+  if (cell != row->cells.end() && cell->first == c.column) return false;
+  row->cells.insert(cell, {c.column, t});
+  row->stale = true;
+  return true;
+}
+
+void LogWriter::update_map(const Map& map) {
+  // The map grew by exactly the pending placements when it has that many more tiles and holds
+  // each of them, none on a cell that was taken (a rejected answer fails one of these).
+  bool grown = map.size() == map_size_ + pending_.size();
+  for (std::size_t i = 0; grown && i < pending_.size(); ++i)
+    grown = map.at(pending_[i].coord) == pending_[i].tile && add(pending_[i].coord, pending_[i].tile);
+  if (!grown) {
+    rows_.clear();
+    map.visit_in_order([&](Coord c, Tile t) {
+      if (rows_.empty() || rows_.back().row != c.row) rows_.push_back(RowText{.row = c.row});
+      rows_.back().cells.emplace_back(c.column, t);
+    });
+  }
+  const TileTexts& texts = tile_texts();
+  map_text_.clear();
+  map_text_ += '[';
+  for (RowText& r : rows_) {
+    if (r.stale) {
+      r.text.clear();
+      open_row(r.text, r.row);
+      for (const auto& [column, tile] : r.cells) append_cell(r.text, texts, {r.row, column}, tile);
+      r.text += ']';
+      r.stale = false;
+    }
+    if (map_text_.size() > 1) map_text_ += ',';
+    map_text_ += r.text;
+  }
+  map_text_ += ']';
+  map_size_ = map.size();
 }
 
 }  // namespace arbiter::q

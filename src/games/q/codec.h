@@ -4,6 +4,12 @@
 // ascending, cells ascending by column).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "core/json.h"
 #include "games/q/action.h"
 #include "games/q/view.h"
@@ -44,17 +50,31 @@ void write_action(std::string& out, const Action& a);
 void write_view(std::string& out, const View& v);
 
 // The same writers for the views, hands and answers of one match's game log, in order: the map
-// only grows during a match, so its text is kept and reused until the map has more tiles.
+// only grows during a match, so its text is kept, row by row. When a map is the last one plus
+// exactly the placements of the answers written since, only the rows they touch are written
+// again; any other map is read whole.
 // REQUIRES: every view comes from the same match, each map containing the one before.
 class LogWriter {
  public:
   void write_json(std::string& out, const View& v);
   void write_json(std::string& out, const Tiles& tiles) { write_tiles(out, tiles); }
-  void write_json(std::string& out, const Action& a) { write_action(out, a); }
+  void write_json(std::string& out, const Action& a);
 
  private:
+  struct RowText {
+    std::int32_t row = 0;
+    std::vector<std::pair<std::int32_t, Tile>> cells;  // (column, tile), ascending columns
+    std::string text;  // "[row,[column,JTile],...]" once written
+    bool stale = true;
+  };
+  void update_map(const Map& map);
+  // Adds a tile to rows_; false if its cell is taken there.
+  bool add(Coord c, Tile t);
+
   std::size_t map_size_ = 0;
-  std::string map_text_ = "[]";  // the map of map_size_ tiles
+  std::vector<RowText> rows_;  // the rows of the map of map_size_ tiles, ascending
+  std::string map_text_ = "[]";  // the same map as one JMap
+  Placements pending_;  // the placements answered since the last view
 };
 
 }  // namespace arbiter::q

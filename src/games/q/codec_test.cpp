@@ -1,6 +1,8 @@
 // Tests for the Q JSON codec: round trips, canonical encodings and rejection of malformed input.
 #include "games/q/codec.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "core/rng.h"
@@ -301,6 +303,64 @@ TEST(Codec, LogWriterAgreesWithTheJsonEncoderOverAGrowingMap) {
     writer.write_json(text, v);
     ASSERT_EQ(text, "prefix" + dump(encode_view(v))) << "view " << i;
   }
+  // A tile far outside the grid (kept apart by the map) lands in its row like any other.
+  v.map.place({3, 1'000'000}, tile());
+  v.map.place({-900'000, 2}, tile());
+  std::string far_text;
+  writer.write_json(far_text, v);
+  EXPECT_EQ(far_text, dump(encode_view(v)));
+  // A smaller map is a new match: written whole, nothing of the old one kept.
+  View next;
+  next.map.place({0, 0}, tile());
+  next.map.place({0, 1}, tile());
+  std::string next_text;
+  writer.write_json(next_text, next);
+  EXPECT_EQ(next_text, dump(encode_view(next)));
+}
+
+// Answers tell the writer which tiles a map gained. Over a game of accepted answers, rejected
+// ones (their tiles never land), maps that grew by tiles no answer named, and answers naming a
+// taken cell, it still writes what dump() does.
+TEST(Codec, LogWriterFollowsAnswersAndIsNotFooledByThem) {
+  Rng rng(23);
+  auto tile = [&] { return all_kinds()[rng.below(36)]; };
+  auto coordinate = [&] { return static_cast<std::int32_t>(rng.below(41)) - 20; };
+  LogWriter writer;
+  View v;
+  v.map.place({0, 0}, tile());
+  int accepted = 0;
+  for (int i = 0; i < 600; ++i) {
+    std::string text;
+    writer.write_json(text, v);
+    ASSERT_EQ(text, dump(encode_view(v))) << "view " << i;
+
+    Placements ps;
+    for (auto k = rng.below(4) + 1; k > 0; --k) {
+      const Coord c{coordinate(), coordinate()};
+      // Now and then a taken cell, named with the tile that is there.
+      if (auto there = v.map.at(c); there && rng.below(8) == 0) ps.push_back({c, *there});
+      if (v.map.occupied(c) || std::any_of(ps.begin(), ps.end(),
+                                           [&](const Placement& p) { return p.coord == c; }))
+        continue;
+      ps.push_back({c, tile()});
+    }
+    std::string answer;
+    writer.write_json(answer, Action{ps});
+    switch (rng.below(4)) {
+      case 0:  // rejected: nothing lands
+        break;
+      case 1:  // accepted, and one more tile no answer named
+        for (const Placement& p : ps)
+          if (!v.map.occupied(p.coord)) v.map.place(p.coord, p.tile);
+        if (const Coord c{coordinate(), coordinate()}; !v.map.occupied(c)) v.map.place(c, tile());
+        break;
+      default:  // accepted
+        for (const Placement& p : ps)
+          if (!v.map.occupied(p.coord)) v.map.place(p.coord, p.tile);
+        ++accepted;
+    }
+  }
+  EXPECT_GT(accepted, 200);
 }
 
 }  // namespace
