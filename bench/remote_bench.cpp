@@ -11,6 +11,9 @@
 // CPU, on two CPUs, and unpinned:
 //   pipe floor           blocking write()/read() of one line through a pipe pair to /bin/cat
 //   pipe floor + poll()  the same, waiting in poll() before each read() as FdChannel does
+//   pipe floor + look    the same after a poll() with zero timeout that must find nothing
+//                        waiting: the system calls of FdChannel::exchange, which refuses an
+//                        unsolicited message, without its framing and JSON
 //   pipe channel         ChildProcess(/bin/cat) + FdChannel::exchange, Framing::lines
 //   pipe floor, void     blocking write()/read() to this program's own "void" peer (it answers
 //                        every line with "void")
@@ -50,6 +53,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -130,9 +135,24 @@ void set_affinity(pid_t who, const std::optional<int>& cpu) {
   if (::sched_setaffinity(who, sizeof set, &set) < 0) die_errno("sched_setaffinity");
 }
 
-// The peer at `pid` (a child process) goes where the placement says.
+// The peer at `pid` (a child process) and everything under it go where the placement says: a
+// ChildProcess in its own PID namespace is an init that forks the program, so pinning `pid`
+// alone would leave the program where it was born. REQUIRES: the tree is complete (the peer
+// has answered once).
 void place_peer(pid_t pid, const Placement& where) {
-  if (where.peer_cpu) set_affinity(pid, where.peer_cpu);
+  if (!where.peer_cpu) return;
+  std::vector<pid_t> todo{pid};
+  while (!todo.empty()) {
+    const pid_t p = todo.back();
+    todo.pop_back();
+    set_affinity(p, where.peer_cpu);
+    std::error_code ec;
+    for (const auto& task :
+         std::filesystem::directory_iterator(fmt::format("/proc/{}/task", p), ec)) {
+      std::ifstream children(task.path() / "children");
+      for (pid_t c; children >> c;) todo.push_back(c);
+    }
+  }
 }
 
 std::vector<Placement> placements() {
@@ -242,7 +262,12 @@ std::string self_exe() {
 // With `poll_first`, waits in poll() (on in_fd and an idle `extra_fd`, like FdChannel's wake
 // eventfd) before each read, to show what the channel's way of waiting costs by itself.
 void line_round_trip(int out_fd, int in_fd, std::string_view line, std::string& buf,
-                     bool poll_first = false, int extra_fd = -1) {
+                     bool poll_first = false, int extra_fd = -1, bool look_first = false) {
+  if (look_first) {
+    // The channel's check for an unsolicited message: a look that must find nothing waiting.
+    pollfd fd = {in_fd, POLLIN, 0};
+    if (::poll(&fd, 1, 0) != 0) die("the floor peer sent something unasked");
+  }
   write_all(out_fd, line.data(), line.size());
   buf.clear();
   char chunk[4096];
@@ -391,15 +416,17 @@ Deadline generous() {
 }
 
 std::vector<double> bench_raw_pipe(const Options& o, const Placement& where,
-                                   const std::vector<std::string>& argv, bool poll_first = false) {
+                                   const std::vector<std::string>& argv, bool poll_first = false,
+                                   bool look_first = false) {
   RawChild child(argv);
   place_peer(child.pid, where);
   const std::string line = win_line();
   std::string buf;
   const int idle = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (idle < 0) die_errno("eventfd");
-  auto t = time_round_trips(
-      o, [&] { line_round_trip(child.to_child, child.from_child, line, buf, poll_first, idle); });
+  auto t = time_round_trips(o, [&] {
+    line_round_trip(child.to_child, child.from_child, line, buf, poll_first, idle, look_first);
+  });
   ::close(idle);
   return t;
 }
@@ -422,8 +449,9 @@ std::vector<double> bench_channel(const Options& o, Channel& channel) {
 
 std::vector<double> bench_pipe_channel(const Options& o, const Placement& where) {
   auto child = spawn_or_die({.argv = {"/bin/cat"}});
-  place_peer(child->pid(), where);
   auto channel = child->take_channel(Framing::lines);
+  if (!channel->exchange(win_call(), generous())) die("cat did not echo");
+  place_peer(child->pid(), where);
   auto t = bench_channel(o, *channel);
   channel->close();
   child->kill();
@@ -433,8 +461,9 @@ std::vector<double> bench_pipe_channel(const Options& o, const Placement& where)
 std::vector<double> bench_remote_player(const Options& o, const Placement& where,
                                         const std::string& exe) {
   auto child = spawn_or_die({.argv = {exe, "--void-peer"}});
-  place_peer(child->pid(), where);
   auto channel = child->take_channel(Framing::lines);
+  if (!channel->exchange(win_call(), generous())) die("the void peer did not answer");
+  place_peer(child->pid(), where);
   auto player = std::make_shared<arbiter::RemotePlayer<arbiter::q::Q>>("void", std::move(channel),
                                                                        std::move(child));
   arbiter::CallRunner runner(arbiter::Isolation::inline_call);
@@ -742,6 +771,9 @@ int main(int argc, char** argv) {
     print_round_trip("pipe floor (cat, blocking r/w)", pipe_floor, nullptr);
     print_round_trip("pipe floor + poll() before read (cat)",
                      summarize(bench_raw_pipe(o, where, {"/bin/cat"}, /*poll_first=*/true)),
+                     &pipe_floor);
+    print_round_trip("pipe floor + look + poll() (cat)",
+                     summarize(bench_raw_pipe(o, where, {"/bin/cat"}, true, /*look_first=*/true)),
                      &pipe_floor);
     print_round_trip("pipe channel (cat, exchange)", summarize(bench_pipe_channel(o, where)),
                      &pipe_floor);
