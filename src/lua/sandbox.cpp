@@ -14,6 +14,7 @@
 
 #include "lua/countdown.h"
 #include "lua/sandbox_internal.h"
+#include "lua/step_alarm.h"
 
 namespace arbiter::lua {
 namespace {
@@ -27,8 +28,12 @@ long long coarse_tick() {
 }
 
 // The most instructions between two calls of the count hook, where the watchdog is looked at.
-// Small because one instruction can take milliseconds (comparing two long strings).
-constexpr long long kMaxSlice = 16;
+// One instruction can take milliseconds (comparing strings of many MiB), so a step past its
+// watchdog is also rung (lua/step_alarm.h): from its next line on, the hook runs at every
+// instruction. Only slow instructions on one line with no jump back still run to the end of
+// their slice. Each halving of the slice costs a busy bot about a tenth of its speed
+// (abalone_bench hooked_vs_plain: 0.72 at 16, 0.78 at 32, 0.87 at 64).
+constexpr long long kMaxSlice = 64;
 
 // The barrier of docs/games/abalone.md §6, shipped with every sandbox. It keeps its own references
 // to cas and yield, so a team that reassigns those globals does not break it.
@@ -169,6 +174,7 @@ Sandbox::Sandbox(SandboxOptions options)
     : options_(options),
       countdown_(options.hook_every_instruction ? std::nullopt : Countdown::find()),
       clock_(options.clock != nullptr ? options.clock : &SteadyClock::instance()),
+      rings_(countdown_.has_value() && options.clock == nullptr),
       rng_(options.seed) {
   HostScope scope(*this);
   L_ = lua_newstate(&Sandbox::allocate, this);
@@ -382,16 +388,19 @@ long long Bot::used_now() const {
 
 void Bot::arm() {
   long long slice = 1;
-  if (mark_ < allowance_ && sandbox_.countdown_) slice = std::min(allowance_ - mark_ + 1, kMaxSlice);
+  if (mark_ < allowance_ && sandbox_.countdown_ && !rung_)
+    slice = std::min(allowance_ - mark_ + 1, kMaxSlice);
   // Lua restarts the count from the last one set: the common case sets nothing.
   if (slice == slice_ && (slice == 1 || (*sandbox_.countdown_)(thread_) == slice_)) return;
   slice_ = static_cast<int>(slice);
+  StepAlarm::Hold hold;
   lua_sethook(thread_, &Bot::hook, kHookMask, slice_);
 }
 
 void Bot::arm_every_instruction() {
   mark_ = used_now();
   slice_ = 1;
+  StepAlarm::Hold hold;
   lua_sethook(thread_, &Bot::hook, kHookMask, 1);
 }
 
@@ -408,10 +417,29 @@ void Bot::hook(lua_State* L, lua_Debug* ar) {
     bot->condemned_ = Condemned::out_of_memory;
     raise_condemned(L);
   }
+  if (ar->event == LUA_HOOKLINE) {
+    // The step was rung (lua/step_alarm.h): it has run for the watchdog's time. The clock
+    // decides now, and from here on at every instruction. (Lua calls the line hook even after
+    // the count hook of the same instruction has yielded: the step is over then.)
+    if (lua_status(L) == LUA_YIELD) return;
+    bot->rung_ = true;
+    if (s.past_watchdog(bot->started_)) {
+      bot->condemned_ = Condemned::watchdog;
+      raise_condemned(L);
+    }
+    bot->mark_ = bot->used_now();
+    bot->arm();
+    return;
+  }
   const bool count_event = ar->event == LUA_HOOKCOUNT;
   bot->ticks_ += count_event ? static_cast<unsigned>(bot->slice_) : 1U;
   // The watchdog's clock is read once the kernel's coarse clock has moved (every few ms):
-  // reading it on every call of the hook was an eighth of a busy bot's time.
+  // reading it on every call of the hook was an eighth of a busy bot's time. A rung step reads
+  // it every time.
+  if (bot->rung_ && s.past_watchdog(bot->started_)) {
+    bot->condemned_ = Condemned::watchdog;
+    raise_condemned(L);
+  }
   if (bot->ticks_ >= 16) {
     bot->ticks_ = 0;
     if (const long long tick = coarse_tick(); tick != bot->coarse_seen_) {
@@ -473,12 +501,15 @@ StepResult Bot::step(int budget) {
   // would make Lua skip the call of the hook at its end.
   mark_ = after_hook_yield_ ? 1 : 0;
   used_ = 0;
-  if (after_hook_yield_) {
+  rung_ = false;
+  // A ring of the last step left the line hook on: set the hook again.
+  if (after_hook_yield_ || line_hook_on_) {
     slice_ = 1;
+    StepAlarm::Hold hold;
     lua_sethook(thread_, &Bot::hook, kHookMask, 1);
-  } else {
-    arm();
+    line_hook_on_ = false;
   }
+  if (!after_hook_yield_) arm();
   after_hook_yield_ = false;
   ticks_ = 0;
   coarse_seen_ = 0;
@@ -488,8 +519,13 @@ StepResult Bot::step(int budget) {
   started_ = sandbox_.clock_->now();
 
   sandbox_.running_ = this;
+  const bool ringing = sandbox_.rings_;
+  if (ringing)
+    StepAlarm::arm(thread_, *sandbox_.countdown_,
+                   std::chrono::duration_cast<std::chrono::milliseconds>(sandbox_.options_.watchdog));
   int results = 0;
   const int status = lua_resume(thread_, nullptr, 0, &results);
+  if (ringing) line_hook_on_ = StepAlarm::disarm();
   sandbox_.running_ = nullptr;
   // The hook recorded the total when it yielded; otherwise the countdown tells.
   const bool hook_yielded = status == LUA_YIELD && yield_kind_ == StepStatus::ran_out;

@@ -35,7 +35,7 @@ struct SandboxOptions {
   // Instructions a bot may run past its budget inside a callback that cannot yield (table.sort
   // comparator, gsub callback, ...) before it is killed with StepStatus::overrun.
   int overrun_limit = 100'000;
-  // Call the budget hook before every instruction instead of once per slice of up to 16 (see
+  // Call the budget hook before every instruction instead of once per slice of up to 64 (see
   // lua/countdown.h): the same counts, slower. For tests that compare the two.
   bool hook_every_instruction = false;
   int load_budget = 1'000'000;                 // instructions the team chunk may run at load
@@ -186,6 +186,9 @@ class Sandbox {
   // Reads a bot's count hook countdown; nothing: the hook runs on every instruction.
   std::optional<Countdown> countdown_;
   const Clock* clock_;
+  // Steps are rung past the watchdog (lua/step_alarm.h): with slices, on the real clock only (a
+  // ring is real time; an injected clock keeps the watchdog wholly its own).
+  bool rings_;
   Rng rng_;
   lua_State* L_ = nullptr;
   std::size_t memory_used_ = 0;
@@ -211,10 +214,14 @@ class Bot {
 
   int pid() const { return pid_; }
   bool alive() const { return alive_; }
+  // Whether the last step ran for the watchdog's time and was rung (lua/step_alarm.h), so that
+  // its hook ran at every instruction from its next line on.
+  bool rung() const { return rung_; }
 
   // Runs the bot for up to `budget` instructions (minus any debt from earlier steps). Exact:
   // every VM instruction counts once, the first instruction of a vararg function excepted.
-  // The watchdog is looked at every 16 instructions at most.
+  // The watchdog is looked at every 64 instructions at most, and once a step has run for the
+  // watchdog's time (real clock only), from its next line on (lua/step_alarm.h).
   // When the debt covers the whole budget the bot does not run (ran_out, budget_used 0).
   // Dead after finished, error, overrun, out_of_memory and watchdog.
   // REQUIRES: alive(), budget > 0, no other bot of the sandbox is in a step.
@@ -242,6 +249,8 @@ class Bot {
   int pid_;
   bool alive_ = true;
   bool after_hook_yield_ = false;  // the hook yielded last step (see step())
+  bool line_hook_on_ = false;      // the last step was rung: its line hook is still set
+  bool rung_ = false;              // this step was rung: the hook runs at every instruction
   long long debt_ = 0;             // instructions owed from earlier steps
   // Per step. The count hook is called every `slice_` instructions: used_now() is mark_ (what
   // was used when the hook was last armed or called) plus what the countdown (lua/countdown.h)

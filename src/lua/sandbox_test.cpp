@@ -1582,5 +1582,83 @@ TEST(LuaCost, WorkInCIsChargedInProportionToItsInput) {
   }
 }
 
+// The seconds one `s < s` takes over `bytes` of '\0' in plain Lua (strcoll segment by segment:
+// the slowest single instruction the memory cap allows).
+double seconds_to_compare(std::size_t bytes) {
+  lua_State* L = luaL_newstate();
+  const std::string s(bytes, '\0');
+  lua_pushlstring(L, s.data(), s.size());
+  lua_setglobal(L, "s");
+  const auto start = std::chrono::steady_clock::now();
+  if (luaL_dostring(L, "local _ = s < s") != LUA_OK) ADD_FAILURE() << lua_tostring(L, -1);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  lua_close(L);
+  return took;
+}
+
+// A step that has run for the watchdog's time is rung (lua/step_alarm.h): a loop of the slowest
+// instructions stops within a few of them after the watchdog, not at the end of its slice of 64
+// instructions (about 13 turns of this loop).
+TEST(LuaWatchdog, ALoopOfSlowInstructionsStopsSoonAfterTheWatchdog) {
+  std::size_t bytes = 4 << 20;
+  double compare = seconds_to_compare(bytes);
+  while (compare < 0.04 && bytes < (24 << 20)) {
+    bytes *= 2;
+    compare = seconds_to_compare(bytes);
+  }
+  const HostileRun r = run_hostile(fmt::format(
+      "local s = big({}, '\\0')\nwhile true do local _ = s < s end", bytes));
+  EXPECT_EQ(r.last.status, StepStatus::watchdog) << name(r.last.status) << " " << r.last.detail;
+  // The watchdog, the ring's delay (a coarse clock tick and the watcher's 5 ms), the
+  // comparison under way and the one before the next turn's jump, and room for a busy machine.
+  const auto bound = std::chrono::milliseconds(50 + 10 + static_cast<int>(4 * compare * 1000) + 100);
+  EXPECT_LT(r.longest_step, bound) << "one comparison: " << compare << " s";
+  RecordProperty("comparison_ms", static_cast<int>(compare * 1000));
+  RecordProperty("longest_step_ms", static_cast<int>(r.longest_step.count()));
+}
+
+// A ring changes no count: a step that is rung but not condemned (its CPU time says it only
+// waited) uses exactly what the same step uses in a sandbox that never rings.
+TEST(LuaWatchdog, ARungStepCountsExactlyAsAnUnrungOne) {
+  auto big = [](lua_State* L) {
+    const std::string s(static_cast<std::size_t>(luaL_checkinteger(L, 1)), '\0');
+    lua_pushlstring(L, s.data(), s.size());
+    return 1;
+  };
+  const std::string team =
+      "return function()\n"
+      "  local s = big(512 << 10)\n"
+      "  n = 0\n"
+      "  while true do\n"
+      "    n = n + 1\n"
+      "    local _ = s < s\n"
+      "  end\n"
+      "end";
+  SandboxOptions options;
+  options.watchdog = std::chrono::milliseconds(5);
+  options.cpu_time = [] { return Duration::zero(); };  // never condemned
+  Sandbox ringing(options);
+  ManualClock clock;
+  Sandbox quiet(no_watchdog(clock));
+  ringing.define("big", big);
+  quiet.define("big", big);
+  auto a = load(ringing, team);
+  auto b = load(quiet, team);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  bool any_rung = false;
+  for (int budget : {400, 37, 1000, 250}) {
+    const StepResult ra = a->step(budget);
+    const StepResult rb = b->step(budget);
+    any_rung = any_rung || a->rung();
+    EXPECT_EQ(ra.status, rb.status) << budget;
+    EXPECT_EQ(ra.budget_used, rb.budget_used) << budget;
+    EXPECT_FALSE(b->rung());
+  }
+  EXPECT_EQ(global_int(ringing, "n"), global_int(quiet, "n"));
+  EXPECT_GT(global_int(ringing, "n"), 100);
+  EXPECT_TRUE(any_rung) << "no step ran long enough to be rung";
+}
+
 }  // namespace
 }  // namespace arbiter::lua
