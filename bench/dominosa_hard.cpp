@@ -4,6 +4,7 @@
 // A plain program (not Google Benchmark): single runs of seconds, each under a time cap.
 //
 //   dominosa_hard [--ns 30,40,60,80,100] [--seeds K] [--timeout S] [--no-cadical]
+//                 [--restart-nodes N]   (SolveLimits::restart_nodes; 0: no restarts)
 //
 // For every n and seeds 1..K: our solve(p, 2) in a child process (killed at the cap, reported as
 // a timeout); then, when the `cadical` binary is on PATH (Debian package cadical), the puzzle as
@@ -86,7 +87,7 @@ std::optional<int> wait_until(pid_t pid, Steady::time_point deadline) {
 }
 
 // Our count to 2, in a child so that a run past the cap can be stopped.
-Answer ours(const Puzzle& p, double cap) {
+Answer ours(const Puzzle& p, double cap, const SolveLimits& limits) {
   int fds[2];
   if (::pipe(fds) != 0) die("pipe failed");
   const auto start = Steady::now();
@@ -94,7 +95,7 @@ Answer ours(const Puzzle& p, double cap) {
   if (pid < 0) die("fork failed");
   if (pid == 0) {
     ::close(fds[0]);
-    const SolveResult r = solve(p, 2);
+    const SolveResult r = solve(p, 2, limits);
     const std::string line = std::to_string(r.count) + " " + std::to_string(r.nodes) + "\n";
     const bool written =
         ::write(fds[1], line.data(), line.size()) == static_cast<ssize_t>(line.size());
@@ -255,10 +256,12 @@ int main(int argc, char** argv) {
     const std::string_view a = argv[i];
     if (a == "--help" || a == "-h") {
       std::printf(
-          "dominosa_hard [--ns 30,40,60,80,100] [--seeds K] [--timeout S] [--no-cadical]\n");
+          "dominosa_hard [--ns 30,40,60,80,100] [--seeds K] [--timeout S] [--no-cadical]\n"
+          "              [--restart-nodes N]\n");
       return 0;
     }
-    const bool known_value = a == "--ns" || a == "--seeds" || a == "--timeout";
+    const bool known_value =
+        a == "--ns" || a == "--seeds" || a == "--timeout" || a == "--restart-nodes";
     if (known_value) {
       if (i + 1 >= argc) die(std::string(a) + " needs a value");
       ++i;
@@ -285,6 +288,9 @@ int main(int argc, char** argv) {
   const double cap = flag_text(argc, argv, "--timeout")
                          ? positive(flag_text(argc, argv, "--timeout"), "--timeout")
                          : 30;
+  SolveLimits limits;
+  if (const char* t = flag_text(argc, argv, "--restart-nodes"))
+    limits.restart_nodes = std::string_view(t) == "0" ? 0 : positive(t, "--restart-nodes");
   bool with_cadical = on_path("cadical");
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--no-cadical") == 0) with_cadical = false;
@@ -304,7 +310,7 @@ int main(int argc, char** argv) {
       auto g =
           generate({.n = n, .level = Level::ambiguous, .seed = static_cast<std::uint64_t>(seed)});
       if (!g) die("no layout for n = " + std::to_string(n));
-      const Answer a = ours(g->puzzle, cap);
+      const Answer a = ours(g->puzzle, cap, limits);
       our_times.push_back(a.seconds);
       std::printf("%5d %5d %10.3f %10lld %7s", n, seed, a.seconds, static_cast<long long>(a.nodes),
                   answer_text(a).c_str());
