@@ -53,7 +53,7 @@ Steady::time_point after(Steady::time_point start, double seconds) {
          std::chrono::duration_cast<Steady::duration>(std::chrono::duration<double>(seconds));
 }
 
-double seconds_since(Steady::time_point start) {
+double elapsed_seconds(Steady::time_point start) {
   return std::chrono::duration<double>(Steady::now() - start).count();
 }
 
@@ -104,7 +104,7 @@ Answer ours(const Puzzle& p, double cap, const SolveLimits& limits) {
   ::close(fds[1]);
   const auto status = wait_until(pid, after(start, cap));
   Answer a;
-  a.seconds = seconds_since(start);
+  a.seconds = elapsed_seconds(start);
   if (status && *status == 0) {
     char buf[64] = {};
     const ssize_t n = ::read(fds[0], buf, sizeof buf - 1);
@@ -210,7 +210,7 @@ Answer cadical(const Puzzle& p, double cap, const std::filesystem::path& dir) {
     const SatRun second = run_cadical(path, dir / "model.txt", deadline);
     if (second.sat) a.count = *second.sat ? 2 : 1;
   }
-  a.seconds = a.count ? seconds_since(start) : cap;
+  a.seconds = a.count ? elapsed_seconds(start) : cap;
   return a;
 }
 
@@ -235,7 +235,7 @@ double median(std::vector<double> v) {
                         : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-const char* flag_text(int argc, char** argv, const char* name) {
+const char* option_value(int argc, char** argv, const char* name) {
   for (int i = 1; i + 1 < argc; ++i)
     if (std::strcmp(argv[i], name) == 0) return argv[i + 1];
   return nullptr;
@@ -270,7 +270,7 @@ int main(int argc, char** argv) {
     }
   }
   std::vector<int> ns = {30, 40, 60, 80, 100};
-  if (const char* t = flag_text(argc, argv, "--ns")) {
+  if (const char* t = option_value(argc, argv, "--ns")) {
     ns.clear();
     std::string_view rest = t;
     while (!rest.empty()) {
@@ -283,13 +283,14 @@ int main(int argc, char** argv) {
       rest.remove_prefix(comma + 1);
     }
   }
-  const int seeds =
-      flag_text(argc, argv, "--seeds") ? positive(flag_text(argc, argv, "--seeds"), "--seeds") : 5;
-  const double cap = flag_text(argc, argv, "--timeout")
-                         ? positive(flag_text(argc, argv, "--timeout"), "--timeout")
+  const int seeds = option_value(argc, argv, "--seeds")
+                        ? positive(option_value(argc, argv, "--seeds"), "--seeds")
+                        : 5;
+  const double cap = option_value(argc, argv, "--timeout")
+                         ? positive(option_value(argc, argv, "--timeout"), "--timeout")
                          : 30;
   SolveLimits limits;
-  if (const char* t = flag_text(argc, argv, "--restart-nodes"))
+  if (const char* t = option_value(argc, argv, "--restart-nodes"))
     limits.restart_nodes = std::string_view(t) == "0" ? 0 : positive(t, "--restart-nodes");
   bool with_cadical = on_path("cadical");
   for (int i = 1; i < argc; ++i)

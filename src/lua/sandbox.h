@@ -214,8 +214,8 @@ class Bot {
 
   int pid() const { return pid_; }
   bool alive() const { return alive_; }
-  // Whether the last step ran for the watchdog's time and was rung (lua/step_alarm.h), so that
-  // its hook ran at every instruction from its next line on.
+  // Whether the last step ran for the watchdog's time and was rung (lua/step_alarm.h): its hook
+  // looked at the clock at a line after the ring.
   bool rung() const { return rung_; }
 
   // Runs the bot for up to `budget` instructions (minus any debt from earlier steps). Exact:
@@ -250,7 +250,7 @@ class Bot {
   bool alive_ = true;
   bool after_hook_yield_ = false;  // the hook yielded last step (see step())
   bool line_hook_on_ = false;      // the last step was rung: its line hook is still set
-  bool rung_ = false;              // this step was rung: the hook runs at every instruction
+  bool rung_ = false;              // this step was rung (rung())
   long long debt_ = 0;             // instructions owed from earlier steps
   // Per step. The count hook is called every `slice_` instructions: used_now() is mark_ (what
   // was used when the hook was last armed or called) plus what the countdown (lua/countdown.h)

@@ -2,13 +2,17 @@
 // docs/games/abalone.md §5, determinism (key order, no addresses, table.sort), cas and the barrier
 // library of §6.
 #include "lua/sandbox.h"
+#include "lua/step_alarm.h"
 #include "lua/countdown.h"
+
+#include <pthread.h>
 
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -1659,6 +1663,143 @@ TEST(LuaWatchdog, ARungStepCountsExactlyAsAnUnrungOne) {
   EXPECT_EQ(global_int(ringing, "n"), global_int(quiet, "n"));
   EXPECT_GT(global_int(ringing, "n"), 100);
   EXPECT_TRUE(any_rung) << "no step ran long enough to be rung";
+}
+
+// Rings at random moments, far more often than the watcher sends them (a thread signals this
+// one every 0-200 µs), change no count: ten programs (charges, yields, blocking, pcall, sort and
+// gsub callbacks, metamethods, recursion) under random budgets give every step the same status,
+// count and detail, and the same final state, as the hook called on every instruction.
+TEST(LuaWatchdog, RingsAtRandomMomentsChangeNoCount) {
+  const std::string programs[] = {
+      "x = 0 return function() while true do x = x + 1 end end",
+      "x = 0 return function() while true do act() x = x + 1 if x % 7 == 0 then yield() end end "
+      "end",
+      "x = 0 return function() while true do x = x + 1 if x % 5 == 0 then wait() end end end",
+      "x = 0 return function() while true do local ok = pcall(function() x = x + 1 "
+      "if x % 3 == 0 then error('e') end end) end end",
+      "x = 0 return function() while true do local t = {} for i = 1, 40 do t[i] = (i * 37) % 41 "
+      "end table.sort(t, function(a, b) x = x + 1 return a < b end) end end",
+      "x = 0 return function() while true do local s = string.rep('ab', 300) "
+      "s = s:gsub('a', function(c) x = x + 1 return 'c' end) x = x + #s end end",
+      "x = 0 local mt = {__index = function(t, k) x = x + 1 return k * 2 end} "
+      "return function() while true do local t = setmetatable({}, mt) x = x + t[3] + t[5] end end",
+      "x = 0 local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end "
+      "return function() while true do x = x + fib(12) end end",
+      "x = 0 return function() while true do local s = tostring(x) .. string.rep('z', x % 50) "
+      "x = x + #s:upper() + select('#', string.byte(s, 1, -1)) end end",
+      "x = 0 return function() while true do x = x + 1 x = x + 2 x = x + 3 x = x * 1 x = x - 2 "
+      "end end",
+  };
+  {
+    // The handler is installed with the watcher, on the first armed step.
+    Sandbox first;
+    load(first, "return function() end")->step(10);
+  }
+  const pthread_t me = ::pthread_self();
+  std::atomic<bool> stop{false};
+  std::thread ringer([&] {
+    std::mt19937 r(5);
+    while (!stop.load()) {
+      StepAlarm::ring_now(me);
+      std::this_thread::sleep_for(std::chrono::microseconds(r() % 200));
+    }
+  });
+  auto make = [](bool every, ManualClock& clock) {
+    SandboxOptions options = no_watchdog(clock, 3);
+    options.overrun_limit = 300;
+    options.hook_every_instruction = every;
+    if (!every) {
+      options.clock = nullptr;  // the real clock: steps are armed
+      options.watchdog = std::chrono::hours(1);
+    }
+    auto sandbox = std::make_unique<Sandbox>(options);
+    sandbox->define("act", [](lua_State* L) {
+      Sandbox::charge(L, 11);
+      return 0;
+    });
+    sandbox->define("wait", [](lua_State* L) { return Sandbox::block(L, "wait"); });
+    return sandbox;
+  };
+  int rung_steps = 0;
+  for (const std::string& program : programs) {
+    SCOPED_TRACE(program);
+    ManualClock clock;
+    auto reference = make(true, clock);
+    auto ringing = make(false, clock);
+    auto a = load(*reference, program);
+    auto b = load(*ringing, program);
+    ASSERT_TRUE(a && b);
+    std::mt19937_64 rng(11);
+    for (int step = 0; step < 1500 && a->alive(); ++step) {
+      const int budget = 1 + static_cast<int>(rng() % (step % 3 == 0 ? 40 : 3000));
+      const StepResult ra = a->step(budget);
+      const StepResult rb = b->step(budget);
+      rung_steps += b->rung() ? 1 : 0;
+      ASSERT_EQ(name(ra.status), name(rb.status)) << "step " << step << " budget " << budget;
+      ASSERT_EQ(ra.budget_used, rb.budget_used) << "step " << step << " budget " << budget;
+      ASSERT_EQ(ra.detail, rb.detail) << "step " << step;
+    }
+    EXPECT_EQ(b->alive(), a->alive());
+    EXPECT_EQ(global_int(*ringing, "x"), global_int(*reference, "x"));
+  }
+  stop = true;
+  ringer.join();
+  EXPECT_GT(rung_steps, 100) << "the rings did not reach the steps";
+}
+
+// A step that was only kept waiting (a busy machine; here a host call that sleeps past the
+// watchdog) is rung but not condemned, and its ring does not make it one: it runs a large
+// budget to the end.
+TEST(LuaWatchdog, ARungStepThatOnlyWaitedRunsItsBudget) {
+  SandboxOptions options;
+  options.cpu_time = thread_cpu_time;
+  Sandbox sandbox(options);
+  sandbox.define("nap", [](lua_State*) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(80));
+    return 0;
+  });
+  auto bot = load(sandbox, "x = 0 return function() nap() while true do x = x + 1 end end");
+  ASSERT_NE(bot, nullptr);
+  sandbox.start_round();
+  const StepResult r = bot->step(1'000'000);
+  EXPECT_EQ(r.status, StepStatus::ran_out) << name(r.status) << " " << r.detail;
+  EXPECT_EQ(r.budget_used, 1'000'000);
+  EXPECT_TRUE(bot->rung());
+}
+
+// A charge between the ring and the next line re-arms the count hook; the ring must survive it.
+TEST(LuaWatchdog, ARingSurvivesAChargeBeforeTheNextLine) {
+  std::size_t bytes = 4 << 20;
+  double compare = seconds_to_compare(bytes);
+  while (compare < 0.08 && bytes < (24 << 20)) {
+    bytes *= 2;
+    compare = seconds_to_compare(bytes);
+  }
+  SandboxOptions options;
+  options.cpu_time = thread_cpu_time;
+  Sandbox sandbox(options);
+  sandbox.define("big", [](lua_State* L) {
+    const std::string s(static_cast<std::size_t>(luaL_checkinteger(L, 1)), '\0');
+    lua_pushlstring(L, s.data(), s.size());
+    return 1;
+  });
+  sandbox.define("act", [](lua_State* L) {
+    Sandbox::charge(L, 1);
+    return 0;
+  });
+  auto bot = load(sandbox, fmt::format("return function()\nlocal s = big({})\n"
+                                       "while true do act() local _ = s < s act() end\nend",
+                                       bytes));
+  ASSERT_NE(bot, nullptr);
+  StepResult last;
+  std::chrono::milliseconds longest{};
+  for (int i = 0; i < 100 && bot->alive(); ++i) {
+    sandbox.start_round();
+    longest = std::max(longest, timed([&] { last = bot->step(10'000); }));
+  }
+  EXPECT_EQ(last.status, StepStatus::watchdog) << name(last.status);
+  EXPECT_TRUE(bot->rung()) << "the watchdog was met at the end of a slice, not by the ring";
+  EXPECT_LT(longest, std::chrono::milliseconds(150 + static_cast<int>(6 * compare * 1000)));
 }
 
 }  // namespace

@@ -18,6 +18,7 @@ namespace arbiter::lua {
 namespace {
 
 constexpr auto kLook = std::chrono::milliseconds(5);
+constexpr std::intptr_t kAnyStep = -1;  // the due time of ring_now()
 
 std::int64_t coarse_now_ns() {
   timespec ts{};
@@ -39,15 +40,17 @@ struct Armed {
   lua_State* L;
   const Countdown* countdown;
   Slot* slot;
+  std::int64_t due;  // of the step armed now: a ring sent for an earlier step is ignored
   volatile sig_atomic_t holds;
 };
 thread_local Armed t_armed{};
 
-void on_ring(int) {
+void on_ring(int, siginfo_t* info, void*) {
   const int saved = errno;
   Armed& a = t_armed;
   std::atomic_signal_fence(std::memory_order_acquire);
-  if (a.L != nullptr && a.holds == 0) {
+  const auto due = reinterpret_cast<std::intptr_t>(info->si_value.sival_ptr);
+  if (a.L != nullptr && a.holds == 0 && (due == a.due || due == kAnyStep)) {
     lua_State* L = a.L;
     const lua_Hook hook = lua_gethook(L);
     const int mask = lua_gethookmask(L);
@@ -73,8 +76,11 @@ struct Watcher {
       std::lock_guard lock(mu);
       for (Slot* s : slots) {
         const std::int64_t due = s->due.load(std::memory_order_acquire);
-        if (due != 0 && now >= due && !s->rang.load(std::memory_order_relaxed))
-          ::pthread_kill(s->thread, StepAlarm::signal_number());
+        if (due != 0 && now >= due && !s->rang.load(std::memory_order_relaxed)) {
+          sigval value{};
+          value.sival_ptr = reinterpret_cast<void*>(static_cast<std::intptr_t>(due));
+          ::pthread_sigqueue(s->thread, StepAlarm::signal_number(), value);
+        }
       }
     }
   }
@@ -85,9 +91,9 @@ Watcher& watcher() {
   static Watcher* w = [] {
     auto* made = new Watcher;
     struct sigaction sa {};
-    sa.sa_handler = &on_ring;
+    sa.sa_sigaction = &on_ring;
     ::sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
+    sa.sa_flags = SA_RESTART | SA_SIGINFO;
     if (::sigaction(StepAlarm::signal_number(), &sa, nullptr) != 0) return made;
     try {
       std::thread(&Watcher::run, made).detach();
@@ -125,6 +131,12 @@ int StepAlarm::signal_number() {
   return SIGRTMIN + 6;
 }
 
+bool StepAlarm::ring_now(pthread_t thread) {
+  sigval value{};
+  value.sival_ptr = reinterpret_cast<void*>(kAnyStep);
+  return ::pthread_sigqueue(thread, signal_number(), value) == 0;
+}
+
 void StepAlarm::arm(lua_State* L, const Countdown& countdown, std::chrono::milliseconds limit) {
   thread_local Registration registration;
   if (!registration.listed) return;
@@ -133,13 +145,35 @@ void StepAlarm::arm(lua_State* L, const Countdown& countdown, std::chrono::milli
   a.slot = &registration.slot;
   registration.slot.rang.store(false, std::memory_order_relaxed);
   // The coarse clock may lag by a tick: ring a tick late rather than early.
+  static const std::int64_t tick = [] {
+    timespec res{};
+    ::clock_getres(CLOCK_MONOTONIC_COARSE, &res);
+    return std::max<std::int64_t>(static_cast<std::int64_t>(res.tv_sec) * 1'000'000'000 +
+                                      res.tv_nsec,
+                                  1'000'000);
+  }();
   const std::int64_t due = coarse_now_ns() +
                            std::chrono::duration_cast<std::chrono::nanoseconds>(limit).count() +
-                           4'000'000;
+                           tick;
+  a.L = nullptr;
+  std::atomic_signal_fence(std::memory_order_release);
+  a.due = due;
   std::atomic_signal_fence(std::memory_order_release);
   a.L = L;
   std::atomic_signal_fence(std::memory_order_release);
   registration.slot.due.store(due, std::memory_order_release);
+}
+
+void StepAlarm::rearm(std::chrono::milliseconds delay) {
+  Armed& a = t_armed;
+  if (a.slot == nullptr || a.L == nullptr) return;
+  a.slot->due.store(0, std::memory_order_release);
+  const std::int64_t due =
+      coarse_now_ns() + std::chrono::duration_cast<std::chrono::nanoseconds>(delay).count();
+  a.due = due;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  a.slot->rang.store(false, std::memory_order_relaxed);
+  a.slot->due.store(due, std::memory_order_release);
 }
 
 bool StepAlarm::disarm() {

@@ -16,8 +16,11 @@
 // Contract for the stepping thread (Bot::step): arm() before lua_resume, disarm() after it, and
 // every lua_sethook of the armed lua_State by the thread itself inside a Hold, so that the
 // handler never runs in the middle of one (a ring during a Hold is dropped; the watcher rings
-// again 5 ms later until a ring lands).
+// again 5 ms later until a ring lands). A ring carries the due time of the step it was sent
+// for, so one that arrives after that step has ended is ignored by the next.
 #pragma once
+
+#include <pthread.h>
 
 #include <chrono>
 
@@ -36,12 +39,18 @@ class StepAlarm {
   // REQUIRES: `countdown` reads L's count hook countdown and outlives the step; L's count hook
   // is set.
   static void arm(lua_State* L, const Countdown& countdown, std::chrono::milliseconds limit);
-  // Stops ringing; whether it rang since arm(). A rung lua_State keeps its line hook: the caller
+  // Rings the armed step again once `delay` has passed (after a ring that found it only kept
+  // waiting). Does nothing when no step is armed.
+  static void rearm(std::chrono::milliseconds delay);
+  // Stops ringing; whether it rang since arm() or the last rearm(). A rung lua_State keeps its line hook: the caller
   // sets its hook again (inside a Hold) before stepping it again.
   static bool disarm();
 
   // The signal the watcher rings with (a real-time signal the process does not otherwise use).
   static int signal_number();
+  // Rings `thread`'s armed step now, whatever its due time: for tests that ring at random
+  // moments. False if the signal could not be sent.
+  static bool ring_now(pthread_t thread);
 
   // Keeps the handler off the armed lua_State while this thread sets its hook.
   class Hold {
