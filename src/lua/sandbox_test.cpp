@@ -2,8 +2,8 @@
 // docs/games/abalone.md §5, determinism (key order, no addresses, table.sort), cas and the barrier
 // library of §6.
 #include "lua/sandbox.h"
-#include "lua/step_alarm.h"
 #include "lua/countdown.h"
+#include "lua/step_alarm.h"
 
 #include <pthread.h>
 
@@ -12,8 +12,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -113,12 +113,37 @@ TEST(LuaBudget, TheCountdownIsReadableHere) {
   EXPECT_TRUE(Countdown::find().has_value());
 }
 
-// Sliced counting against the hook on every instruction: the same programs (charges, yields,
-// blocking, errors caught by pcall, C callbacks that cannot yield, metamethods, recursion) with
-// the same random budgets must give the same status and count at every step and end in the same
-// state.
-TEST(LuaBudget, SlicedCountingMatchesCountingEveryInstruction) {
-  const std::string programs[] = {
+// The host functions busy_programs() call: act() charges 11, wait() blocks.
+void define_act_and_wait(Sandbox& sandbox) {
+  sandbox.define("act", [](lua_State* L) {
+    Sandbox::charge(L, 11);
+    return 0;
+  });
+  sandbox.define("wait", [](lua_State* L) { return Sandbox::block(L, "wait"); });
+}
+
+// Steps `a` and `b` alike with random budgets (1-40 every third step, else 1-`most`) until `a`
+// dies or `steps` steps; every step must end alike, and so must the two states. Counts the
+// steps of `b` that were rung in `rung`.
+void expect_same_steps(Bot& a, Sandbox& sa, Bot& b, Sandbox& sb, int steps, int most, int& rung) {
+  std::mt19937_64 rng(11);
+  for (int step = 0; step < steps && a.alive(); ++step) {
+    const int budget = 1 + static_cast<int>(rng() % (step % 3 == 0 ? 40 : most));
+    const StepResult ra = a.step(budget);
+    const StepResult rb = b.step(budget);
+    rung += b.rung() ? 1 : 0;
+    ASSERT_EQ(name(ra.status), name(rb.status)) << "step " << step << " budget " << budget;
+    ASSERT_EQ(ra.budget_used, rb.budget_used) << "step " << step << " budget " << budget;
+    ASSERT_EQ(ra.detail, rb.detail) << "step " << step;
+  }
+  EXPECT_EQ(b.alive(), a.alive());
+  EXPECT_EQ(global_int(sb, "x"), global_int(sa, "x"));
+}
+
+// Busy programs that end or are charged in every way a step can: charges, yields, blocking,
+// errors caught by pcall, C callbacks that cannot yield, metamethods, recursion, string work.
+std::vector<std::string> busy_programs() {
+  return {
       "x = 0 return function() while true do x = x + 1 end end",
       "x = 0 return function() while true do act() x = x + 1 if x % 7 == 0 then yield() end end end",
       "x = 0 return function() while true do x = x + 1 if x % 5 == 0 then wait() end end end",
@@ -134,8 +159,16 @@ TEST(LuaBudget, SlicedCountingMatchesCountingEveryInstruction) {
       "return function() while true do x = x + fib(12) end end",
       "x = 0 return function() while true do local s = tostring(x) .. string.rep('z', x % 50) "
       "x = x + #s:upper() + select('#', string.byte(s, 1, -1)) end end",
-      "x = 0 return function() for i = 1, 3000 do x = x + i end end",
   };
+}
+
+// Sliced counting against the hook on every instruction: the same programs (charges, yields,
+// blocking, errors caught by pcall, C callbacks that cannot yield, metamethods, recursion) with
+// the same random budgets must give the same status and count at every step and end in the same
+// state.
+TEST(LuaBudget, SlicedCountingMatchesCountingEveryInstruction) {
+  std::vector<std::string> programs = busy_programs();
+  programs.push_back("x = 0 return function() for i = 1, 3000 do x = x + i end end");
   for (const std::string& program : programs) {
     SCOPED_TRACE(program);
     ManualClock clock;
@@ -144,11 +177,7 @@ TEST(LuaBudget, SlicedCountingMatchesCountingEveryInstruction) {
       options.overrun_limit = 300;
       options.hook_every_instruction = every;
       auto sandbox = std::make_unique<Sandbox>(options);
-      sandbox->define("act", [](lua_State* L) {
-        Sandbox::charge(L, 11);
-        return 0;
-      });
-      sandbox->define("wait", [](lua_State* L) { return Sandbox::block(L, "wait"); });
+      define_act_and_wait(*sandbox);
       return sandbox;
     };
     auto reference = make(true);
@@ -156,17 +185,8 @@ TEST(LuaBudget, SlicedCountingMatchesCountingEveryInstruction) {
     auto a = load(*reference, program);
     auto b = load(*sliced, program);
     ASSERT_TRUE(a && b);
-    std::mt19937_64 rng(11);
-    for (int step = 0; step < 400 && a->alive(); ++step) {
-      const int budget = 1 + static_cast<int>(rng() % (step % 3 == 0 ? 40 : 700));
-      const StepResult ra = a->step(budget);
-      const StepResult rb = b->step(budget);
-      ASSERT_EQ(name(ra.status), name(rb.status)) << "step " << step << " budget " << budget;
-      ASSERT_EQ(ra.budget_used, rb.budget_used) << "step " << step << " budget " << budget;
-      ASSERT_EQ(ra.detail, rb.detail) << "step " << step;
-    }
-    EXPECT_EQ(b->alive(), a->alive());
-    EXPECT_EQ(global_int(*sliced, "x"), global_int(*reference, "x"));
+    int rung = 0;
+    expect_same_steps(*a, *reference, *b, *sliced, 400, 700, rung);
     EXPECT_GT(global_int(*reference, "x"), 0);
   }
 }
@@ -1600,16 +1620,24 @@ double seconds_to_compare(std::size_t bytes) {
   return took;
 }
 
-// A step that has run for the watchdog's time is rung (lua/step_alarm.h): a loop of the slowest
-// instructions stops within a few of them after the watchdog, not at the end of its slice of 64
-// instructions (about 13 turns of this loop).
-TEST(LuaWatchdog, ALoopOfSlowInstructionsStopsSoonAfterTheWatchdog) {
+// Bytes of '\0' for which one `s < s` takes at least 80 ms here (at most 24 MiB); `compare` is
+// set to its seconds.
+std::size_t slow_compare_bytes(double& compare) {
   std::size_t bytes = 4 << 20;
-  double compare = seconds_to_compare(bytes);
+  compare = seconds_to_compare(bytes);
   while (compare < 0.08 && bytes < (24 << 20)) {
     bytes *= 2;
     compare = seconds_to_compare(bytes);
   }
+  return bytes;
+}
+
+// A step that has run for the watchdog's time is rung (lua/step_alarm.h): a loop of the slowest
+// instructions stops within a few of them after the watchdog, not at the end of its slice of 64
+// instructions (about 13 turns of this loop).
+TEST(LuaWatchdog, ALoopOfSlowInstructionsStopsSoonAfterTheWatchdog) {
+  double compare = 0;
+  const std::size_t bytes = slow_compare_bytes(compare);
   const HostileRun r = run_hostile(fmt::format(
       "local s = big({}, '\\0')\nwhile true do local _ = s < s end", bytes));
   EXPECT_EQ(r.last.status, StepStatus::watchdog) << name(r.last.status) << " " << r.last.detail;
@@ -1670,26 +1698,10 @@ TEST(LuaWatchdog, ARungStepCountsExactlyAsAnUnrungOne) {
 // gsub callbacks, metamethods, recursion) under random budgets give every step the same status,
 // count and detail, and the same final state, as the hook called on every instruction.
 TEST(LuaWatchdog, RingsAtRandomMomentsChangeNoCount) {
-  const std::string programs[] = {
-      "x = 0 return function() while true do x = x + 1 end end",
-      "x = 0 return function() while true do act() x = x + 1 if x % 7 == 0 then yield() end end "
-      "end",
-      "x = 0 return function() while true do x = x + 1 if x % 5 == 0 then wait() end end end",
-      "x = 0 return function() while true do local ok = pcall(function() x = x + 1 "
-      "if x % 3 == 0 then error('e') end end) end end",
-      "x = 0 return function() while true do local t = {} for i = 1, 40 do t[i] = (i * 37) % 41 "
-      "end table.sort(t, function(a, b) x = x + 1 return a < b end) end end",
-      "x = 0 return function() while true do local s = string.rep('ab', 300) "
-      "s = s:gsub('a', function(c) x = x + 1 return 'c' end) x = x + #s end end",
-      "x = 0 local mt = {__index = function(t, k) x = x + 1 return k * 2 end} "
-      "return function() while true do local t = setmetatable({}, mt) x = x + t[3] + t[5] end end",
-      "x = 0 local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end "
-      "return function() while true do x = x + fib(12) end end",
-      "x = 0 return function() while true do local s = tostring(x) .. string.rep('z', x % 50) "
-      "x = x + #s:upper() + select('#', string.byte(s, 1, -1)) end end",
+  std::vector<std::string> programs = busy_programs();
+  programs.push_back(
       "x = 0 return function() while true do x = x + 1 x = x + 2 x = x + 3 x = x * 1 x = x - 2 "
-      "end end",
-  };
+      "end end");
   {
     // The handler is installed with the watcher, on the first armed step.
     Sandbox first;
@@ -1713,11 +1725,7 @@ TEST(LuaWatchdog, RingsAtRandomMomentsChangeNoCount) {
       options.watchdog = std::chrono::hours(1);
     }
     auto sandbox = std::make_unique<Sandbox>(options);
-    sandbox->define("act", [](lua_State* L) {
-      Sandbox::charge(L, 11);
-      return 0;
-    });
-    sandbox->define("wait", [](lua_State* L) { return Sandbox::block(L, "wait"); });
+    define_act_and_wait(*sandbox);
     return sandbox;
   };
   int rung_steps = 0;
@@ -1729,18 +1737,7 @@ TEST(LuaWatchdog, RingsAtRandomMomentsChangeNoCount) {
     auto a = load(*reference, program);
     auto b = load(*ringing, program);
     ASSERT_TRUE(a && b);
-    std::mt19937_64 rng(11);
-    for (int step = 0; step < 1500 && a->alive(); ++step) {
-      const int budget = 1 + static_cast<int>(rng() % (step % 3 == 0 ? 40 : 3000));
-      const StepResult ra = a->step(budget);
-      const StepResult rb = b->step(budget);
-      rung_steps += b->rung() ? 1 : 0;
-      ASSERT_EQ(name(ra.status), name(rb.status)) << "step " << step << " budget " << budget;
-      ASSERT_EQ(ra.budget_used, rb.budget_used) << "step " << step << " budget " << budget;
-      ASSERT_EQ(ra.detail, rb.detail) << "step " << step;
-    }
-    EXPECT_EQ(b->alive(), a->alive());
-    EXPECT_EQ(global_int(*ringing, "x"), global_int(*reference, "x"));
+    expect_same_steps(*a, *reference, *b, *ringing, 1500, 3000, rung_steps);
   }
   stop = true;
   ringer.join();
@@ -1769,12 +1766,8 @@ TEST(LuaWatchdog, ARungStepThatOnlyWaitedRunsItsBudget) {
 
 // A charge between the ring and the next line re-arms the count hook; the ring must survive it.
 TEST(LuaWatchdog, ARingSurvivesAChargeBeforeTheNextLine) {
-  std::size_t bytes = 4 << 20;
-  double compare = seconds_to_compare(bytes);
-  while (compare < 0.08 && bytes < (24 << 20)) {
-    bytes *= 2;
-    compare = seconds_to_compare(bytes);
-  }
+  double compare = 0;
+  const std::size_t bytes = slow_compare_bytes(compare);
   SandboxOptions options;
   options.cpu_time = thread_cpu_time;
   Sandbox sandbox(options);
