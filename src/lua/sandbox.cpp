@@ -420,9 +420,9 @@ void Bot::hook(lua_State* L, lua_Debug* ar) {
     raise_condemned(L);
   }
   if (ar->event == LUA_HOOKLINE) {
-    // The step was rung (lua/step_alarm.h): it has run for the watchdog's time. The clock
-    // decides now, and from here on at every instruction. (Lua calls the line hook even after
-    // the count hook of the same instruction has yielded: the step is over then.)
+    // The step was rung (lua/step_alarm.h): it has run for the watchdog's time, and the clock
+    // decides now. (Lua calls the line hook even after the count hook of the same instruction
+    // has yielded: the step is over then.)
     if (lua_status(L) == LUA_YIELD) return;
     bot->rung_ = true;
     if (s.past_watchdog(bot->started_)) {
@@ -431,11 +431,11 @@ void Bot::hook(lua_State* L, lua_Debug* ar) {
     }
     // Its CPU time says it was only kept waiting: no runaway. The line hook goes off (the
     // countdown as it is) and the alarm rings again a little later.
-    StepAlarm::rearm(kRingAgain);
     if (const int left = (*s.countdown_)(L); left >= 1) {
       StepAlarm::Hold hold;
       lua_sethook(L, &Bot::hook, kHookMask, left);
     }
+    StepAlarm::rearm(kRingAgain);
     return;
   }
   const bool count_event = ar->event == LUA_HOOKCOUNT;
@@ -504,12 +504,11 @@ StepResult Bot::step(int budget) {
   mark_ = after_hook_yield_ ? 1 : 0;
   used_ = 0;
   rung_ = false;
-  // A ring of the last step left the line hook on: set the hook again.
-  if (after_hook_yield_ || line_hook_on_) {
+  // A ring of the last step may have left the line hook on: set the hook again.
+  if (after_hook_yield_ || (lua_gethookmask(thread_) & LUA_MASKLINE) != 0) {
     slice_ = 1;
     StepAlarm::Hold hold;
     lua_sethook(thread_, &Bot::hook, kHookMask, 1);
-    line_hook_on_ = false;
   }
   if (!after_hook_yield_) arm();
   after_hook_yield_ = false;
@@ -522,12 +521,14 @@ StepResult Bot::step(int budget) {
 
   sandbox_.running_ = this;
   const bool ringing = sandbox_.rings_;
-  if (ringing)
+  if (ringing) {
+    using std::chrono::milliseconds;
     StepAlarm::arm(thread_, *sandbox_.countdown_,
-                   std::chrono::duration_cast<std::chrono::milliseconds>(sandbox_.options_.watchdog));
+                   std::chrono::duration_cast<milliseconds>(sandbox_.options_.watchdog));
+  }
   int results = 0;
   const int status = lua_resume(thread_, nullptr, 0, &results);
-  if (ringing) line_hook_on_ = StepAlarm::disarm();
+  if (ringing) StepAlarm::disarm();
   sandbox_.running_ = nullptr;
   // The hook recorded the total when it yielded; otherwise the countdown tells.
   const bool hook_yielded = status == LUA_YIELD && yield_kind_ == StepStatus::ran_out;

@@ -249,7 +249,6 @@ class Bot {
   int pid_;
   bool alive_ = true;
   bool after_hook_yield_ = false;  // the hook yielded last step (see step())
-  bool line_hook_on_ = false;      // the last step was rung: its line hook is still set
   bool rung_ = false;              // this step was rung (rung())
   long long debt_ = 0;             // instructions owed from earlier steps
   // Per step. The count hook is called every `slice_` instructions: used_now() is mark_ (what

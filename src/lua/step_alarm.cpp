@@ -55,7 +55,7 @@ void on_ring(int, siginfo_t* info, void*) {
     const lua_Hook hook = lua_gethook(L);
     const int mask = lua_gethookmask(L);
     const int left = (*a.countdown)(L);
-    // left < 1: the count hook is being called right now and looks at the clock itself.
+    // left < 1: the count hook is being called right now; the watcher rings again.
     if (hook != nullptr && (mask & LUA_MASKCOUNT) != 0 && left >= 1) {
       lua_sethook(L, hook, mask | LUA_MASKLINE, left);
       a.slot->rang.store(true, std::memory_order_relaxed);
