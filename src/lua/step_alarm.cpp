@@ -176,13 +176,12 @@ void StepAlarm::rearm(std::chrono::milliseconds delay) {
   a.slot->due.store(due, std::memory_order_release);
 }
 
-bool StepAlarm::disarm() {
+void StepAlarm::disarm() {
   Armed& a = t_armed;
-  if (a.slot == nullptr) return false;
+  if (a.slot == nullptr) return;
   a.slot->due.store(0, std::memory_order_release);
   a.L = nullptr;
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  return a.slot->rang.load(std::memory_order_relaxed);
 }
 
 StepAlarm::Hold::Hold() {

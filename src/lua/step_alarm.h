@@ -42,9 +42,9 @@ class StepAlarm {
   // Rings the armed step again once `delay` has passed (after a ring that found it only kept
   // waiting). Does nothing when no step is armed.
   static void rearm(std::chrono::milliseconds delay);
-  // Stops ringing; whether it rang since arm() or the last rearm(). A rung lua_State may keep
-  // its line hook: the caller takes it off (inside a Hold) before stepping it again.
-  static bool disarm();
+  // Stops ringing. A rung lua_State may keep its line hook: the caller takes it off (inside a
+  // Hold) before stepping it again.
+  static void disarm();
 
   // The signal the watcher rings with (a real-time signal the process does not otherwise use).
   static int signal_number();
