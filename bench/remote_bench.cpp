@@ -78,6 +78,8 @@
 #include "remote/remote_player.h"
 #include "remote/tcp.h"
 
+#include "cpu_placement.h"
+
 extern char** environ;
 
 namespace {
@@ -90,6 +92,10 @@ using arbiter::Framing;
 using arbiter::Json;
 using arbiter::SteadyClock;
 using Steady = std::chrono::steady_clock;
+using arbiter::bench::Placement;
+using arbiter::bench::place_peer;
+using arbiter::bench::placements;
+using arbiter::bench::set_affinity;
 
 [[noreturn]] void die(const std::string& what) {
   std::fprintf(stderr, "remote_bench: %s\n", what.c_str());
@@ -110,65 +116,6 @@ struct Options {
   int kills = 200;
   int deadline_us = 20000;
 };
-
-// ---------------------------------------------------------------------------------------------
-// CPU placement. On a VM a round trip costs very different amounts depending on whether the
-// peer runs on the same CPU (a context switch) or on another one (a cross-CPU wake-up, slow when
-// that virtual CPU was idle), and unpinned the scheduler mixes both. So every round-trip case is
-// run three ways: the bench and its peer pinned to one CPU, pinned to two different CPUs, and
-// not pinned at all.
-
-struct Placement {
-  std::string name;
-  std::optional<int> self_cpu;  // the measuring thread (children inherit it)
-  std::optional<int> peer_cpu;  // the peer process or thread, if different
-};
-
-cpu_set_t g_original_cpus;  // the affinity the program started with
-
-void set_affinity(pid_t who, const std::optional<int>& cpu) {
-  cpu_set_t set = g_original_cpus;
-  if (cpu) {
-    CPU_ZERO(&set);
-    CPU_SET(*cpu, &set);
-  }
-  if (::sched_setaffinity(who, sizeof set, &set) < 0) die_errno("sched_setaffinity");
-}
-
-// The peer at `pid` (a child process) and everything under it go where the placement says: a
-// ChildProcess in its own PID namespace is an init that forks the program, so pinning `pid`
-// alone would leave the program where it was born. REQUIRES: the tree is complete (the peer
-// has answered once).
-void place_peer(pid_t pid, const Placement& where) {
-  if (!where.peer_cpu) return;
-  std::vector<pid_t> todo{pid};
-  while (!todo.empty()) {
-    const pid_t p = todo.back();
-    todo.pop_back();
-    set_affinity(p, where.peer_cpu);
-    std::error_code ec;
-    for (const auto& task :
-         std::filesystem::directory_iterator(fmt::format("/proc/{}/task", p), ec)) {
-      std::ifstream children(task.path() / "children");
-      for (pid_t c; children >> c;) todo.push_back(c);
-    }
-  }
-}
-
-std::vector<Placement> placements() {
-  if (::sched_getaffinity(0, sizeof g_original_cpus, &g_original_cpus) < 0)
-    die_errno("sched_getaffinity");
-  std::vector<int> cpus;
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &g_original_cpus)) cpus.push_back(c);
-  std::vector<Placement> out;
-  out.push_back({fmt::format("one CPU (bench and peer on CPU {})", cpus[0]), cpus[0], {}});
-  if (cpus.size() >= 2)
-    out.push_back({fmt::format("two CPUs (bench on CPU {}, peer on CPU {})", cpus[0], cpus[1]),
-                   cpus[0], cpus[1]});
-  out.push_back({"unpinned (the scheduler decides)", {}, {}});
-  return out;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Statistics

@@ -3,7 +3,9 @@
 // of `arbiter play` (walls, cgroup caps, an idmapped file of its own) (remote/sandbox.h). The peer
 // is /bin/cat (it echoes the call), so the figures are the referee's and the kernel's alone.
 // A plain program rather than Google Benchmark: single starts and round trips are the quantity,
-// reported as median and 90th percentile. Results: docs/benchmarks.md, "The sandbox".
+// reported as median and 90th percentile. A call's cost depends mostly on whether the peer runs
+// on the referee's CPU or another one, so the calls are timed pinned to one CPU, to two, and
+// unpinned (cpu_placement.h). Results: docs/benchmarks.md, "The sandbox".
 //
 //   sandbox_bench [--starts N] [--calls N]
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include <filesystem>
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +24,8 @@
 #include "core/file.h"
 #include "remote/child_process.h"
 #include "remote/program_terms.h"
+
+#include "cpu_placement.h"
 
 namespace {
 
@@ -86,11 +91,15 @@ std::vector<double> starts(Mode walled, int n) {
   return out;
 }
 
-// One exchange with a running program.
-std::vector<double> calls(Mode walled, int n) {
+// One exchange with a running program placed where `where` says.
+std::vector<double> calls(Mode walled, int n, const bench::Placement& where) {
+  bench::set_affinity(0, where.self_cpu);
   auto child = ChildProcess::spawn(spec(walled));
   if (!child) std::exit(1);
   auto channel = (*child)->take_channel();
+  if (!channel->exchange(kCall, Deadline::after(SteadyClock::instance(), std::chrono::seconds(5))))
+    std::exit(1);
+  bench::place_peer((*child)->pid(), where);
   std::vector<double> out;
   for (int i = 0; i < n + 100; ++i) {
     const auto t0 = Steady::now();
@@ -120,28 +129,38 @@ int main(int argc, char** argv) {
   fmt::print("sandbox_bench: /bin/cat as the peer; {} starts and {} calls per row\n\n", n_starts,
              n_calls);
   fmt::print("{:<44} {:>12} {:>12}\n", "", "median (us)", "p90 (us)");
-  // Interleaved in rounds, so that a busy spell of the machine hits both sides alike.
-  std::vector<double> plain_start, walled_start, terms_start, plain_call, walled_call, terms_call;
+  // Interleaved in rounds, so that a busy spell of the machine hits every side alike.
+  const std::vector<bench::Placement> where = bench::placements();
+  std::vector<double> plain_start, walled_start, terms_start;
+  std::vector<std::vector<double>> plain_call(where.size()), walled_call(where.size()),
+      terms_call(where.size());
   for (int round = 0; round < 5; ++round) {
+    bench::set_affinity(0, std::nullopt);
     for (double v : starts(Mode::plain, n_starts / 5)) plain_start.push_back(v);
     for (double v : starts(Mode::walled, n_starts / 5)) walled_start.push_back(v);
     for (double v : starts(Mode::terms, n_starts / 5)) terms_start.push_back(v);
-    for (double v : calls(Mode::plain, n_calls / 5)) plain_call.push_back(v);
-    for (double v : calls(Mode::walled, n_calls / 5)) walled_call.push_back(v);
-    for (double v : calls(Mode::terms, n_calls / 5)) terms_call.push_back(v);
+    for (std::size_t w = 0; w < where.size(); ++w) {
+      for (double v : calls(Mode::plain, n_calls / 5, where[w])) plain_call[w].push_back(v);
+      for (double v : calls(Mode::walled, n_calls / 5, where[w])) walled_call[w].push_back(v);
+      for (double v : calls(Mode::terms, n_calls / 5, where[w])) terms_call[w].push_back(v);
+    }
   }
+  bench::set_affinity(0, std::nullopt);
   const auto row = [](std::string_view name, const Stats& s, const Stats* base) {
     fmt::print("{:<44} {:>12.1f} {:>12.1f}{}\n", name, s.median, s.p90,
                base ? fmt::format("   {:.2f}x", s.median / base->median) : "");
   };
   const Stats ps = stats(plain_start), ws = stats(walled_start), ts = stats(terms_start);
-  const Stats pc = stats(plain_call), wc = stats(walled_call), tc = stats(terms_call);
   row("start + first exchange, no sandbox", ps, nullptr);
   row("start + first exchange, sandbox", ws, &ps);
   row("start + first exchange, default terms", ts, &ps);
-  row("one exchange, no sandbox", pc, nullptr);
-  row("one exchange, sandbox", wc, &pc);
-  row("one exchange, default terms", tc, &pc);
+  for (std::size_t w = 0; w < where.size(); ++w) {
+    fmt::print("\none exchange, {}\n", where[w].name);
+    const Stats pc = stats(plain_call[w]), wc = stats(walled_call[w]), tc = stats(terms_call[w]);
+    row("  no sandbox", pc, nullptr);
+    row("  sandbox", wc, &pc);
+    row("  default terms", tc, &pc);
+  }
   std::filesystem::remove_all(dir);
   return 0;
 }
