@@ -1,0 +1,621 @@
+// The learning search: conflict-driven clause learning over the placements.
+//
+// Model. One Boolean per placement (an orthogonally adjacent pair of cells; its domino is fixed by
+// the two values). Every cell and every domino takes exactly one placement: "at least one" is a
+// clause, "at most one" is native (a placement set true sets every other placement of its two
+// cells and its domino false, the reason being the binary clause "not both"). On top of unit
+// propagation, a matching propagator keeps a perfect matching of the grid graph (cells, and the
+// placements not yet false): the grid is bipartite (checkerboard colours), so when a matched
+// placement turns false an augmenting path repairs the matching, and when none exists the
+// alternating search has found a set S of cells of one colour whose live neighbours are fewer
+// than S (Hall). That is a conflict whose clause is "one of the false placements leaving S
+// towards a cell that S cannot reach must be true", which the solver learns from like any
+// other; no SAT encoding of the puzzle sees it.
+//
+// Search: VSIDS branching with phase saving, first-UIP learning with clause minimization, Luby
+// restarts, and a learned-clause database cut to its better half by glue (LBD) at restarts, so
+// memory stays bounded. Counting: each solution found is blocked by the negation of its decisions
+// (the propagation is sound, so it is the only solution that extends them), which keeps the
+// count exact; the search ends when the blocked space is empty or the limit is reached.
+#include "games/dominosa/solver_learning.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "core/rng.h"
+
+namespace arbiter::dominosa {
+namespace {
+
+using Lit = int;  // 2*v for "placement v is used", 2*v+1 for "is not"
+constexpr Lit yes(int v) { return 2 * v; }
+constexpr Lit no(int v) { return 2 * v + 1; }
+constexpr int var_of(Lit l) { return l >> 1; }
+constexpr Lit negation(Lit l) { return l ^ 1; }
+
+constexpr int kDecision = -1;  // reason of a decision or a fact at level 0
+// Any other reason: a clause index >= 0, or -(x+2) for "placement x is used" (at most one).
+constexpr int amo_reason(int x) { return -(x + 2); }
+constexpr int amo_var(int reason) { return -reason - 2; }
+
+// Luby's sequence 1 1 2 1 1 2 4 1 1 2 ... (i from 0).
+std::int64_t luby(std::int64_t i) {
+  std::int64_t size = 1, seq = 0;
+  while (size < i + 1) {
+    ++seq;
+    size = 2 * size + 1;
+  }
+  std::int64_t x = i;
+  while (size - 1 != x) {
+    size = (size - 1) >> 1;
+    --seq;
+    x %= size;
+  }
+  return std::int64_t{1} << seq;
+}
+
+class Learner {
+ public:
+  Learner(const Puzzle& p, const LearningLimits& limits) : limits_(limits) { build(p); }
+
+  LearningResult run(std::int64_t limit);
+
+ private:
+  struct Clause {
+    int start = 0;
+    int size = 0;
+    int lbd = 0;
+    bool learnt = false;
+    bool removed = false;
+  };
+
+  void build(const Puzzle& p);
+  int level() const { return static_cast<int>(trail_lim_.size()); }
+  // 1 true, 0 false, -1 unassigned.
+  int value(Lit l) const {
+    const int v = val_[var_of(l)];
+    return v < 0 ? -1 : (v ^ (l & 1));
+  }
+  void assign(Lit l, int reason);
+  bool add_clause(std::vector<Lit> lits, bool learnt, int lbd);
+  bool propagate();
+  bool propagate_units();
+  bool repair_matching();
+  void analyze(std::vector<Lit>& learnt, int& back_level, int& lbd);
+  bool redundant(Lit l) const;
+  void cancel_until(int lvl);
+  void bump(int v);
+  void reduce_and_compact();
+  Solution solution() const;
+
+  // The order heap (max activity first).
+  void heap_insert(int v);
+  int heap_pop();
+  void heap_up(int i);
+  void heap_down(int i);
+
+  LearningLimits limits_;
+  int cells_ = 0, vars_ = 0, cols_ = 0;
+  std::vector<int> first_, second_;  // a placement's cells, top/left first
+  std::vector<int> white_;           // its cell of colour 0
+  std::vector<int> group_start_, group_vars_;  // cells 0..cells-1, then dominoes
+  std::vector<int> var_groups_;                // three groups per placement
+  std::vector<std::uint8_t> is_white_;
+
+  std::vector<std::int8_t> val_, phase_;
+  std::vector<int> level_, reason_;
+  std::vector<Lit> trail_;
+  std::vector<int> trail_lim_;
+  std::size_t qhead_ = 0;
+
+  std::vector<Clause> clauses_;
+  std::vector<Lit> arena_;
+  std::vector<std::vector<int>> watches_;  // per literal: clauses to visit when it turns false
+  std::vector<Lit> conflict_;
+  bool unsat_ = false;
+  int learnt_count_ = 0;
+
+  std::vector<double> activity_;
+  double var_inc_ = 1.0;
+  std::vector<int> heap_, heap_pos_;
+
+  // The matching propagator.
+  std::vector<int> mate_;          // per cell: its matched placement, or -1
+  std::vector<int> free_whites_;   // white cells whose matched placement turned false
+  std::vector<int> white_seen_, black_seen_, via_;  // stamps and the placement reaching a black
+  int stamp_ = 0;
+  std::vector<int> queue_;
+
+  mutable std::vector<std::uint8_t> seen_;
+  std::int64_t conflicts_ = 0, decisions_ = 0;
+};
+
+void Learner::build(const Puzzle& p) {
+  const int h = p.rows(), w = p.cols();
+  cols_ = w;
+  cells_ = p.cells();
+  const int doms = domino_count(p.n);
+  std::vector<std::vector<int>> groups(cells_ + doms);
+  for (int r = 0; r < h; ++r)
+    for (int c = 0; c < w; ++c) {
+      const int a = r * w + c;
+      for (const int b : {c + 1 < w ? a + 1 : -1, r + 1 < h ? a + w : -1}) {
+        if (b < 0) continue;
+        const int v = vars_++;
+        first_.push_back(a);
+        second_.push_back(b);
+        white_.push_back((r + c) % 2 == 0 ? a : b);
+        groups[a].push_back(v);
+        groups[b].push_back(v);
+        groups[cells_ + domino_index(p.grid[a], p.grid[b], p.n)].push_back(v);
+      }
+    }
+  is_white_.resize(cells_);
+  for (int a = 0; a < cells_; ++a) is_white_[a] = ((a / w) + (a % w)) % 2 == 0;
+  var_groups_.assign(3 * vars_, -1);
+  std::vector<int> filled(vars_, 0);
+  group_start_.push_back(0);
+  for (int g = 0; g < static_cast<int>(groups.size()); ++g) {
+    for (const int v : groups[g]) {
+      group_vars_.push_back(v);
+      var_groups_[3 * v + filled[v]++] = g;
+    }
+    group_start_.push_back(static_cast<int>(group_vars_.size()));
+  }
+  val_.assign(vars_, -1);
+  phase_.assign(vars_, 1);
+  level_.assign(vars_, 0);
+  reason_.assign(vars_, kDecision);
+  watches_.resize(2 * vars_);
+  seen_.assign(vars_, 0);
+  activity_.assign(vars_, 0.0);
+  // A seeded tiny activity breaks the first ties; it never outweighs one conflict's bump.
+  Rng rng(limits_.seed);
+  for (int v = 0; v < vars_; ++v) activity_[v] = 1e-6 * static_cast<double>(rng.below(1000));
+  heap_pos_.assign(vars_, -1);
+  for (int v = 0; v < vars_; ++v) heap_insert(v);
+  mate_.assign(cells_, -1);
+  white_seen_.assign(cells_, 0);
+  black_seen_.assign(cells_, 0);
+  via_.assign(cells_, -1);
+  for (int g = 0; g < static_cast<int>(groups.size()) && !unsat_; ++g) {
+    std::vector<Lit> alo;
+    for (const int v : groups[g]) alo.push_back(yes(v));
+    if (!add_clause(std::move(alo), false, 0)) unsat_ = true;
+  }
+  for (int a = 0; a < cells_; ++a)
+    if (is_white_[a]) free_whites_.push_back(a);
+}
+
+void Learner::assign(Lit l, int reason) {
+  const int v = var_of(l);
+  val_[v] = static_cast<std::int8_t>((l & 1) ? 0 : 1);
+  level_[v] = level();
+  reason_[v] = reason;
+  trail_.push_back(l);
+}
+
+// Adds a clause at level 0 (false literals at level 0 are dropped, a satisfied clause is not
+// kept). False when the clause is empty under the level-0 facts.
+bool Learner::add_clause(std::vector<Lit> lits, bool learnt, int lbd) {
+  std::erase_if(lits, [&](Lit l) { return value(l) == 0 && level_[var_of(l)] == 0; });
+  for (const Lit l : lits)
+    if (value(l) == 1 && level_[var_of(l)] == 0) return true;
+  if (lits.empty()) return false;
+  if (lits.size() == 1) {
+    if (value(lits[0]) == 0) return false;
+    if (value(lits[0]) < 0) assign(lits[0], kDecision);
+    return true;
+  }
+  const int ci = static_cast<int>(clauses_.size());
+  clauses_.push_back({static_cast<int>(arena_.size()), static_cast<int>(lits.size()), lbd, learnt,
+                      false});
+  arena_.insert(arena_.end(), lits.begin(), lits.end());
+  watches_[lits[0]].push_back(ci);
+  watches_[lits[1]].push_back(ci);
+  if (learnt) ++learnt_count_;
+  return true;
+}
+
+bool Learner::propagate_units() {
+  while (qhead_ < trail_.size()) {
+    const Lit p = trail_[qhead_++];
+    const int v = var_of(p);
+    if ((p & 1) == 0) {
+      for (int k = 0; k < 3; ++k) {
+        const int g = var_groups_[3 * v + k];
+        for (int i = group_start_[g]; i < group_start_[g + 1]; ++i) {
+          const int u = group_vars_[i];
+          if (u == v) continue;
+          if (val_[u] == 1) {
+            conflict_ = {no(v), no(u)};
+            return false;
+          }
+          if (val_[u] < 0) assign(no(u), amo_reason(v));
+        }
+      }
+    } else {
+      const int white = white_[v];
+      if (mate_[white] == v) {
+        mate_[white] = -1;
+        mate_[first_[v] == white ? second_[v] : first_[v]] = -1;
+        free_whites_.push_back(white);
+      }
+    }
+    const Lit falsified = negation(p);
+    std::vector<int>& ws = watches_[falsified];
+    std::size_t keep = 0;
+    for (std::size_t i = 0; i < ws.size(); ++i) {
+      const int ci = ws[i];
+      Clause& c = clauses_[ci];
+      if (c.removed) continue;
+      Lit* lits = &arena_[c.start];
+      if (lits[0] == falsified) std::swap(lits[0], lits[1]);
+      if (value(lits[0]) == 1) {
+        ws[keep++] = ci;
+        continue;
+      }
+      bool moved = false;
+      for (int k = 2; k < c.size; ++k)
+        if (value(lits[k]) != 0) {
+          std::swap(lits[1], lits[k]);
+          watches_[lits[1]].push_back(ci);
+          moved = true;
+          break;
+        }
+      if (moved) continue;
+      ws[keep++] = ci;
+      if (value(lits[0]) == 0) {
+        conflict_.assign(lits, lits + c.size);
+        for (++i; i < ws.size(); ++i) ws[keep++] = ws[i];
+        ws.resize(keep);
+        return false;
+      }
+      assign(lits[0], ci);
+    }
+    ws.resize(keep);
+  }
+  return true;
+}
+
+// Re-matches every free white cell by an augmenting path over the placements not yet false. A
+// cell with none is a Hall conflict (see the top of the file).
+bool Learner::repair_matching() {
+  while (!free_whites_.empty()) {
+    const int u = free_whites_.back();
+    if (mate_[u] >= 0) {
+      free_whites_.pop_back();
+      continue;
+    }
+    ++stamp_;
+    queue_.clear();
+    queue_.push_back(u);
+    white_seen_[u] = stamp_;
+    int end = -1;
+    for (std::size_t qi = 0; qi < queue_.size() && end < 0; ++qi) {
+      const int x = queue_[qi];
+      for (int i = group_start_[x]; i < group_start_[x + 1]; ++i) {
+        const int f = group_vars_[i];
+        if (val_[f] == 0) continue;
+        const int y = first_[f] == x ? second_[f] : first_[f];
+        if (black_seen_[y] == stamp_) continue;
+        black_seen_[y] = stamp_;
+        via_[y] = f;
+        if (mate_[y] < 0) {
+          end = y;
+          break;
+        }
+        const int x2 = white_[mate_[y]];
+        if (white_seen_[x2] != stamp_) {
+          white_seen_[x2] = stamp_;
+          queue_.push_back(x2);
+        }
+      }
+    }
+    if (end < 0) {
+      conflict_.clear();
+      for (const int x : queue_)
+        for (int i = group_start_[x]; i < group_start_[x + 1]; ++i) {
+          const int f = group_vars_[i];
+          const int y = first_[f] == x ? second_[f] : first_[f];
+          if (val_[f] == 0 && black_seen_[y] != stamp_) conflict_.push_back(yes(f));
+        }
+      return false;
+    }
+    for (int y = end;;) {
+      const int f = via_[y];
+      const int x = white_[f];
+      const int old = mate_[x];
+      mate_[x] = f;
+      mate_[y] = f;
+      if (old < 0) break;
+      y = first_[old] == x ? second_[old] : first_[old];
+    }
+    free_whites_.pop_back();
+  }
+  return true;
+}
+
+bool Learner::propagate() {
+  if (!propagate_units()) return false;
+  return repair_matching();
+}
+
+void Learner::bump(int v) {
+  if ((activity_[v] += var_inc_) > 1e100) {
+    for (double& a : activity_) a *= 1e-100;
+    var_inc_ *= 1e-100;
+  }
+  if (heap_pos_[v] >= 0) heap_up(heap_pos_[v]);
+}
+
+// Whether literal l of a learned clause follows from the others (its reason's literals are all in
+// the clause or facts): local minimization.
+bool Learner::redundant(Lit l) const {
+  const int v = var_of(l);
+  const int r = reason_[v];
+  if (r == kDecision) return false;
+  if (r < 0) {
+    const int x = amo_var(r);
+    return seen_[x] || level_[x] == 0;
+  }
+  const Clause& c = clauses_[r];
+  for (int k = 0; k < c.size; ++k) {
+    const int u = var_of(arena_[c.start + k]);
+    if (u != v && !seen_[u] && level_[u] > 0) return false;
+  }
+  return true;
+}
+
+void Learner::analyze(std::vector<Lit>& learnt, int& back_level, int& lbd) {
+  learnt.assign(1, 0);
+  int open = 0;
+  Lit p = -1;
+  std::size_t index = trail_.size();
+  std::vector<Lit> reason = conflict_;
+  std::vector<int> touched;
+  for (;;) {
+    for (const Lit q : reason) {
+      const int u = var_of(q);
+      if (p >= 0 && u == var_of(p)) continue;
+      if (seen_[u] || level_[u] == 0) continue;
+      seen_[u] = 1;
+      touched.push_back(u);
+      bump(u);
+      if (level_[u] == level())
+        ++open;
+      else
+        learnt.push_back(q);
+    }
+    do --index;
+    while (!seen_[var_of(trail_[index])] || level_[var_of(trail_[index])] != level());
+    p = trail_[index];
+    const int v = var_of(p);
+    --open;
+    if (open == 0) break;
+    const int r = reason_[v];
+    reason.clear();
+    if (r >= 0) {
+      const Clause& c = clauses_[r];
+      reason.assign(arena_.begin() + c.start, arena_.begin() + c.start + c.size);
+    } else {
+      reason.push_back(no(amo_var(r)));
+    }
+  }
+  learnt[0] = negation(p);
+  std::size_t keep = 1;
+  for (std::size_t i = 1; i < learnt.size(); ++i)
+    if (!redundant(learnt[i])) learnt[keep++] = learnt[i];
+  learnt.resize(keep);
+  for (const int u : touched) seen_[u] = 0;
+  back_level = 0;
+  std::size_t at = 1;
+  for (std::size_t i = 1; i < learnt.size(); ++i)
+    if (level_[var_of(learnt[i])] > back_level) {
+      back_level = level_[var_of(learnt[i])];
+      at = i;
+    }
+  if (learnt.size() > 1) std::swap(learnt[1], learnt[at]);
+  std::vector<int> levels;
+  for (const Lit l : learnt) levels.push_back(level_[var_of(l)]);
+  std::sort(levels.begin(), levels.end());
+  lbd = static_cast<int>(std::unique(levels.begin(), levels.end()) - levels.begin());
+  var_inc_ /= 0.95;
+}
+
+void Learner::cancel_until(int lvl) {
+  if (level() <= lvl) return;
+  const std::size_t to = static_cast<std::size_t>(trail_lim_[lvl]);
+  for (std::size_t i = trail_.size(); i-- > to;) {
+    const int v = var_of(trail_[i]);
+    phase_[v] = val_[v];
+    val_[v] = -1;
+    reason_[v] = kDecision;
+    if (heap_pos_[v] < 0) heap_insert(v);
+  }
+  trail_.resize(to);
+  trail_lim_.resize(lvl);
+  qhead_ = std::min(qhead_, to);
+}
+
+// At level 0: drops the worse half of the learned clauses (by glue, then length; glue <= 2 always
+// stays), every clause satisfied by a fact, and the false facts inside clauses; then rebuilds the
+// arena and the watches.
+void Learner::reduce_and_compact() {
+  std::vector<int> learnt;
+  for (int ci = 0; ci < static_cast<int>(clauses_.size()); ++ci)
+    if (clauses_[ci].learnt && clauses_[ci].lbd > 2) learnt.push_back(ci);
+  std::sort(learnt.begin(), learnt.end(), [&](int a, int b) {
+    const Clause &x = clauses_[a], &y = clauses_[b];
+    return x.lbd != y.lbd ? x.lbd > y.lbd : x.size > y.size;
+  });
+  for (std::size_t i = 0; i < learnt.size() / 2; ++i) clauses_[learnt[i]].removed = true;
+  std::vector<Clause> old = std::move(clauses_);
+  std::vector<Lit> old_arena = std::move(arena_);
+  clauses_.clear();
+  arena_.clear();
+  for (auto& ws : watches_) ws.clear();
+  learnt_count_ = 0;
+  for (int v = 0; v < vars_; ++v)
+    if (val_[v] >= 0) reason_[v] = kDecision;
+  for (const Clause& c : old) {
+    if (c.removed) continue;
+    std::vector<Lit> lits(old_arena.begin() + c.start, old_arena.begin() + c.start + c.size);
+    if (!add_clause(std::move(lits), c.learnt, c.lbd)) unsat_ = true;
+  }
+}
+
+Solution Learner::solution() const {
+  Solution s(static_cast<std::size_t>(cells_), '?');
+  for (int v = 0; v < vars_; ++v) {
+    if (val_[v] != 1) continue;
+    const bool across = second_[v] == first_[v] + 1;
+    s[first_[v]] = across ? 'L' : 'T';
+    s[second_[v]] = across ? 'R' : 'B';
+  }
+  return s;
+}
+
+void Learner::heap_up(int i) {
+  const int v = heap_[i];
+  while (i > 0) {
+    const int parent = (i - 1) / 2;
+    if (activity_[heap_[parent]] >= activity_[v]) break;
+    heap_[i] = heap_[parent];
+    heap_pos_[heap_[i]] = i;
+    i = parent;
+  }
+  heap_[i] = v;
+  heap_pos_[v] = i;
+}
+
+void Learner::heap_down(int i) {
+  const int v = heap_[i];
+  const int size = static_cast<int>(heap_.size());
+  for (;;) {
+    int child = 2 * i + 1;
+    if (child >= size) break;
+    if (child + 1 < size && activity_[heap_[child + 1]] > activity_[heap_[child]]) ++child;
+    if (activity_[heap_[child]] <= activity_[v]) break;
+    heap_[i] = heap_[child];
+    heap_pos_[heap_[i]] = i;
+    i = child;
+  }
+  heap_[i] = v;
+  heap_pos_[v] = i;
+}
+
+void Learner::heap_insert(int v) {
+  heap_pos_[v] = static_cast<int>(heap_.size());
+  heap_.push_back(v);
+  heap_up(heap_pos_[v]);
+}
+
+int Learner::heap_pop() {
+  const int top = heap_[0];
+  heap_pos_[top] = -1;
+  const int last = heap_.back();
+  heap_.pop_back();
+  if (!heap_.empty()) {
+    heap_[0] = last;
+    heap_pos_[last] = 0;
+    heap_down(0);
+  }
+  return top;
+}
+
+LearningResult Learner::run(std::int64_t limit) {
+  LearningResult out;
+  std::vector<Lit> learnt;
+  std::int64_t restarts = 0;
+  std::int64_t until_restart = 64 * luby(0);
+  std::int64_t reduce_at = 2000;
+  const auto finish = [&](bool complete) {
+    out.complete = complete;
+    out.conflicts = conflicts_;
+    out.decisions = decisions_;
+    out.learned_kept = learnt_count_;
+    return out;
+  };
+  if (unsat_) return finish(true);
+  for (;;) {
+    if (!propagate()) {
+      ++conflicts_;
+      int top = 0;
+      for (const Lit l : conflict_) top = std::max(top, level_[var_of(l)]);
+      if (top == 0) return finish(true);
+      cancel_until(top);
+      int back_level = 0, lbd = 0;
+      analyze(learnt, back_level, lbd);
+      cancel_until(back_level);
+      if (learnt.size() == 1) {
+        assign(learnt[0], kDecision);
+      } else {
+        const int ci = static_cast<int>(clauses_.size());
+        clauses_.push_back({static_cast<int>(arena_.size()), static_cast<int>(learnt.size()), lbd,
+                            true, false});
+        arena_.insert(arena_.end(), learnt.begin(), learnt.end());
+        watches_[learnt[0]].push_back(ci);
+        watches_[learnt[1]].push_back(ci);
+        ++learnt_count_;
+        assign(learnt[0], ci);
+      }
+      --until_restart;
+      if (limits_.max_conflicts >= 0 && conflicts_ >= limits_.max_conflicts) return finish(false);
+      if (limits_.stop && limits_.stop->load(std::memory_order_relaxed)) return finish(false);
+      continue;
+    }
+    if (until_restart <= 0) {
+      until_restart = 64 * luby(++restarts);
+      cancel_until(0);
+      if (learnt_count_ > reduce_at) {
+        reduce_and_compact();
+        reduce_at += reduce_at / 10;
+        if (unsat_) return finish(true);
+        continue;
+      }
+    }
+    int next = -1;
+    while (!heap_.empty()) {
+      const int v = heap_pop();
+      if (val_[v] < 0) {
+        next = v;
+        break;
+      }
+    }
+    if (next < 0) {
+      if (out.solutions.size() < 2) out.solutions.push_back(solution());
+      if (++out.count >= limit || level() == 0) return finish(true);
+      // Block this solution: not all of its decisions again.
+      std::vector<Lit> block;
+      for (int lvl = level(); lvl >= 1; --lvl) block.push_back(negation(trail_[trail_lim_[lvl - 1]]));
+      cancel_until(level() - 1);
+      if (block.size() == 1) {
+        cancel_until(0);
+        if (!add_clause(std::move(block), false, 0)) return finish(true);
+      } else {
+        const int ci = static_cast<int>(clauses_.size());
+        clauses_.push_back({static_cast<int>(arena_.size()), static_cast<int>(block.size()), 0,
+                            false, false});
+        arena_.insert(arena_.end(), block.begin(), block.end());
+        watches_[block[0]].push_back(ci);
+        watches_[block[1]].push_back(ci);
+        assign(block[0], ci);
+      }
+      continue;
+    }
+    ++decisions_;
+    trail_lim_.push_back(static_cast<int>(trail_.size()));
+    assign(phase_[next] == 0 ? no(next) : yes(next), kDecision);
+  }
+}
+
+}  // namespace
+
+LearningResult count_learning(const Puzzle& p, std::int64_t limit, const LearningLimits& limits) {
+  Learner learner(p, limits);
+  return learner.run(std::max<std::int64_t>(1, limit));
+}
+
+}  // namespace arbiter::dominosa
