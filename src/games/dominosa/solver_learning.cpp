@@ -83,7 +83,10 @@ class Learner {
   bool propagate_units();
   bool repair_matching();
   void analyze(std::vector<Lit>& learnt, int& back_level, int& lbd);
-  bool redundant(Lit l) const;
+  bool redundant(Lit l, std::vector<int>& touched);
+  void reason_lits(int v, int r, std::vector<Lit>& out) const;
+  std::vector<int> minimize_stack_;
+  std::vector<Lit> antecedents_;
   void cancel_until(int lvl);
   void bump(int v);
   void reduce_and_compact();
@@ -127,7 +130,7 @@ class Learner {
   int stamp_ = 0;
   std::vector<int> queue_;
 
-  mutable std::vector<std::uint8_t> seen_;
+  std::vector<std::uint8_t> seen_;
   std::int64_t conflicts_ = 0, decisions_ = 0;
 };
 
@@ -350,22 +353,44 @@ void Learner::bump(int v) {
   if (heap_pos_[v] >= 0) heap_up(heap_pos_[v]);
 }
 
-// Whether literal l of a learned clause follows from the others (its reason's literals are all in
-// the clause or facts): local minimization.
-bool Learner::redundant(Lit l) const {
-  const int v = var_of(l);
-  const int r = reason_[v];
-  if (r == kDecision) return false;
-  if (r < 0) {
-    const int x = amo_var(r);
-    return seen_[x] || level_[x] == 0;
-  }
-  const Clause& c = clauses_[r];
-  for (int k = 0; k < c.size; ++k) {
-    const int u = var_of(arena_[c.start + k]);
-    if (u != v && !seen_[u] && level_[u] > 0) return false;
+// Whether literal l of a learned clause follows from the others: every path back through the
+// reasons ends in the clause or in facts (recursive minimization; `touched` collects the
+// variables marked on the way so that analyze() clears them).
+bool Learner::redundant(Lit l, std::vector<int>& touched) {
+  std::vector<int>& stack = minimize_stack_;
+  stack.assign(1, var_of(l));
+  const std::size_t top = touched.size();
+  while (!stack.empty()) {
+    const int v = stack.back();
+    stack.pop_back();
+    const int r = reason_[v];
+    reason_lits(v, r, antecedents_);
+    for (const Lit q : antecedents_) {
+      const int u = var_of(q);
+      if (seen_[u] || level_[u] == 0) continue;
+      if (reason_[u] == kDecision) {
+        for (std::size_t i = top; i < touched.size(); ++i) seen_[touched[i]] = 0;
+        touched.resize(top);
+        return false;
+      }
+      seen_[u] = 1;
+      touched.push_back(u);
+      stack.push_back(u);
+    }
   }
   return true;
+}
+
+// The false literals that made variable v's value follow (its reason without v itself).
+void Learner::reason_lits(int v, int r, std::vector<Lit>& out) const {
+  out.clear();
+  if (r >= 0) {
+    const Clause& c = clauses_[r];
+    for (int k = 0; k < c.size; ++k)
+      if (var_of(arena_[c.start + k]) != v) out.push_back(arena_[c.start + k]);
+  } else if (r != kDecision) {
+    out.push_back(no(amo_var(r)));
+  }
 }
 
 void Learner::analyze(std::vector<Lit>& learnt, int& back_level, int& lbd) {
@@ -406,7 +431,8 @@ void Learner::analyze(std::vector<Lit>& learnt, int& back_level, int& lbd) {
   learnt[0] = negation(p);
   std::size_t keep = 1;
   for (std::size_t i = 1; i < learnt.size(); ++i)
-    if (!redundant(learnt[i])) learnt[keep++] = learnt[i];
+    if (reason_[var_of(learnt[i])] == kDecision || !redundant(learnt[i], touched))
+      learnt[keep++] = learnt[i];
   learnt.resize(keep);
   for (const int u : touched) seen_[u] = 0;
   back_level = 0;
