@@ -65,10 +65,7 @@ struct Generated {
   GenerateStats stats;    // of that attempt
 };
 
-// Polled between steps; when it returns true the attempt stops and returns nullopt. Only for
-// cancellation (a time limit, a better attempt found by another thread): it makes the outcome
-// depend on timing, so callers that need reproducibility only stop work they will discard.
-using StopFn = std::function<bool()>;
+// An attempt polls its StopFn (puzzle.h) between steps and returns nullopt once it says stop.
 
 // How an attempt may evaluate independent candidates at once. The generator runs no threads
 // itself: `run(count, job)` must call job(0) ... job(count - 1) (count <= lanes), possibly

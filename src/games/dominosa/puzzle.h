@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,12 @@
 namespace arbiter::dominosa {
 
 inline constexpr int kMaxN = 1000;  // parsers refuse larger puzzles (a grid of ~1M cells)
+
+// Polled by long computations (generation, the learning search) between steps; once it returns
+// true they stop early and say so. Only for cancellation (a time limit, a better result found
+// by another thread): it makes the outcome depend on timing, so callers that need
+// reproducibility only stop work they will discard or report as unknown.
+using StopFn = std::function<bool()>;
 
 struct Puzzle {
   int n = 0;

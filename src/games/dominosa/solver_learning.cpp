@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/rng.h"
@@ -55,11 +56,18 @@ std::int64_t luby(std::int64_t i) {
   return std::int64_t{1} << seq;
 }
 
-class Learner {
- public:
-  Learner(const Puzzle& p, const LearningLimits& limits) : limits_(limits) { build(p); }
+}  // namespace
 
-  LearningResult run(std::int64_t limit);
+class LearningSearch::Impl {
+ public:
+  Impl(const Puzzle& p, std::int64_t limit, std::uint64_t seed) : limit_(std::max<std::int64_t>(1, limit)) {
+    build(p, seed);
+  }
+
+  bool run(std::int64_t conflicts, const StopFn& stop);
+  const LearningResult& result() const { return out_; }
+  std::vector<SharedClause> take_shared();
+  void add_shared(const std::vector<SharedClause>& clauses);
 
  private:
   struct Clause {
@@ -70,7 +78,11 @@ class Learner {
     bool removed = false;
   };
 
-  void build(const Puzzle& p);
+  void build(const Puzzle& p, std::uint64_t seed);
+  void learn(const std::vector<Lit>& learnt, int lbd);
+  bool found_solution();
+  bool should_restart();
+  void finish(bool complete);
   int level() const { return static_cast<int>(trail_lim_.size()); }
   // 1 true, 0 false, -1 unassigned.
   int value(Lit l) const {
@@ -98,7 +110,8 @@ class Learner {
   void heap_up(int i);
   void heap_down(int i);
 
-  LearningLimits limits_;
+  std::int64_t limit_;
+  LearningResult out_;
   int cells_ = 0, vars_ = 0, cols_ = 0;
   std::vector<int> first_, second_;  // a placement's cells, top/left first
   std::vector<int> white_;           // its cell of colour 0
@@ -106,7 +119,8 @@ class Learner {
   std::vector<int> var_groups_;                // three groups per placement
   std::vector<std::uint8_t> is_white_;
 
-  std::vector<std::int8_t> val_, phase_;
+  std::vector<std::int8_t> val_, phase_, target_;
+  std::size_t target_size_ = 0;
   std::vector<int> level_, reason_;
   std::vector<Lit> trail_;
   std::vector<int> trail_lim_;
@@ -132,9 +146,29 @@ class Learner {
 
   std::vector<std::uint8_t> seen_;
   std::int64_t conflicts_ = 0, decisions_ = 0;
+
+  // Restarts and modes: the search alternates between a focused mode (restarts when the recent
+  // glue of learned clauses rises above its long-run average, saved phases) and a stable mode
+  // (restarts on a Luby schedule of 1024 conflicts, branching toward the longest conflict-free
+  // assignment of the mode: target phases), each mode twice as long as the last.
+  bool stable_ = false;
+  std::int64_t mode_ends_ = 1000, mode_length_ = 1000;
+  std::int64_t stable_restarts_ = 0, until_restart_ = 0, since_restart_ = 0;
+  double glue_fast_ = 0, glue_slow_ = 0;
+  std::int64_t reduce_at_ = 2000;
+
+  // Sharing: learned clauses since the last take_shared() that qualify; none after a solution.
+  std::vector<SharedClause> shared_out_;
+  bool blocked_ = false;
+  std::vector<Lit> learnt_;
 };
 
-void Learner::build(const Puzzle& p) {
+namespace {
+constexpr std::size_t kShareSize = 8;  // shared clauses: at most this long
+constexpr int kShareGlue = 3;          // and of at most this glue
+}  // namespace
+
+void LearningSearch::Impl::build(const Puzzle& p, std::uint64_t seed) {
   const int h = p.rows(), w = p.cols();
   cols_ = w;
   cells_ = p.cells();
@@ -169,12 +203,13 @@ void Learner::build(const Puzzle& p) {
   val_.assign(vars_, -1);
   phase_.assign(vars_, 1);
   level_.assign(vars_, 0);
+  target_.assign(vars_, -1);
   reason_.assign(vars_, kDecision);
   watches_.resize(2 * vars_);
   seen_.assign(vars_, 0);
   activity_.assign(vars_, 0.0);
   // A seeded tiny activity breaks the first ties; it never outweighs one conflict's bump.
-  Rng rng(limits_.seed);
+  Rng rng(seed);
   for (int v = 0; v < vars_; ++v) activity_[v] = 1e-6 * static_cast<double>(rng.below(1000));
   heap_pos_.assign(vars_, -1);
   for (int v = 0; v < vars_; ++v) heap_insert(v);
@@ -191,7 +226,7 @@ void Learner::build(const Puzzle& p) {
     if (is_white_[a]) free_whites_.push_back(a);
 }
 
-void Learner::assign(Lit l, int reason) {
+void LearningSearch::Impl::assign(Lit l, int reason) {
   const int v = var_of(l);
   val_[v] = static_cast<std::int8_t>((l & 1) ? 0 : 1);
   level_[v] = level();
@@ -201,7 +236,7 @@ void Learner::assign(Lit l, int reason) {
 
 // Adds a clause at level 0 (false literals at level 0 are dropped, a satisfied clause is not
 // kept). False when the clause is empty under the level-0 facts.
-bool Learner::add_clause(std::vector<Lit> lits, bool learnt, int lbd) {
+bool LearningSearch::Impl::add_clause(std::vector<Lit> lits, bool learnt, int lbd) {
   std::erase_if(lits, [&](Lit l) { return value(l) == 0 && level_[var_of(l)] == 0; });
   for (const Lit l : lits)
     if (value(l) == 1 && level_[var_of(l)] == 0) return true;
@@ -221,7 +256,7 @@ bool Learner::add_clause(std::vector<Lit> lits, bool learnt, int lbd) {
   return true;
 }
 
-bool Learner::propagate_units() {
+bool LearningSearch::Impl::propagate_units() {
   while (qhead_ < trail_.size()) {
     const Lit p = trail_[qhead_++];
     const int v = var_of(p);
@@ -284,7 +319,7 @@ bool Learner::propagate_units() {
 
 // Re-matches every free white cell by an augmenting path over the placements not yet false. A
 // cell with none is a Hall conflict (see the top of the file).
-bool Learner::repair_matching() {
+bool LearningSearch::Impl::repair_matching() {
   while (!free_whites_.empty()) {
     const int u = free_whites_.back();
     if (mate_[u] >= 0) {
@@ -340,12 +375,12 @@ bool Learner::repair_matching() {
   return true;
 }
 
-bool Learner::propagate() {
+bool LearningSearch::Impl::propagate() {
   if (!propagate_units()) return false;
   return repair_matching();
 }
 
-void Learner::bump(int v) {
+void LearningSearch::Impl::bump(int v) {
   if ((activity_[v] += var_inc_) > 1e100) {
     for (double& a : activity_) a *= 1e-100;
     var_inc_ *= 1e-100;
@@ -356,7 +391,7 @@ void Learner::bump(int v) {
 // Whether literal l of a learned clause follows from the others: every path back through the
 // reasons ends in the clause or in facts (recursive minimization; `touched` collects the
 // variables marked on the way so that analyze() clears them).
-bool Learner::redundant(Lit l, std::vector<int>& touched) {
+bool LearningSearch::Impl::redundant(Lit l, std::vector<int>& touched) {
   std::vector<int>& stack = minimize_stack_;
   stack.assign(1, var_of(l));
   const std::size_t top = touched.size();
@@ -382,7 +417,7 @@ bool Learner::redundant(Lit l, std::vector<int>& touched) {
 }
 
 // The false literals that made variable v's value follow (its reason without v itself).
-void Learner::reason_lits(int v, int r, std::vector<Lit>& out) const {
+void LearningSearch::Impl::reason_lits(int v, int r, std::vector<Lit>& out) const {
   out.clear();
   if (r >= 0) {
     const Clause& c = clauses_[r];
@@ -393,7 +428,7 @@ void Learner::reason_lits(int v, int r, std::vector<Lit>& out) const {
   }
 }
 
-void Learner::analyze(std::vector<Lit>& learnt, int& back_level, int& lbd) {
+void LearningSearch::Impl::analyze(std::vector<Lit>& learnt, int& back_level, int& lbd) {
   learnt.assign(1, 0);
   int open = 0;
   Lit p = -1;
@@ -450,7 +485,7 @@ void Learner::analyze(std::vector<Lit>& learnt, int& back_level, int& lbd) {
   var_inc_ /= 0.95;
 }
 
-void Learner::cancel_until(int lvl) {
+void LearningSearch::Impl::cancel_until(int lvl) {
   if (level() <= lvl) return;
   const std::size_t to = static_cast<std::size_t>(trail_lim_[lvl]);
   for (std::size_t i = trail_.size(); i-- > to;) {
@@ -468,7 +503,7 @@ void Learner::cancel_until(int lvl) {
 // At level 0: drops the worse half of the learned clauses (by glue, then length; glue <= 2 always
 // stays), every clause satisfied by a fact, and the false facts inside clauses; then rebuilds the
 // arena and the watches.
-void Learner::reduce_and_compact() {
+void LearningSearch::Impl::reduce_and_compact() {
   std::vector<int> learnt;
   for (int ci = 0; ci < static_cast<int>(clauses_.size()); ++ci)
     if (clauses_[ci].learnt && clauses_[ci].lbd > 2) learnt.push_back(ci);
@@ -492,7 +527,7 @@ void Learner::reduce_and_compact() {
   }
 }
 
-Solution Learner::solution() const {
+Solution LearningSearch::Impl::solution() const {
   Solution s(static_cast<std::size_t>(cells_), '?');
   for (int v = 0; v < vars_; ++v) {
     if (val_[v] != 1) continue;
@@ -503,7 +538,7 @@ Solution Learner::solution() const {
   return s;
 }
 
-void Learner::heap_up(int i) {
+void LearningSearch::Impl::heap_up(int i) {
   const int v = heap_[i];
   while (i > 0) {
     const int parent = (i - 1) / 2;
@@ -516,7 +551,7 @@ void Learner::heap_up(int i) {
   heap_pos_[v] = i;
 }
 
-void Learner::heap_down(int i) {
+void LearningSearch::Impl::heap_down(int i) {
   const int v = heap_[i];
   const int size = static_cast<int>(heap_.size());
   for (;;) {
@@ -532,13 +567,13 @@ void Learner::heap_down(int i) {
   heap_pos_[v] = i;
 }
 
-void Learner::heap_insert(int v) {
+void LearningSearch::Impl::heap_insert(int v) {
   heap_pos_[v] = static_cast<int>(heap_.size());
   heap_.push_back(v);
   heap_up(heap_pos_[v]);
 }
 
-int Learner::heap_pop() {
+int LearningSearch::Impl::heap_pop() {
   const int top = heap_[0];
   heap_pos_[top] = -1;
   const int last = heap_.back();
@@ -551,54 +586,124 @@ int Learner::heap_pop() {
   return top;
 }
 
-LearningResult Learner::run(std::int64_t limit) {
-  LearningResult out;
-  std::vector<Lit> learnt;
-  std::int64_t restarts = 0;
-  std::int64_t until_restart = 64 * luby(0);
-  std::int64_t reduce_at = 2000;
-  const auto finish = [&](bool complete) {
-    out.complete = complete;
-    out.conflicts = conflicts_;
-    out.decisions = decisions_;
-    out.learned_kept = learnt_count_;
-    return out;
-  };
-  if (unsat_) return finish(true);
+void LearningSearch::Impl::finish(bool complete) {
+  out_.complete = complete;
+  out_.conflicts = conflicts_;
+  out_.decisions = decisions_;
+  out_.learned_kept = learnt_count_;
+}
+
+void LearningSearch::Impl::learn(const std::vector<Lit>& learnt, int lbd) {
+  if (!blocked_ && (learnt.size() == 1 || (learnt.size() <= kShareSize && lbd <= kShareGlue)))
+    shared_out_.emplace_back(learnt.begin(), learnt.end());
+  if (learnt.size() == 1) {
+    assign(learnt[0], kDecision);
+    return;
+  }
+  const int ci = static_cast<int>(clauses_.size());
+  clauses_.push_back({static_cast<int>(arena_.size()), static_cast<int>(learnt.size()), lbd, true,
+                      false});
+  arena_.insert(arena_.end(), learnt.begin(), learnt.end());
+  watches_[learnt[0]].push_back(ci);
+  watches_[learnt[1]].push_back(ci);
+  ++learnt_count_;
+  assign(learnt[0], ci);
+}
+
+// Records the solution the assignment is; false when the count is final. Otherwise blocks it by
+// "not all of its decisions again" (the propagation is sound, so no other solution extends
+// them) and goes on.
+bool LearningSearch::Impl::found_solution() {
+  if (out_.solutions.size() < 2) out_.solutions.push_back(solution());
+  blocked_ = true;
+  if (++out_.count >= limit_ || level() == 0) return false;
+  std::vector<Lit> block;
+  for (int lvl = level(); lvl >= 1; --lvl) block.push_back(negation(trail_[trail_lim_[lvl - 1]]));
+  cancel_until(level() - 1);
+  if (block.size() == 1) {
+    cancel_until(0);
+    return add_clause(std::move(block), false, 0);
+  }
+  const int ci = static_cast<int>(clauses_.size());
+  clauses_.push_back({static_cast<int>(arena_.size()), static_cast<int>(block.size()), 0, false,
+                      false});
+  arena_.insert(arena_.end(), block.begin(), block.end());
+  watches_[block[0]].push_back(ci);
+  watches_[block[1]].push_back(ci);
+  assign(block[0], ci);
+  return true;
+}
+
+bool LearningSearch::Impl::should_restart() {
+  if (conflicts_ >= mode_ends_) {
+    stable_ = !stable_;
+    mode_length_ *= 2;
+    mode_ends_ = conflicts_ + mode_length_;
+    target_size_ = 0;
+    std::fill(target_.begin(), target_.end(), -1);
+    stable_restarts_ = 0;
+    until_restart_ = 1024 * luby(0);
+    return true;
+  }
+  if (stable_) {
+    if (until_restart_ > 0) return false;
+    until_restart_ = 1024 * luby(++stable_restarts_);
+    return true;
+  }
+  return since_restart_ >= 50 && glue_fast_ > 1.25 * glue_slow_;
+}
+
+bool LearningSearch::Impl::run(std::int64_t conflicts, const StopFn& stop) {
+  if (out_.complete) return true;
+  if (unsat_) {
+    finish(true);
+    return true;
+  }
+  const std::int64_t budget_end = conflicts < 0 ? -1 : conflicts_ + conflicts;
   for (;;) {
     if (!propagate()) {
       ++conflicts_;
       int top = 0;
       for (const Lit l : conflict_) top = std::max(top, level_[var_of(l)]);
-      if (top == 0) return finish(true);
-      cancel_until(top);
-      int back_level = 0, lbd = 0;
-      analyze(learnt, back_level, lbd);
-      cancel_until(back_level);
-      if (learnt.size() == 1) {
-        assign(learnt[0], kDecision);
-      } else {
-        const int ci = static_cast<int>(clauses_.size());
-        clauses_.push_back({static_cast<int>(arena_.size()), static_cast<int>(learnt.size()), lbd,
-                            true, false});
-        arena_.insert(arena_.end(), learnt.begin(), learnt.end());
-        watches_[learnt[0]].push_back(ci);
-        watches_[learnt[1]].push_back(ci);
-        ++learnt_count_;
-        assign(learnt[0], ci);
+      if (top == 0) {
+        finish(true);
+        return true;
       }
-      --until_restart;
-      if (limits_.max_conflicts >= 0 && conflicts_ >= limits_.max_conflicts) return finish(false);
-      if (limits_.stop && limits_.stop->load(std::memory_order_relaxed)) return finish(false);
+      cancel_until(top);
+      if (stable_ && !trail_lim_.empty() &&
+          static_cast<std::size_t>(trail_lim_.back()) > target_size_) {
+        target_size_ = static_cast<std::size_t>(trail_lim_.back());
+        for (std::size_t i = 0; i < target_size_; ++i)
+          target_[var_of(trail_[i])] = (trail_[i] & 1) ? 0 : 1;
+      }
+      int back_level = 0, lbd = 0;
+      analyze(learnt_, back_level, lbd);
+      glue_fast_ += (lbd - glue_fast_) / 32.0;
+      glue_slow_ += (lbd - glue_slow_) / 4096.0;
+      ++since_restart_;
+      --until_restart_;
+      cancel_until(back_level);
+      learn(learnt_, lbd);
+      if (budget_end >= 0 && conflicts_ >= budget_end) {
+        finish(false);
+        return false;
+      }
+      if (stop && conflicts_ % 64 == 0 && stop()) {
+        finish(false);
+        return false;
+      }
       continue;
     }
-    if (until_restart <= 0) {
-      until_restart = 64 * luby(++restarts);
+    if (should_restart()) {
+      since_restart_ = 0;
       cancel_until(0);
-      if (learnt_count_ > reduce_at) {
+      if (learnt_count_ > reduce_at_) {
         reduce_and_compact();
-        reduce_at += reduce_at / 10;
-        if (unsat_) return finish(true);
+        reduce_at_ += reduce_at_ / 10;
+        if (unsat_) {
+          finish(true);
+          return true;
+        }
         continue;
       }
     }
@@ -611,37 +716,59 @@ LearningResult Learner::run(std::int64_t limit) {
       }
     }
     if (next < 0) {
-      if (out.solutions.size() < 2) out.solutions.push_back(solution());
-      if (++out.count >= limit || level() == 0) return finish(true);
-      // Block this solution: not all of its decisions again.
-      std::vector<Lit> block;
-      for (int lvl = level(); lvl >= 1; --lvl) block.push_back(negation(trail_[trail_lim_[lvl - 1]]));
-      cancel_until(level() - 1);
-      if (block.size() == 1) {
-        cancel_until(0);
-        if (!add_clause(std::move(block), false, 0)) return finish(true);
-      } else {
-        const int ci = static_cast<int>(clauses_.size());
-        clauses_.push_back({static_cast<int>(arena_.size()), static_cast<int>(block.size()), 0,
-                            false, false});
-        arena_.insert(arena_.end(), block.begin(), block.end());
-        watches_[block[0]].push_back(ci);
-        watches_[block[1]].push_back(ci);
-        assign(block[0], ci);
+      if (!found_solution()) {
+        finish(true);
+        return true;
       }
       continue;
     }
     ++decisions_;
     trail_lim_.push_back(static_cast<int>(trail_.size()));
-    assign(phase_[next] == 0 ? no(next) : yes(next), kDecision);
+    const int phase = stable_ && target_[next] >= 0 ? target_[next] : phase_[next];
+    assign(phase == 0 ? no(next) : yes(next), kDecision);
   }
 }
 
-}  // namespace
+std::vector<SharedClause> LearningSearch::Impl::take_shared() {
+  return std::exchange(shared_out_, {});
+}
 
-LearningResult count_learning(const Puzzle& p, std::int64_t limit, const LearningLimits& limits) {
-  Learner learner(p, limits);
-  return learner.run(std::max<std::int64_t>(1, limit));
+void LearningSearch::Impl::add_shared(const std::vector<SharedClause>& clauses) {
+  cancel_until(0);
+  for (const SharedClause& c : clauses) {
+    if (unsat_) break;
+    for (const int l : c)
+      if (l < 0 || var_of(l) >= vars_) return;  // not a clause of this puzzle: ignored
+    const int lbd = static_cast<int>(c.size());
+    if (!add_clause(std::vector<Lit>(c.begin(), c.end()), c.size() > 1, lbd)) unsat_ = true;
+  }
+  since_restart_ = 0;
+}
+
+LearningSearch::LearningSearch(const Puzzle& p, std::int64_t limit, std::uint64_t seed)
+    : impl_(std::make_unique<Impl>(p, limit, seed)) {}
+LearningSearch::~LearningSearch() = default;
+LearningSearch::LearningSearch(LearningSearch&&) noexcept = default;
+LearningSearch& LearningSearch::operator=(LearningSearch&&) noexcept = default;
+
+bool LearningSearch::run(std::int64_t conflicts, const StopFn& stop) {
+  return impl_->run(conflicts, stop);
+}
+const LearningResult& LearningSearch::result() const {
+  return impl_->result();
+}
+std::vector<SharedClause> LearningSearch::take_shared() {
+  return impl_->take_shared();
+}
+void LearningSearch::add_shared(const std::vector<SharedClause>& clauses) {
+  impl_->add_shared(clauses);
+}
+
+LearningResult count_learning(const Puzzle& p, std::int64_t limit, std::uint64_t seed,
+                              std::int64_t max_conflicts, const StopFn& stop) {
+  LearningSearch search(p, limit, seed);
+  search.run(max_conflicts, stop);
+  return search.result();
 }
 
 }  // namespace arbiter::dominosa

@@ -1,34 +1,68 @@
-// Private to the Dominosa solver: the learning search (conflict-driven clause learning over the
-// placements), which solve() uses to count. solver_learning.cpp describes the model.
+// The learning search: exact solution counting by conflict-driven clause learning over the
+// placements (solver_learning.cpp describes the model and the search). It is the solver for
+// hard instances such as random layouts; solve() (solver.h) stays the deduction engine that
+// grading and the generator use.
+//
+// A search runs in slices of conflicts and can take clauses from other searches of the same
+// puzzle between slices, so that a caller can run several differently seeded searches side by
+// side and let them share what they learn, deterministically (apps/dominosa_count.h).
 #pragma once
 
-#include <atomic>
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <vector>
 
 #include "games/dominosa/puzzle.h"
 
 namespace arbiter::dominosa {
 
-struct LearningLimits {
-  std::int64_t max_conflicts = -1;           // give up after this many conflicts (-1: never)
-  const std::atomic<bool>* stop = nullptr;   // give up once this turns true (checked often)
-  std::uint64_t seed = 0;                    // breaks the first ties of the branching order
-};
-
 struct LearningResult {
-  std::int64_t count = 0;               // solutions found, up to the limit
-  std::vector<Solution> solutions;      // the first min(count, 2) found, in order
-  bool complete = true;                 // false when a limit stopped the search
+  std::int64_t count = 0;           // solutions found, up to the limit
+  std::vector<Solution> solutions;  // the first min(count, 2) found, in order
+  bool complete = false;            // the count is final: all solutions, or the limit reached
   std::int64_t conflicts = 0;
   std::int64_t decisions = 0;
-  std::int64_t learned_kept = 0;        // learned clauses alive at the end (memory stays bounded)
+  std::int64_t learned_kept = 0;    // learned clauses alive (the database is cut, so bounded)
 };
 
-// Counts the solutions of `p` up to `limit` (>= 1) exactly. Deterministic for a given puzzle,
-// limit and seed: no clock or thread decides anything except the stop flag, which only ends the
-// search (complete = false).
-LearningResult count_learning(const Puzzle& p, std::int64_t limit, const LearningLimits& limits);
+// A clause over the placements of one puzzle: literal 2*v says "placement v is used", 2*v+1
+// "is not". Placements are numbered row by row, for each cell first the one to its right, then
+// the one below it.
+using SharedClause = std::vector<int>;
+
+class LearningSearch {
+ public:
+  // A search counting the solutions of `p` up to `limit` (>= 1). `seed` breaks the ties of the
+  // first branching order; searches with different seeds explore differently.
+  LearningSearch(const Puzzle& p, std::int64_t limit, std::uint64_t seed);
+  ~LearningSearch();
+  LearningSearch(LearningSearch&&) noexcept;
+  LearningSearch& operator=(LearningSearch&&) noexcept;
+
+  // Searches until the count is final or `conflicts` more conflicts have happened (< 0: no
+  // bound), or `stop` says stop (polled every 64 conflicts). Returns result().complete.
+  // Deterministic: the same calls in the same order give the same result, whatever the timing,
+  // as long as `stop` never fires.
+  bool run(std::int64_t conflicts, const StopFn& stop = {});
+
+  const LearningResult& result() const;
+
+  // Clauses this search learned since the last call that hold for every solution of the puzzle:
+  // facts and short clauses of low glue. Empty once this search has found a solution, since
+  // what it learns after blocking one holds only for the solutions not yet found.
+  std::vector<SharedClause> take_shared();
+
+  // Adds clauses that every solution of the puzzle satisfies (e.g. another search's
+  // take_shared()); the search restarts from the top.
+  void add_shared(const std::vector<SharedClause>& clauses);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One search, run to the end or until `max_conflicts` (< 0: no bound) or `stop`.
+LearningResult count_learning(const Puzzle& p, std::int64_t limit, std::uint64_t seed = 0,
+                              std::int64_t max_conflicts = -1, const StopFn& stop = {});
 
 }  // namespace arbiter::dominosa
