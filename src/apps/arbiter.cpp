@@ -337,7 +337,9 @@ int main(int argc, char** argv) {
       "  2  bad usage or input: one line on stderr saying what is wrong; nothing is created,\n"
       "     started or played\n"
       "  3  a tournament store holds damaged results or logs: one line per match on stderr,\n"
-      "     \"damaged: tournament T match N: WHY\" (see arbiter tournament verify)");
+      "     \"damaged: tournament T match N: WHY\" (see arbiter tournament verify)\n"
+      "  4  unknown: a search gave up at the limit it was given (dominosa solve --timeout,\n"
+      "     --max-nodes) without an answer");
   int exit_code = 0;
 
   auto* games = app.add_subcommand("games", "List the games and their house bots");

@@ -22,10 +22,12 @@ class Store;
 namespace arbiter::cli {
 
 // Exit codes: 0 success, 1 the operation failed (e.g. a replay differs), 2 bad usage or input,
-// 3 a result store holds damaged rows (tournament/integrity.h), reported as "damaged: ...".
+// 3 a result store holds damaged rows (tournament/integrity.h), reported as "damaged: ...",
+// 4 a search gave up at a limit the user set, so the answer is unknown.
 inline constexpr int kFailed = 1;
 inline constexpr int kBadInput = 2;
 inline constexpr int kDamaged = 3;
+inline constexpr int kUnknown = 4;
 
 // Adds `arbiter q ...` (the course harnesses). `exit_code` receives the command's result.
 void add_q_commands(CLI::App& app, int& exit_code);

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "apps/commands.h"
+#include "apps/dominosa_count.h"
 #include "apps/dominosa_generate.h"
 #include "core/file.h"
 #include "games/dominosa/puzzle.h"
@@ -109,13 +110,16 @@ void add_dominosa_commands(CLI::App& app, int& exit_code) {
     bool count = false;
     std::int64_t limit = 2;
     std::int64_t max_nodes = 0;
+    double timeout = 0;
+    int threads = 0;
+    int searches = 2;
     bool level = false;
   };
   auto s = std::make_shared<SolveArgs>();
   auto* solve_cmd = top->add_subcommand(
       "solve",
       "Solve a puzzle (game ID, text grid or JSON, from FILE or stdin): print its solution, or "
-      "'no solution' (exit 1)");
+      "'no solution' (exit 1), or 'unknown' when a limit stopped the search first (exit 4)");
   solve_cmd->add_option("file", s->file, "The puzzle file (default: stdin)");
   solve_cmd->add_flag("--count", s->count, "Count the solutions (up to --limit)");
   solve_cmd->add_option("--limit", s->limit, "Stop counting at this many (default 2)")
@@ -123,9 +127,22 @@ void add_dominosa_commands(CLI::App& app, int& exit_code) {
   solve_cmd->add_flag("--level", s->level, "Also grade the puzzle");
   solve_cmd
       ->add_option("--max-nodes", s->max_nodes,
-                   "Give up after this many search nodes (default 0: never; large random "
-                   "layouts can take very long)")
+                   "Give up after this many conflicts of the search, over all searches, with the "
+                   "answer unknown (default 0: never)")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 50));
+  solve_cmd
+      ->add_option("--timeout", s->timeout,
+                   "Give up after this many seconds with the answer unknown (default 0: never)")
+      ->check(CLI::Range(0.0, 1e9));
+  solve_cmd
+      ->add_option("--threads", s->threads,
+                   "Threads running the searches (default: one per core); never changes the answer")
+      ->check(CLI::Range(0, 1024));
+  solve_cmd
+      ->add_option("--searches", s->searches,
+                   "Differently seeded searches run side by side, sharing short learned clauses "
+                   "(default 2); the solution printed depends on it")
+      ->check(CLI::Range(1, 64));
   solve_cmd->callback([&exit_code, s] {
     auto puzzle = read_puzzle(s->file);
     if (!puzzle) {
@@ -134,28 +151,50 @@ void add_dominosa_commands(CLI::App& app, int& exit_code) {
       return;
     }
     const auto start = std::chrono::steady_clock::now();
-    SolveLimits limits;
-    if (s->max_nodes > 0) limits.max_nodes = s->max_nodes;
-    const SolveResult r = solve(*puzzle, s->count ? s->limit : 1, limits);
+    CountOptions options;
+    options.limit = s->count ? s->limit : 1;
+    options.searches = s->searches;
+    options.threads = s->threads > 0 ? s->threads
+                                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (s->max_nodes > 0) options.max_conflicts = s->max_nodes;
+    if (s->timeout > 0)
+      options.stop = [start, limit = s->timeout] { return seconds_since(start) >= limit; };
+    double last_report = 0;
+    options.progress = [&](const CountProgress& p) {
+      const double now = seconds_since(start);
+      if (now - last_report < 2.0) return;
+      last_report = now;
+      std::cerr << fmt::format("dominosa: searching: {} conflicts, {} solution(s) found, {:.1f} s\n",
+                               p.conflicts, p.found, now);
+    };
+    const CountOutcome outcome = count_solutions(*puzzle, options);
+    const LearningResult& r = outcome.result;
     const double seconds = seconds_since(start);
-    if (!r.first && !r.complete) {
-      std::cout << fmt::format("no solution found within --max-nodes {}\n", s->max_nodes);
-      exit_code = kFailed;
-    } else if (!r.first) {
+    const std::string why =
+        r.complete ? ""
+        : s->timeout > 0 && seconds >= s->timeout ? fmt::format("--timeout {}", s->timeout)
+                                                  : fmt::format("--max-nodes {}", s->max_nodes);
+    if (r.solutions.empty() && !r.complete) {
+      std::cout << fmt::format("unknown: no solution found before {}\n", why);
+      exit_code = kUnknown;
+    } else if (r.solutions.empty()) {
       std::cout << "no solution\n";
       exit_code = kFailed;
     } else {
-      std::cout << *r.first << "\n";
+      std::cout << r.solutions.front() << "\n";
     }
-    if (s->count)
+    if (s->count && !r.solutions.empty()) {
       std::cout << fmt::format(
           "solutions: {}{}\n", r.count,
           r.count >= s->limit ? fmt::format(" (stopped at --limit {})", s->limit)
-          : !r.complete       ? fmt::format(" at least (stopped at --max-nodes {})", s->max_nodes)
+          : !r.complete       ? fmt::format(" at least; unknown beyond (stopped at {})", why)
                               : "");
+      if (!r.complete) exit_code = kUnknown;
+    }
     if (s->level) std::cout << "level: " << to_string(grade(*puzzle)) << "\n";
-    std::cerr << fmt::format("dominosa: n = {}, {} search nodes, {:.3f} s\n", puzzle->n, r.nodes,
-                             seconds);
+    std::cerr << fmt::format(
+        "dominosa: n = {}, {} conflicts over {} search(es) on {} thread(s), {:.3f} s\n", puzzle->n,
+        outcome.effort.conflicts, s->searches, options.threads, seconds);
   });
 
   auto gr = std::make_shared<std::string>();

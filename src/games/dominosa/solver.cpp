@@ -78,16 +78,6 @@ unsigned rules_for(Level level) {
   return kAllRules;
 }
 
-// The Luby sequence 1 1 2 1 1 2 4 1 1 2 1 1 2 4 8 ... (i >= 1).
-std::int64_t luby(std::int64_t i) {
-  for (;;) {
-    std::int64_t k = 1;
-    while ((std::int64_t{1} << k) - 1 < i) ++k;
-    if ((std::int64_t{1} << k) - 1 == i) return std::int64_t{1} << (k - 1);
-    i -= (std::int64_t{1} << (k - 1)) - 1;
-  }
-}
-
 }  // namespace
 
 // Search: binary branching (place a placement / remove it) from the fixpoint of the search

@@ -23,6 +23,16 @@ enum : unsigned {
   kMatching = 1u << 5,    // perfect-matching pruning of the grid graph
 };
 
+// Luby's restart sequence 1 1 2 1 1 2 4 1 1 2 ... for i = 1, 2, 3, ...
+inline std::int64_t luby(std::int64_t i) {
+  for (;;) {
+    std::int64_t k = 1;
+    while ((std::int64_t{1} << k) - 1 < i) ++k;
+    if ((std::int64_t{1} << k) - 1 == i) return std::int64_t{1} << (k - 1);
+    i -= (std::int64_t{1} << (k - 1)) - 1;
+  }
+}
+
 // Iterative Tarjan over nodes 0..v-1 with arcs in CSR form (start has v+1 entries).
 class Scc {
  public:

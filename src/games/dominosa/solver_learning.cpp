@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/rng.h"
+#include "games/dominosa/solver_internal.h"
 
 namespace arbiter::dominosa {
 namespace {
@@ -40,21 +41,6 @@ constexpr int kDecision = -1;  // reason of a decision or a fact at level 0
 constexpr int amo_reason(int x) { return -(x + 2); }
 constexpr int amo_var(int reason) { return -reason - 2; }
 
-// Luby's sequence 1 1 2 1 1 2 4 1 1 2 ... (i from 0).
-std::int64_t luby(std::int64_t i) {
-  std::int64_t size = 1, seq = 0;
-  while (size < i + 1) {
-    ++seq;
-    size = 2 * size + 1;
-  }
-  std::int64_t x = i;
-  while (size - 1 != x) {
-    size = (size - 1) >> 1;
-    --seq;
-    x %= size;
-  }
-  return std::int64_t{1} << seq;
-}
 
 }  // namespace
 
@@ -642,12 +628,12 @@ bool LearningSearch::Impl::should_restart() {
     target_size_ = 0;
     std::fill(target_.begin(), target_.end(), -1);
     stable_restarts_ = 0;
-    until_restart_ = 1024 * luby(0);
+    until_restart_ = 1024 * luby(1);
     return true;
   }
   if (stable_) {
     if (until_restart_ > 0) return false;
-    until_restart_ = 1024 * luby(++stable_restarts_);
+    until_restart_ = 1024 * luby(++stable_restarts_ + 1);
     return true;
   }
   return since_restart_ >= 50 && glue_fast_ > 1.25 * glue_slow_;

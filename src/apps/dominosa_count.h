@@ -1,0 +1,47 @@
+// Counting Dominosa solutions with several learning searches side by side (docs/games/dominosa.md
+// §5, "Counting"). It lives in apps/ because rules code (src/games) runs no threads; the work is
+// done by games/dominosa/solver_learning.h.
+//
+// A fixed number of searches, seeded 0, 1, ..., run in rounds: in each round every search runs
+// one slice of conflicts, then each takes the short clauses the others learned in that round
+// (in search order). The first round is search 0's alone, with a small slice, so that puzzles
+// the propagation almost finishes cost one search. The answer is that of the lowest-numbered
+// search that finished in the earliest round that had one. Every search does the same work
+// whatever runs it, so the count, the solutions printed and the conflicts used depend on the
+// number of searches and never on the number of threads or the timing: threads only run the
+// searches of a round at the same time.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "games/dominosa/solver_learning.h"
+
+namespace arbiter::dominosa {
+
+struct CountProgress {
+  int rounds = 0;
+  std::int64_t conflicts = 0;  // over all searches
+  std::int64_t found = 0;      // solutions found by the search that has found most
+};
+
+struct CountOptions {
+  std::int64_t limit = 2;             // count up to this many (>= 1)
+  int searches = 2;                   // searches side by side (>= 1); the answer depends on it
+  int threads = 1;                    // threads running them (<= 1: the calling thread)
+  std::int64_t slice = 2000;          // conflicts per search per round
+  std::int64_t max_conflicts = -1;    // give up (unknown) past this many over all searches,
+                                      // checked after each round (< 0: never)
+  StopFn stop;                        // give up (unknown) once it says stop; polled often
+  std::function<void(const CountProgress&)> progress;  // after every round, on the caller's thread
+};
+
+struct CountOutcome {
+  LearningResult result;   // the answering search's (complete = false: unknown)
+  int answered_by = -1;    // that search, or -1 when the answer is unknown
+  CountProgress effort;
+};
+
+CountOutcome count_solutions(const Puzzle& p, const CountOptions& options);
+
+}  // namespace arbiter::dominosa

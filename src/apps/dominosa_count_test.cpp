@@ -1,0 +1,80 @@
+// Tests for count_solutions (dominosa_count.h): the answer, the solutions and the effort are the
+// same for every thread count; searches share clauses without changing any count; limits give
+// an unknown answer, never a wrong one.
+#include "apps/dominosa_count.h"
+
+#include <atomic>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/rng.h"
+#include "games/dominosa/generator.h"
+#include "games/dominosa/test_puzzles.h"
+
+namespace arbiter::dominosa {
+namespace {
+
+Puzzle layout(int n, std::uint64_t seed) {
+  auto g = generate({.n = n, .level = Level::ambiguous, .seed = seed});
+  EXPECT_TRUE(g);
+  return g->puzzle;
+}
+
+TEST(DominosaCount, ThreadsNeverChangeTheAnswerOrTheWork) {
+  for (const std::uint64_t seed : {1, 2, 3}) {
+    const Puzzle p = layout(35, seed);
+    for (const int searches : {1, 2, 3}) {
+      CountOptions one{.limit = 2, .searches = searches, .threads = 1, .slice = 300};
+      CountOptions two = one;
+      two.threads = 2;
+      const CountOutcome a = count_solutions(p, one), b = count_solutions(p, two);
+      ASSERT_TRUE(a.result.complete);
+      EXPECT_EQ(a.result.count, 2) << "seed " << seed;  // random layouts this big are ambiguous
+      EXPECT_EQ(a.result.count, b.result.count);
+      EXPECT_EQ(a.result.solutions, b.result.solutions) << "seed " << seed << ", " << searches;
+      EXPECT_EQ(a.answered_by, b.answered_by);
+      EXPECT_EQ(a.effort.conflicts, b.effort.conflicts);
+      EXPECT_EQ(a.effort.rounds, b.effort.rounds);
+      for (const Solution& s : a.result.solutions) EXPECT_EQ(solution_problem(p, s), "");
+    }
+  }
+}
+
+TEST(DominosaCount, SharingKeepsCountsExact) {
+  // Small puzzles, many rounds of tiny slices: every count against exhaustive search.
+  Rng rng(Rng::derive(31, "count-sharing"));
+  for (int t = 0; t < 60; ++t) {
+    const int n = 3 + t % 5;
+    const Puzzle p = t % 2 ? test_puzzles::random_layout(n, rng).puzzle
+                           : test_puzzles::random_grid(n, rng);
+    const std::int64_t truth = test_puzzles::Brute(p).count(200);
+    const CountOutcome r =
+        count_solutions(p, {.limit = 200, .searches = 3, .threads = 2, .slice = 2});
+    ASSERT_TRUE(r.result.complete);
+    EXPECT_EQ(r.result.count, truth) << game_id(p);
+  }
+}
+
+TEST(DominosaCount, LimitsGiveUnknownNeverAWrongAnswer) {
+  const Puzzle p = layout(45, 4);
+  const CountOutcome full = count_solutions(p, {.limit = 2, .threads = 2});
+  ASSERT_TRUE(full.result.complete);
+  const CountOutcome capped =
+      count_solutions(p, {.limit = 2, .threads = 2, .slice = 50, .max_conflicts = 100});
+  EXPECT_FALSE(capped.result.complete);
+  EXPECT_EQ(capped.answered_by, -1);
+  EXPECT_LE(capped.result.count, full.result.count);
+  EXPECT_LE(capped.effort.conflicts, 100 + 2 * 50 + 200);  // the budget is checked per round
+  std::atomic<int> polls = 0;
+  const CountOutcome stopped = count_solutions(
+      p, {.limit = 2, .threads = 2, .stop = [&] { return ++polls > 3; }});
+  if (!stopped.result.complete) {
+    EXPECT_LE(stopped.result.count, full.result.count);
+    EXPECT_EQ(stopped.answered_by, -1);
+  }
+  EXPECT_GT(polls.load(), 0);
+}
+
+}  // namespace
+}  // namespace arbiter::dominosa
