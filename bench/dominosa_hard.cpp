@@ -4,10 +4,12 @@
 // A plain program (not Google Benchmark): single runs of seconds, each under a time cap.
 //
 //   dominosa_hard [--ns 30,40,60,80,100] [--seeds K] [--timeout S] [--no-cadical]
-//                 [--restart-nodes N]   (SolveLimits::restart_nodes; 0: no restarts)
+//                 [--searches N]   (CountOptions::searches, default 2)
 //
-// For every n and seeds 1..K: our solve(p, 2) in a child process (killed at the cap, reported as
-// a timeout); then, when the `cadical` binary is on PATH (Debian package cadical), the puzzle as
+// For every n and seeds 1..K: what `arbiter dominosa solve --count` does (count_solutions with
+// --searches searches), on 1 thread and on 2, each in a child process (killed at the cap,
+// reported as a timeout); the two must give the same answer and the same number of conflicts.
+// Then, when the `cadical` binary is on PATH (Debian package cadical), the puzzle as
 // CNF (one variable per placement of a domino on two adjacent cells; exactly one placement per
 // cell and per domino, pairwise at-most-one), solved, and when satisfiable solved again with the
 // first model blocked, so that it too answers 0, 1 or 2+. The two answers must agree. One table,
@@ -34,7 +36,7 @@
 #include <vector>
 
 #include "games/dominosa/generator.h"
-#include "games/dominosa/solver.h"
+#include "apps/dominosa_count.h"
 
 extern char** environ;
 
@@ -61,7 +63,7 @@ double elapsed_seconds(Steady::time_point start) {
 struct Answer {
   std::optional<int> count;
   double seconds = 0;
-  std::int64_t nodes = -1;  // ours only
+  std::int64_t nodes = -1;  // ours only: conflicts over all searches
 };
 
 std::string answer_text(const Answer& a) {
@@ -86,8 +88,9 @@ std::optional<int> wait_until(pid_t pid, Steady::time_point deadline) {
   }
 }
 
-// Our count to 2, in a child so that a run past the cap can be stopped.
-Answer ours(const Puzzle& p, double cap, const SolveLimits& limits) {
+// Our count to 2 (count_solutions, as `dominosa solve --count` runs it), in a child so that a
+// run past the cap can be stopped.
+Answer ours(const Puzzle& p, double cap, int searches, int threads) {
   int fds[2];
   if (::pipe(fds) != 0) die("pipe failed");
   const auto start = Steady::now();
@@ -95,8 +98,10 @@ Answer ours(const Puzzle& p, double cap, const SolveLimits& limits) {
   if (pid < 0) die("fork failed");
   if (pid == 0) {
     ::close(fds[0]);
-    const SolveResult r = solve(p, 2, limits);
-    const std::string line = std::to_string(r.count) + " " + std::to_string(r.nodes) + "\n";
+    const CountOutcome r =
+        count_solutions(p, {.limit = 2, .searches = searches, .threads = threads});
+    const std::string line =
+        std::to_string(r.result.count) + " " + std::to_string(r.effort.conflicts) + "\n";
     const bool written =
         ::write(fds[1], line.data(), line.size()) == static_cast<ssize_t>(line.size());
     ::_exit(written ? 0 : 1);
@@ -108,10 +113,10 @@ Answer ours(const Puzzle& p, double cap, const SolveLimits& limits) {
   if (status && *status == 0) {
     char buf[64] = {};
     const ssize_t n = ::read(fds[0], buf, sizeof buf - 1);
-    long long count = -1, nodes = -1;
-    if (n > 0 && std::sscanf(buf, "%lld %lld", &count, &nodes) == 2) {
+    long long count = -1, conflicts = -1;
+    if (n > 0 && std::sscanf(buf, "%lld %lld", &count, &conflicts) == 2) {
       a.count = static_cast<int>(std::min(count, 2LL));
-      a.nodes = nodes;
+      a.nodes = conflicts;
     }
   }
   ::close(fds[0]);
@@ -257,11 +262,11 @@ int main(int argc, char** argv) {
     if (a == "--help" || a == "-h") {
       std::printf(
           "dominosa_hard [--ns 30,40,60,80,100] [--seeds K] [--timeout S] [--no-cadical]\n"
-          "              [--restart-nodes N]\n");
+          "              [--searches N]\n");
       return 0;
     }
     const bool known_value =
-        a == "--ns" || a == "--seeds" || a == "--timeout" || a == "--restart-nodes";
+        a == "--ns" || a == "--seeds" || a == "--timeout" || a == "--searches";
     if (known_value) {
       if (i + 1 >= argc) die(std::string(a) + " needs a value");
       ++i;
@@ -289,9 +294,9 @@ int main(int argc, char** argv) {
   const double cap = option_value(argc, argv, "--timeout")
                          ? positive(option_value(argc, argv, "--timeout"), "--timeout")
                          : 30;
-  SolveLimits limits;
-  if (const char* t = option_value(argc, argv, "--restart-nodes"))
-    limits.restart_nodes = std::string_view(t) == "0" ? 0 : positive(t, "--restart-nodes");
+  const int searches = option_value(argc, argv, "--searches")
+                           ? positive(option_value(argc, argv, "--searches"), "--searches")
+                           : 2;
   bool with_cadical = on_path("cadical");
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--no-cadical") == 0) with_cadical = false;
@@ -300,21 +305,36 @@ int main(int argc, char** argv) {
   if (::mkdtemp(dir_template) == nullptr) die("cannot make a scratch directory");
   const std::filesystem::path dir = dir_template;
 
-  std::printf("random layouts counted to 2, cap %.0f s a run; ours single-threaded%s\n", cap,
-              with_cadical ? "; CaDiCaL with the first model blocked" : "; CaDiCaL not run");
-  std::printf("%5s %5s %10s %10s %7s %10s %7s %9s %6s\n", "n", "seed", "ours s", "nodes", "answer",
-              "cadical s", "answer", "cad/ours", "agree");
+  std::printf(
+      "random layouts counted to 2, cap %.0f s a run; ours: %d search(es) on 1 and on 2 threads%s\n",
+      cap, searches,
+      with_cadical ? "; CaDiCaL (one thread) with the first model blocked" : "; CaDiCaL not run");
+  std::printf("%5s %5s %9s %9s %8s %10s %7s %10s %7s %9s %6s\n", "n", "seed", "1 thr s", "2 thr s",
+              "speedup", "conflicts", "answer", "cadical s", "answer", "cad/1thr", "agree");
   int disagreements = 0;
   for (int n : ns) {
-    std::vector<double> our_times, cad_times;
+    std::vector<double> one_times, two_times, cad_times, speedups;
     for (int seed = 1; seed <= seeds; ++seed) {
       auto g =
           generate({.n = n, .level = Level::ambiguous, .seed = static_cast<std::uint64_t>(seed)});
       if (!g) die("no layout for n = " + std::to_string(n));
-      const Answer a = ours(g->puzzle, cap, limits);
-      our_times.push_back(a.seconds);
-      std::printf("%5d %5d %10.3f %10lld %7s", n, seed, a.seconds, static_cast<long long>(a.nodes),
-                  answer_text(a).c_str());
+      const Answer one = ours(g->puzzle, cap, searches, 1);
+      const Answer two = ours(g->puzzle, cap, searches, 2);
+      one_times.push_back(one.seconds);
+      two_times.push_back(two.seconds);
+      if (one.count && two.count) speedups.push_back(one.seconds / std::max(two.seconds, 1e-6));
+      if (one.count && two.count && (*one.count != *two.count || one.nodes != two.nodes)) {
+        ++disagreements;
+        std::printf("threads changed the answer or the work: %s/%lld vs %s/%lld\n",
+                    answer_text(one).c_str(), static_cast<long long>(one.nodes),
+                    answer_text(two).c_str(), static_cast<long long>(two.nodes));
+      }
+      const Answer& a = one.count ? one : two;
+      char speedup[16] = "-";
+      if (one.count && two.count)
+        std::snprintf(speedup, sizeof speedup, "%.2fx", one.seconds / std::max(two.seconds, 1e-6));
+      std::printf("%5d %5d %9.3f %9.3f %8s %10lld %7s", n, seed, one.seconds, two.seconds, speedup,
+                  static_cast<long long>(a.nodes), answer_text(a).c_str());
       if (with_cadical) {
         const Answer c = cadical(g->puzzle, cap, dir);
         cad_times.push_back(c.seconds);
@@ -322,18 +342,22 @@ int main(int argc, char** argv) {
         const bool agree = !both || *a.count == *c.count;
         if (!agree) ++disagreements;
         std::printf(" %10.3f %7s %9.2f %6s", c.seconds, answer_text(c).c_str(),
-                    c.seconds / std::max(a.seconds, 1e-6), both ? (agree ? "yes" : "NO") : "-");
+                    c.seconds / std::max(one.seconds, 1e-6), both ? (agree ? "yes" : "NO") : "-");
       }
       std::printf("\n");
       std::fflush(stdout);
     }
-    std::printf("%5d  median %10.3f %29s", n, median(our_times), "");
-    if (with_cadical) std::printf(" %10.3f", median(cad_times));
+    std::printf("%5d  median %9.3f %9.3f %7.2fx %26s", n, median(one_times), median(two_times),
+                median(speedups), "");
+    if (with_cadical)
+      std::printf(" %10.3f %7s %9.2f", median(cad_times), "",
+                  median(cad_times) / std::max(median(one_times), 1e-6));
     std::printf("\n");
   }
   std::filesystem::remove_all(dir);
   if (disagreements > 0) {
-    std::printf("%d disagreement(s) between the two solvers\n", disagreements);
+    std::printf("%d disagreement(s) (between the solvers, or between thread counts)\n",
+                disagreements);
     return 1;
   }
   return 0;
