@@ -8,7 +8,7 @@
 namespace arbiter::dominosa {
 namespace {
 
-constexpr std::int64_t kFirstSlice = 200;  // search 0 alone: puzzles that need little search
+constexpr std::int64_t kFirstSlice = 200'000;  // search 0 alone: puzzles that need little search
 
 }  // namespace
 
@@ -28,13 +28,13 @@ CountOutcome count_solutions(const Puzzle& p, const CountOptions& options) {
   const auto run_round = [&](int first, int last, std::int64_t slice) {
     const int threads = std::min(std::max(1, options.threads), last - first);
     if (threads <= 1) {
-      for (int i = first; i < last; ++i) searches[i].run(slice, stop);
+      for (int i = first; i < last; ++i) searches[i].run(-1, stop, slice);
       return;
     }
     std::vector<std::jthread> workers;
     for (int t = 0; t < threads; ++t)
       workers.emplace_back([&, t] {
-        for (int i = first + t; i < last; i += threads) searches[i].run(slice, stop);
+        for (int i = first + t; i < last; i += threads) searches[i].run(-1, stop, slice);
       });
   };
 

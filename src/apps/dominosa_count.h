@@ -2,9 +2,10 @@
 // §5, "Counting"). It lives in apps/ because rules code (src/games) runs no threads; the work is
 // done by games/dominosa/solver_learning.h.
 //
-// A fixed number of searches, seeded 0, 1, ..., run in rounds: in each round every search runs
-// one slice of conflicts, then each takes the short clauses the others learned in that round
-// (in search order). The first round is search 0's alone, with a small slice, so that puzzles
+// A fixed number of searches, seeded 0, 1, ..., run in rounds: in each round every search does
+// one slice of work (LearningSearch::run's units, so that the searches of a round take about the
+// same time), then each takes the short clauses the others learned in that round (in search
+// order). The first round is search 0's alone, with a small slice, so that puzzles
 // the propagation almost finishes cost one search. The answer is that of the lowest-numbered
 // search that finished in the earliest round that had one. Every search does the same work
 // whatever runs it, so the count, the solutions printed and the conflicts used depend on the
@@ -29,7 +30,7 @@ struct CountOptions {
   std::int64_t limit = 2;             // count up to this many (>= 1)
   int searches = 2;                   // searches side by side (>= 1); the answer depends on it
   int threads = 1;                    // threads running them (<= 1: the calling thread)
-  std::int64_t slice = 2000;          // conflicts per search per round
+  std::int64_t slice = 20'000'000;    // units of work per search per round (~0.2-0.4 s)
   std::int64_t max_conflicts = -1;    // give up (unknown) past this many over all searches,
                                       // checked after each round (< 0: never)
   StopFn stop;                        // give up (unknown) once it says stop; polled often

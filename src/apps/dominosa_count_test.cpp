@@ -25,7 +25,7 @@ TEST(DominosaCount, ThreadsNeverChangeTheAnswerOrTheWork) {
   for (const std::uint64_t seed : {1, 2, 3}) {
     const Puzzle p = layout(35, seed);
     for (const int searches : {1, 2, 3}) {
-      CountOptions one{.limit = 2, .searches = searches, .threads = 1, .slice = 300};
+      CountOptions one{.limit = 2, .searches = searches, .threads = 1, .slice = 2'000'000};
       CountOptions two = one;
       two.threads = 2;
       const CountOutcome a = count_solutions(p, one), b = count_solutions(p, two);
@@ -42,7 +42,8 @@ TEST(DominosaCount, ThreadsNeverChangeTheAnswerOrTheWork) {
 }
 
 TEST(DominosaCount, SharingKeepsCountsExact) {
-  // Small puzzles, many rounds of tiny slices: every count against exhaustive search.
+  // Small puzzles, many rounds of tiny slices (each ends at a conflict): every count against
+  // exhaustive search.
   Rng rng(Rng::derive(31, "count-sharing"));
   for (int t = 0; t < 60; ++t) {
     const int n = 3 + t % 5;
@@ -50,7 +51,7 @@ TEST(DominosaCount, SharingKeepsCountsExact) {
                            : test_puzzles::random_grid(n, rng);
     const std::int64_t truth = test_puzzles::Brute(p).count(200);
     const CountOutcome r =
-        count_solutions(p, {.limit = 200, .searches = 3, .threads = 2, .slice = 2});
+        count_solutions(p, {.limit = 200, .searches = 3, .threads = 2, .slice = 200});
     ASSERT_TRUE(r.result.complete);
     EXPECT_EQ(r.result.count, truth) << game_id(p);
   }
@@ -61,11 +62,12 @@ TEST(DominosaCount, LimitsGiveUnknownNeverAWrongAnswer) {
   const CountOutcome full = count_solutions(p, {.limit = 2, .threads = 2});
   ASSERT_TRUE(full.result.complete);
   const CountOutcome capped =
-      count_solutions(p, {.limit = 2, .threads = 2, .slice = 50, .max_conflicts = 100});
+      count_solutions(p, {.limit = 2, .threads = 2, .slice = 20'000, .max_conflicts = 100});
   EXPECT_FALSE(capped.result.complete);
   EXPECT_EQ(capped.answered_by, -1);
   EXPECT_LE(capped.result.count, full.result.count);
-  EXPECT_LE(capped.effort.conflicts, 100 + 2 * 50 + 200);  // the budget is checked per round
+  EXPECT_GE(capped.effort.conflicts, 100);  // the budget is checked after each round
+  EXPECT_LT(capped.effort.conflicts, full.effort.conflicts);
   std::atomic<int> polls = 0;
   const CountOutcome stopped = count_solutions(
       p, {.limit = 2, .threads = 2, .stop = [&] { return ++polls > 3; }});

@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import time
 
 failures = []
 checks = []
@@ -114,6 +115,29 @@ def main():
     s = run(a, "dominosa", "solve", "--count", "--limit", "50", stdin=amb.stdout)
     check(s.returncode == 0 and "solutions:" in s.stdout, f"count an ambiguous n=30 grid: "
           f"{s.stdout.strip().splitlines()[-1] if s.stdout.strip() else s.stderr.strip()}")
+
+    # Counting random layouts: the answer and the solution printed never depend on --threads.
+    for seed in ("2", "5"):
+        amb = run(a, "dominosa", "generate", "--n", "40", "--level", "ambiguous", "--seed", seed)
+        outs = [run(a, "dominosa", "solve", "--count", "--threads", t, stdin=amb.stdout)
+                for t in ("1", "2", "3")]
+        check(all(o.returncode == 0 for o in outs) and len({o.stdout for o in outs}) == 1 and
+              "solutions: 2 (stopped at --limit 2)" in outs[0].stdout and
+              valid_solution(amb.stdout.strip(), outs[0].stdout.split("\n")[0]),
+              f"n=40 layout seed {seed}: the same count and solution on 1, 2 and 3 threads")
+
+    # Giving up is "unknown" with exit 4, never a count: a hard n=70 layout and a tiny budget.
+    hard = run(a, "dominosa", "generate", "--n", "70", "--level", "ambiguous", "--seed", "3")
+    started = time.monotonic()
+    s = run(a, "dominosa", "solve", "--count", "--timeout", "0.5", stdin=hard.stdout)
+    took = time.monotonic() - started
+    check(s.returncode == 4 and s.stdout.startswith("unknown") and "--timeout" in s.stdout and
+          took < 5, f"--timeout 0.5 gives unknown, exit 4, in {took:.1f} s: {s.stdout.strip()!r}")
+    s = run(a, "dominosa", "solve", "--count", "--max-nodes", "50", stdin=hard.stdout)
+    check(s.returncode == 4 and "unknown" in s.stdout and "--max-nodes 50" in s.stdout,
+          f"--max-nodes 50 gives unknown, exit 4: {s.stdout.strip()!r}")
+    s = run(a, "dominosa", "solve", "--count", "--timeout", "-1", stdin=hard.stdout)
+    check(s.returncode == 2, "a negative --timeout is exit 2")
 
     for bad, why in [("1:00111", "token count"), ("1:001112", "value range"),
                      ("1:000000", "counts"), ("x:0", "no n"), ("", "empty"),

@@ -50,7 +50,8 @@ class LearningSearch::Impl {
     build(p, seed);
   }
 
-  bool run(std::int64_t conflicts, const StopFn& stop);
+  bool run(std::int64_t conflicts, const StopFn& stop, std::int64_t work);
+  std::int64_t work() const { return work_; }
   const LearningResult& result() const { return out_; }
   std::vector<SharedClause> take_shared();
   void add_shared(const std::vector<SharedClause>& clauses);
@@ -132,6 +133,7 @@ class LearningSearch::Impl {
 
   std::vector<std::uint8_t> seen_;
   std::int64_t conflicts_ = 0, decisions_ = 0;
+  std::int64_t work_ = 0;  // see LearningSearch::run
 
   // Restarts and modes: the search alternates between a focused mode (restarts when the recent
   // glue of learned clauses rises above its long-run average, saved phases) and a stable mode
@@ -246,9 +248,11 @@ bool LearningSearch::Impl::propagate_units() {
   while (qhead_ < trail_.size()) {
     const Lit p = trail_[qhead_++];
     const int v = var_of(p);
+    ++work_;
     if ((p & 1) == 0) {
       for (int k = 0; k < 3; ++k) {
         const int g = var_groups_[3 * v + k];
+        work_ += group_start_[g + 1] - group_start_[g];
         for (int i = group_start_[g]; i < group_start_[g + 1]; ++i) {
           const int u = group_vars_[i];
           if (u == v) continue;
@@ -269,6 +273,7 @@ bool LearningSearch::Impl::propagate_units() {
     }
     const Lit falsified = negation(p);
     std::vector<int>& ws = watches_[falsified];
+    work_ += static_cast<std::int64_t>(ws.size());
     std::size_t keep = 0;
     for (std::size_t i = 0; i < ws.size(); ++i) {
       const int ci = ws[i];
@@ -337,6 +342,7 @@ bool LearningSearch::Impl::repair_matching() {
         }
       }
     }
+    work_ += static_cast<std::int64_t>(queue_.size());
     if (end < 0) {
       conflict_.clear();
       for (const int x : queue_)
@@ -639,13 +645,14 @@ bool LearningSearch::Impl::should_restart() {
   return since_restart_ >= 50 && glue_fast_ > 1.25 * glue_slow_;
 }
 
-bool LearningSearch::Impl::run(std::int64_t conflicts, const StopFn& stop) {
+bool LearningSearch::Impl::run(std::int64_t conflicts, const StopFn& stop, std::int64_t work) {
   if (out_.complete) return true;
   if (unsat_) {
     finish(true);
     return true;
   }
   const std::int64_t budget_end = conflicts < 0 ? -1 : conflicts_ + conflicts;
+  const std::int64_t work_end = work < 0 ? -1 : work_ + work;
   for (;;) {
     if (!propagate()) {
       ++conflicts_;
@@ -670,7 +677,7 @@ bool LearningSearch::Impl::run(std::int64_t conflicts, const StopFn& stop) {
       --until_restart_;
       cancel_until(back_level);
       learn(learnt_, lbd);
-      if (budget_end >= 0 && conflicts_ >= budget_end) {
+      if ((budget_end >= 0 && conflicts_ >= budget_end) || (work_end >= 0 && work_ >= work_end)) {
         finish(false);
         return false;
       }
@@ -737,8 +744,11 @@ LearningSearch::~LearningSearch() = default;
 LearningSearch::LearningSearch(LearningSearch&&) noexcept = default;
 LearningSearch& LearningSearch::operator=(LearningSearch&&) noexcept = default;
 
-bool LearningSearch::run(std::int64_t conflicts, const StopFn& stop) {
-  return impl_->run(conflicts, stop);
+bool LearningSearch::run(std::int64_t conflicts, const StopFn& stop, std::int64_t work) {
+  return impl_->run(conflicts, stop, work);
+}
+std::int64_t LearningSearch::work() const {
+  return impl_->work();
 }
 const LearningResult& LearningSearch::result() const {
   return impl_->result();

@@ -39,11 +39,16 @@ class LearningSearch {
   LearningSearch(LearningSearch&&) noexcept;
   LearningSearch& operator=(LearningSearch&&) noexcept;
 
-  // Searches until the count is final or `conflicts` more conflicts have happened (< 0: no
-  // bound), or `stop` says stop (polled every 64 conflicts). Returns result().complete.
-  // Deterministic: the same calls in the same order give the same result, whatever the timing,
-  // as long as `stop` never fires.
-  bool run(std::int64_t conflicts, const StopFn& stop = {});
+  // Searches until the count is final, or `conflicts` more conflicts have happened, or `work`
+  // more units of work have been done (< 0: no bound; a unit is a literal propagated, a clause
+  // or placement looked at, a cell reached by the matching), or `stop` says stop (polled every
+  // 64 conflicts). The bounds are looked at after each conflict, so a call that does not finish
+  // ends with at least one more conflict (a learned clause): slices always make progress. Returns result().complete. Deterministic: the same calls
+  // in the same order give the same result, whatever the timing, as long as `stop` never fires.
+  bool run(std::int64_t conflicts, const StopFn& stop = {}, std::int64_t work = -1);
+
+  // The units of work done so far (see run()).
+  std::int64_t work() const;
 
   const LearningResult& result() const;
 

@@ -83,6 +83,14 @@ TEST(DominosaLearning, SlicesAndStopsNeverChangeTheAnswer) {
     EXPECT_EQ(sliced.result().count, whole.count);
     EXPECT_EQ(sliced.result().solutions, whole.solutions);
     EXPECT_EQ(sliced.result().conflicts, whole.conflicts);
+    LearningSearch by_work(p, 3, 1);
+    while (!by_work.run(-1, {}, 5000)) {
+    }
+    EXPECT_EQ(by_work.result().solutions, whole.solutions);
+    EXPECT_EQ(by_work.result().conflicts, whole.conflicts);
+    LearningSearch at_once(p, 3, 1);
+    at_once.run(-1);
+    EXPECT_EQ(by_work.work(), at_once.work());
     if (whole.conflicts > 7) {
       EXPECT_GT(slices, 0);
     }
