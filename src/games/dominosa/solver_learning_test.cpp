@@ -1,5 +1,6 @@
 // Tests for the learning search (solver_learning.h): exact counts against plain exhaustive search
-// on small random layouts and grids (n <= 8) over many seeds, solutions valid and distinct,
+// on small random layouts and grids (n <= 8) over many seeds and against the deduction engine up
+// to n = 25, solutions valid and distinct,
 // determinism, slices and stops that never change an answer, and shared clauses that every
 // solution satisfies.
 #include "games/dominosa/solver_learning.h"
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "core/rng.h"
+#include "games/dominosa/solver.h"
 #include "games/dominosa/test_puzzles.h"
 
 namespace arbiter::dominosa {
@@ -59,6 +61,21 @@ TEST(DominosaLearning, RandomGridsCountLikeExhaustiveSearch) {
     }
   }
   EXPECT_GT(none, 100);
+}
+
+TEST(DominosaLearning, AgreesWithTheDeductionEngineBeyondExhaustiveSearch) {
+  // Sizes where plain exhaustive search is too slow: the two exact solvers must agree.
+  Rng rng(Rng::derive(26, "learning-vs-engine"));
+  for (int t = 0; t < 40; ++t) {
+    const int n = 10 + t % 16;
+    const Puzzle p = t % 4 == 3 ? random_grid(n, rng) : random_layout(n, rng).puzzle;
+    const SolveResult engine = solve(p, 20);
+    ASSERT_TRUE(engine.complete);
+    const LearningResult learned = count_learning(p, 20, static_cast<std::uint64_t>(t));
+    ASSERT_TRUE(learned.complete);
+    EXPECT_EQ(learned.count, engine.count) << game_id(p);
+    for (const Solution& s : learned.solutions) EXPECT_EQ(solution_problem(p, s), "");
+  }
 }
 
 TEST(DominosaLearning, SameInputSameAnswerAndEffort) {
