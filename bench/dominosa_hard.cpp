@@ -8,7 +8,8 @@
 //
 // For every n and seeds 1..K: what `arbiter dominosa solve --count` does (count_solutions with
 // --searches searches), on 1 thread and on 2, each in a child process (killed at the cap,
-// reported as a timeout); the two must give the same answer and the same number of conflicts.
+// reported as a timeout); the two must give the same answer, found by the same search after the
+// same number of its conflicts. The conflicts column counts all searches (1 thread).
 // Then, when the `cadical` binary is on PATH (Debian package cadical), the puzzle as
 // CNF (one variable per placement of a domino on two adjacent cells; exactly one placement per
 // cell and per domino, pairwise at-most-one), solved, and when satisfiable solved again with the
@@ -64,6 +65,7 @@ struct Answer {
   std::optional<int> count;
   double seconds = 0;
   std::int64_t nodes = -1;  // ours only: conflicts over all searches
+  std::int64_t answer_work = -1;  // ours only: the answering search's conflicts and number
 };
 
 std::string answer_text(const Answer& a) {
@@ -100,8 +102,10 @@ Answer ours(const Puzzle& p, double cap, int searches, int threads) {
     ::close(fds[0]);
     const CountOutcome r =
         count_solutions(p, {.limit = 2, .searches = searches, .threads = threads});
-    const std::string line =
-        std::to_string(r.result.count) + " " + std::to_string(r.effort.conflicts) + "\n";
+    const std::string line = std::to_string(r.result.count) + " " +
+                             std::to_string(r.effort.conflicts) + " " +
+                             std::to_string(r.result.conflicts) + " " +
+                             std::to_string(r.answered_by) + "\n";
     const bool written =
         ::write(fds[1], line.data(), line.size()) == static_cast<ssize_t>(line.size());
     ::_exit(written ? 0 : 1);
@@ -113,10 +117,11 @@ Answer ours(const Puzzle& p, double cap, int searches, int threads) {
   if (status && *status == 0) {
     char buf[64] = {};
     const ssize_t n = ::read(fds[0], buf, sizeof buf - 1);
-    long long count = -1, conflicts = -1;
-    if (n > 0 && std::sscanf(buf, "%lld %lld", &count, &conflicts) == 2) {
+    long long count = -1, conflicts = -1, answering = -1, by = -1;
+    if (n > 0 && std::sscanf(buf, "%lld %lld %lld %lld", &count, &conflicts, &answering, &by) == 4) {
       a.count = static_cast<int>(std::min(count, 2LL));
       a.nodes = conflicts;
+      a.answer_work = answering * 100 + by;
     }
   }
   ::close(fds[0]);
@@ -323,11 +328,12 @@ int main(int argc, char** argv) {
       one_times.push_back(one.seconds);
       two_times.push_back(two.seconds);
       if (one.count && two.count) speedups.push_back(one.seconds / std::max(two.seconds, 1e-6));
-      if (one.count && two.count && (*one.count != *two.count || one.nodes != two.nodes)) {
+      if (one.count && two.count &&
+          (*one.count != *two.count || one.answer_work != two.answer_work)) {
         ++disagreements;
-        std::printf("threads changed the answer or the work: %s/%lld vs %s/%lld\n",
-                    answer_text(one).c_str(), static_cast<long long>(one.nodes),
-                    answer_text(two).c_str(), static_cast<long long>(two.nodes));
+        std::printf("threads changed the answer or who found it: %s/%lld vs %s/%lld\n",
+                    answer_text(one).c_str(), static_cast<long long>(one.answer_work),
+                    answer_text(two).c_str(), static_cast<long long>(two.answer_work));
       }
       const Answer& a = one.count ? one : two;
       char speedup[16] = "-";
@@ -347,8 +353,11 @@ int main(int argc, char** argv) {
       std::printf("\n");
       std::fflush(stdout);
     }
-    std::printf("%5d  median %9.3f %9.3f %7.2fx %26s", n, median(one_times), median(two_times),
-                median(speedups), "");
+    char median_speedup[16] = "-";
+    if (!speedups.empty())
+      std::snprintf(median_speedup, sizeof median_speedup, "%.2fx", median(speedups));
+    std::printf("%5d  median %9.3f %9.3f %8s %26s", n, median(one_times), median(two_times),
+                median_speedup, "");
     if (with_cadical)
       std::printf(" %10.3f %7s %9.2f", median(cad_times), "",
                   median(cad_times) / std::max(median(one_times), 1e-6));

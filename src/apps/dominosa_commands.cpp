@@ -193,8 +193,9 @@ void add_dominosa_commands(CLI::App& app, int& exit_code) {
     }
     if (s->level) std::cout << "level: " << to_string(grade(*puzzle)) << "\n";
     std::cerr << fmt::format(
-        "dominosa: n = {}, {} conflicts over {} search(es) on {} thread(s), {:.3f} s\n", puzzle->n,
-        outcome.effort.conflicts, s->searches, options.threads, seconds);
+        "dominosa: n = {}, {} conflicts over {} search(es) in {} round(s) on {} thread(s), {:.3f} s\n",
+        puzzle->n, outcome.effort.conflicts, s->searches, outcome.effort.rounds, options.threads,
+        seconds);
   });
 
   auto gr = std::make_shared<std::string>();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -25,23 +26,50 @@ CountOutcome count_solutions(const Puzzle& p, const CountOptions& options) {
     if (options.stop && options.stop()) stopped.store(true, std::memory_order_relaxed);
     return stopped.load(std::memory_order_relaxed);
   };
-  const auto run_round = [&](int first, int last, std::int64_t slice) {
-    const int threads = std::min(std::max(1, options.threads), last - first);
+  // Within a round the answer is the search that finished after the least work of the round
+  // (ties: the lower number), kept as work * count + number. A search stops as soon as it can no
+  // longer beat the best finish so far. The searches a thread runs take turns in chunks, so a
+  // thread finds a finish after about as much work per search as it would alone.
+  constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
+  std::atomic<std::int64_t> best = kNone;
+  const auto key = [count](std::int64_t work, int i) { return work * count + i; };
+  std::vector<std::int64_t> begin(count, 0);
+  // One chunk of search i's slice; false once the search is out of this round.
+  const auto step = [&](int i, std::int64_t slice) {
+    const std::int64_t done = searches[i].work() - begin[i];
+    if (done >= slice || key(done, i) > best.load() || stopped.load()) return false;
+    const StopFn give_way = [&, i] {
+      return key(searches[i].work() - begin[i], i) > best.load() || stop();
+    };
+    const std::int64_t chunk = std::min(slice - done, std::max<std::int64_t>(1, slice / 8));
+    if (!searches[i].run(-1, give_way, chunk)) return true;
+    const std::int64_t mine = key(searches[i].work() - begin[i], i);
+    for (std::int64_t seen = best.load(); mine < seen && !best.compare_exchange_weak(seen, mine);) {
+    }
+    return false;
+  };
+  const auto run_round = [&](int last, std::int64_t slice) {
+    best.store(kNone);
+    for (int i = 0; i < last; ++i) begin[i] = searches[i].work();
+    const int threads = std::min(std::max(1, options.threads), last);
+    const auto take_turns = [&](int first) {
+      std::vector<int> mine;
+      for (int i = first; i < last; i += threads) mine.push_back(i);
+      while (!mine.empty())
+        std::erase_if(mine, [&](int i) { return !step(i, slice); });
+    };
     if (threads <= 1) {
-      for (int i = first; i < last; ++i) searches[i].run(-1, stop, slice);
+      take_turns(0);
       return;
     }
     std::vector<std::jthread> workers;
-    for (int t = 0; t < threads; ++t)
-      workers.emplace_back([&, t] {
-        for (int i = first + t; i < last; i += threads) searches[i].run(-1, stop, slice);
-      });
+    for (int t = 0; t < threads; ++t) workers.emplace_back([&, t] { take_turns(t); });
   };
 
   CountOutcome out;
   for (int round = 0;; ++round) {
     const bool alone = round == 0;
-    run_round(0, alone ? 1 : count, alone ? kFirstSlice : std::max<std::int64_t>(1, options.slice));
+    run_round(alone ? 1 : count, alone ? kFirstSlice : std::max<std::int64_t>(1, options.slice));
     out.effort.rounds = round + 1;
     out.effort.conflicts = 0;
     out.effort.found = 0;
@@ -49,12 +77,11 @@ CountOutcome count_solutions(const Puzzle& p, const CountOptions& options) {
       out.effort.conflicts += s.result().conflicts;
       out.effort.found = std::max(out.effort.found, s.result().count);
     }
-    for (int i = 0; i < count; ++i)
-      if (searches[i].result().complete) {
-        out.result = searches[i].result();
-        out.answered_by = i;
-        return out;
-      }
+    if (best.load() != kNone) {
+      out.answered_by = static_cast<int>(best.load() % count);
+      out.result = searches[out.answered_by].result();
+      return out;
+    }
     if (options.progress) options.progress(out.effort);
     const bool out_of_budget =
         options.max_conflicts >= 0 && out.effort.conflicts >= options.max_conflicts;

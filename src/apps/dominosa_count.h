@@ -6,11 +6,14 @@
 // one slice of work (LearningSearch::run's units, so that the searches of a round take about the
 // same time), then each takes the short clauses the others learned in that round (in search
 // order). The first round is search 0's alone, with a small slice, so that puzzles
-// the propagation almost finishes cost one search. The answer is that of the lowest-numbered
-// search that finished in the earliest round that had one. Every search does the same work
-// whatever runs it, so the count, the solutions printed and the conflicts used depend on the
-// number of searches and never on the number of threads or the timing: threads only run the
-// searches of a round at the same time.
+// the propagation almost finishes cost one search. The answer comes from the earliest round in
+// which a search finished, from the search that finished after the least work in that round
+// (ties: the lowest number). A search stops as soon as it can no longer beat a finish already
+// seen. Work is counted in deterministic units, so the count, the
+// solutions printed, the answering search, its work and the round depend on the number of
+// searches and never on the number of threads or the timing: threads only run the searches of
+// a round at the same time (one thread lets them take turns in chunks). The conflicts spent by
+// searches that stopped early in the last round do depend on the timing.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +33,7 @@ struct CountOptions {
   std::int64_t limit = 2;             // count up to this many (>= 1)
   int searches = 2;                   // searches side by side (>= 1); the answer depends on it
   int threads = 1;                    // threads running them (<= 1: the calling thread)
-  std::int64_t slice = 20'000'000;    // units of work per search per round (~0.2-0.4 s)
+  std::int64_t slice = 5'000'000;     // units of work per search per round (~0.05-0.1 s)
   std::int64_t max_conflicts = -1;    // give up (unknown) past this many over all searches,
                                       // checked after each round (< 0: never)
   StopFn stop;                        // give up (unknown) once it says stop; polled often

@@ -454,6 +454,7 @@ void LearningSearch::Impl::analyze(std::vector<Lit>& learnt, int& back_level, in
     } else {
       reason.push_back(no(amo_var(r)));
     }
+    work_ += static_cast<std::int64_t>(reason.size());
   }
   learnt[0] = negation(p);
   std::size_t keep = 1;
@@ -496,6 +497,7 @@ void LearningSearch::Impl::cancel_until(int lvl) {
 // stays), every clause satisfied by a fact, and the false facts inside clauses; then rebuilds the
 // arena and the watches.
 void LearningSearch::Impl::reduce_and_compact() {
+  work_ += static_cast<std::int64_t>(arena_.size());
   std::vector<int> learnt;
   for (int ci = 0; ci < static_cast<int>(clauses_.size()); ++ci)
     if (clauses_[ci].learnt && clauses_[ci].lbd > 2) learnt.push_back(ci);
