@@ -18,7 +18,8 @@ CountOutcome count_solutions(const Puzzle& p, const CountOptions& options) {
   std::vector<LearningSearch> searches;
   searches.reserve(count);
   for (int i = 0; i < count; ++i)
-    searches.emplace_back(p, std::max<std::int64_t>(1, options.limit), static_cast<std::uint64_t>(i));
+    searches.emplace_back(p, std::max<std::int64_t>(1, options.limit), static_cast<std::uint64_t>(i),
+                          count > 1);
 
   std::atomic<bool> stopped = false;
   const StopFn stop = [&] {
@@ -85,12 +86,12 @@ CountOutcome count_solutions(const Puzzle& p, const CountOptions& options) {
     if (options.progress) options.progress(out.effort);
     const bool out_of_budget =
         options.max_conflicts >= 0 && out.effort.conflicts >= options.max_conflicts;
-    if (stopped.load() || out_of_budget) {
+    if (stop() || out_of_budget) {
       // Unknown: the search that found most says how many there are at least.
-      int best = 0;
+      int most = 0;
       for (int i = 1; i < count; ++i)
-        if (searches[i].result().count > searches[best].result().count) best = i;
-      out.result = searches[best].result();
+        if (searches[i].result().count > searches[most].result().count) most = i;
+      out.result = searches[most].result();
       out.result.complete = false;
       return out;
     }

@@ -12,14 +12,15 @@
 // towards a cell that S cannot reach must be true", which the solver learns from like any
 // other; no SAT encoding of the puzzle sees it.
 //
-// Search: VSIDS branching with phase saving, first-UIP learning with clause minimization, Luby
-// restarts, and a learned-clause database cut to its better half by glue (LBD) at restarts, so
-// memory stays bounded. Counting: each solution found is blocked by the negation of its decisions
+// Search: VSIDS branching, first-UIP learning with clause minimization, restarts (on rising glue
+// in the focused mode, on a Luby schedule in the stable one), and a learned-clause database whose
+// worse half by glue (LBD) is dropped whenever it has grown by a tenth, so it grows slowly. Counting: each solution found is blocked by the negation of its decisions
 // (the propagation is sound, so it is the only solution that extends them), which keeps the
 // count exact; the search ends when the blocked space is empty or the limit is reached.
 #include "games/dominosa/solver_learning.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -46,7 +47,8 @@ constexpr int amo_var(int reason) { return -reason - 2; }
 
 class LearningSearch::Impl {
  public:
-  Impl(const Puzzle& p, std::int64_t limit, std::uint64_t seed) : limit_(std::max<std::int64_t>(1, limit)) {
+  Impl(const Puzzle& p, std::int64_t limit, std::uint64_t seed, bool share)
+      : limit_(std::max<std::int64_t>(1, limit)), share_(share) {
     build(p, seed);
   }
 
@@ -127,8 +129,10 @@ class LearningSearch::Impl {
   // The matching propagator.
   std::vector<int> mate_;          // per cell: its matched placement, or -1
   std::vector<int> free_whites_;   // white cells whose matched placement turned false
-  std::vector<int> white_seen_, black_seen_, via_;  // stamps and the placement reaching a black
-  int stamp_ = 0;
+  // Visit stamps (64 bits: they never wrap) and the placement reaching a black cell.
+  std::vector<std::uint64_t> white_seen_, black_seen_;
+  std::vector<int> via_;
+  std::uint64_t stamp_ = 0;
   std::vector<int> queue_;
 
   std::vector<std::uint8_t> seen_;
@@ -147,6 +151,7 @@ class LearningSearch::Impl {
 
   // Sharing: learned clauses since the last take_shared() that qualify; none after a solution.
   std::vector<SharedClause> shared_out_;
+  bool share_ = false;
   bool blocked_ = false;
   std::vector<Lit> learnt_;
 };
@@ -452,6 +457,7 @@ void LearningSearch::Impl::analyze(std::vector<Lit>& learnt, int& back_level, in
       const Clause& c = clauses_[r];
       reason.assign(arena_.begin() + c.start, arena_.begin() + c.start + c.size);
     } else {
+      assert(r != kDecision);  // only the UIP, which ends the loop, can be a decision
       reason.push_back(no(amo_var(r)));
     }
     work_ += static_cast<std::int64_t>(reason.size());
@@ -588,7 +594,8 @@ void LearningSearch::Impl::finish(bool complete) {
 }
 
 void LearningSearch::Impl::learn(const std::vector<Lit>& learnt, int lbd) {
-  if (!blocked_ && (learnt.size() == 1 || (learnt.size() <= kShareSize && lbd <= kShareGlue)))
+  if (share_ && !blocked_ &&
+      (learnt.size() == 1 || (learnt.size() <= kShareSize && lbd <= kShareGlue)))
     shared_out_.emplace_back(learnt.begin(), learnt.end());
   if (learnt.size() == 1) {
     assign(learnt[0], kDecision);
@@ -715,6 +722,11 @@ bool LearningSearch::Impl::run(std::int64_t conflicts, const StopFn& stop, std::
         finish(true);
         return true;
       }
+      // Many solutions in a row can come without a conflict: the bounds are looked at here too.
+      if ((work_end >= 0 && work_ >= work_end) || (stop && stop())) {
+        finish(false);
+        return false;
+      }
       continue;
     }
     ++decisions_;
@@ -732,16 +744,17 @@ void LearningSearch::Impl::add_shared(const std::vector<SharedClause>& clauses) 
   cancel_until(0);
   for (const SharedClause& c : clauses) {
     if (unsat_) break;
-    for (const int l : c)
-      if (l < 0 || var_of(l) >= vars_) return;  // not a clause of this puzzle: ignored
+    const bool foreign = std::any_of(c.begin(), c.end(), [&](int l) { return l < 0 || var_of(l) >= vars_; });
+    if (foreign) continue;  // not a clause of this puzzle: ignored
     const int lbd = static_cast<int>(c.size());
     if (!add_clause(std::vector<Lit>(c.begin(), c.end()), c.size() > 1, lbd)) unsat_ = true;
   }
   since_restart_ = 0;
 }
 
-LearningSearch::LearningSearch(const Puzzle& p, std::int64_t limit, std::uint64_t seed)
-    : impl_(std::make_unique<Impl>(p, limit, seed)) {}
+LearningSearch::LearningSearch(const Puzzle& p, std::int64_t limit, std::uint64_t seed,
+                               bool share)
+    : impl_(std::make_unique<Impl>(p, limit, seed, share)) {}
 LearningSearch::~LearningSearch() = default;
 LearningSearch::LearningSearch(LearningSearch&&) noexcept = default;
 LearningSearch& LearningSearch::operator=(LearningSearch&&) noexcept = default;

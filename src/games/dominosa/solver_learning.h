@@ -22,7 +22,8 @@ struct LearningResult {
   bool complete = false;            // the count is final: all solutions, or the limit reached
   std::int64_t conflicts = 0;
   std::int64_t decisions = 0;
-  std::int64_t learned_kept = 0;    // learned clauses alive (the database is cut, so bounded)
+  std::int64_t learned_kept = 0;    // learned clauses alive (the database's worse half is cut
+                                    // whenever it has grown by a tenth)
 };
 
 // A clause over the placements of one puzzle: literal 2*v says "placement v is used", 2*v+1
@@ -32,9 +33,10 @@ using SharedClause = std::vector<int>;
 
 class LearningSearch {
  public:
-  // A search counting the solutions of `p` up to `limit` (>= 1). `seed` breaks the ties of the
-  // first branching order; searches with different seeds explore differently.
-  LearningSearch(const Puzzle& p, std::int64_t limit, std::uint64_t seed);
+  // A search counting the solutions of `p` (a checked puzzle: puzzle.h) up to `limit` (>= 1).
+  // `seed` breaks the ties of the first branching order; searches with different seeds explore
+  // differently. `share`: keep the clauses take_shared() hands out (off: none are kept).
+  LearningSearch(const Puzzle& p, std::int64_t limit, std::uint64_t seed, bool share = false);
   ~LearningSearch();
   LearningSearch(LearningSearch&&) noexcept;
   LearningSearch& operator=(LearningSearch&&) noexcept;
@@ -42,8 +44,10 @@ class LearningSearch {
   // Searches until the count is final, or `conflicts` more conflicts have happened, or `work`
   // more units of work have been done (< 0: no bound; a unit is a literal propagated, a clause
   // or placement looked at, a cell reached by the matching), or `stop` says stop (polled every
-  // 64 conflicts). The bounds are looked at after each conflict, so a call that does not finish
-  // ends with at least one more conflict (a learned clause): slices always make progress. Returns result().complete. Deterministic: the same calls
+  // 64 conflicts and after each solution found; it may be called from several threads at once
+  // when searches share one). The bounds are looked at after each conflict and each solution, so
+  // a call that does not finish ends with at least one more conflict or solution: slices always
+  // make progress. Returns result().complete. Deterministic: the same calls
   // in the same order give the same result, whatever the timing, as long as `stop` never fires.
   bool run(std::int64_t conflicts, const StopFn& stop = {}, std::int64_t work = -1);
 
@@ -53,12 +57,14 @@ class LearningSearch {
   const LearningResult& result() const;
 
   // Clauses this search learned since the last call that hold for every solution of the puzzle:
-  // facts and short clauses of low glue. Empty once this search has found a solution, since
-  // what it learns after blocking one holds only for the solutions not yet found.
+  // facts and short clauses of low glue (none unless `share`). Nothing learned after this search
+  // has found a solution is kept, since what it learns after blocking one holds only for the
+  // solutions not yet found.
   std::vector<SharedClause> take_shared();
 
   // Adds clauses that every solution of the puzzle satisfies (e.g. another search's
-  // take_shared()); the search restarts from the top.
+  // take_shared()); a clause naming a placement the puzzle does not have is ignored. The search
+  // restarts from the top.
   void add_shared(const std::vector<SharedClause>& clauses);
 
  private:

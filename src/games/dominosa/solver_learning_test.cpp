@@ -141,7 +141,7 @@ TEST(DominosaLearning, SharedClausesHoldForEverySolution) {
         }
       return false;
     };
-    LearningSearch search(p, 1'000'000, static_cast<std::uint64_t>(t));
+    LearningSearch search(p, 1'000'000, static_cast<std::uint64_t>(t), true);
     for (bool done = false; !done;) {
       done = search.run(3);
       for (const SharedClause& c : search.take_shared()) {
@@ -157,6 +157,10 @@ TEST(DominosaLearning, SharedClausesHoldForEverySolution) {
     EXPECT_EQ(search.result().count, static_cast<std::int64_t>(all.size()));
   }
   EXPECT_GT(checked, 0);
+  // Without `share`, nothing is kept to hand out.
+  LearningSearch quiet(random_layout(7, rng).puzzle, 1'000'000, 0);
+  quiet.run(-1);
+  EXPECT_TRUE(quiet.take_shared().empty());
 }
 
 }  // namespace
