@@ -157,8 +157,8 @@ class LearningSearch::Impl {
 };
 
 namespace {
-constexpr std::size_t kShareSize = 8;  // shared clauses: at most this long
-constexpr int kShareGlue = 3;          // and of at most this glue
+constexpr std::size_t kShareSize = 16; // shared clauses: at most this long
+constexpr int kShareGlue = 5;          // and of at most this glue
 }  // namespace
 
 void LearningSearch::Impl::build(const Puzzle& p, std::uint64_t seed) {
