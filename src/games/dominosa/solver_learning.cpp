@@ -101,7 +101,7 @@ class LearningSearch::Impl {
 
   std::int64_t limit_;
   LearningResult out_;
-  int cells_ = 0, vars_ = 0, cols_ = 0;
+  int cells_ = 0, vars_ = 0;
   std::vector<int> first_, second_;  // a placement's cells, top/left first
   std::vector<int> white_;           // its cell of colour 0
   std::vector<int> group_start_, group_vars_;  // cells 0..cells-1, then dominoes
@@ -163,7 +163,6 @@ constexpr int kShareGlue = 5;          // and of at most this glue
 
 void LearningSearch::Impl::build(const Puzzle& p, std::uint64_t seed) {
   const int h = p.rows(), w = p.cols();
-  cols_ = w;
   cells_ = p.cells();
   const int doms = domino_count(p.n);
   std::vector<std::vector<int>> groups(cells_ + doms);
