@@ -50,9 +50,20 @@ std::vector<std::vector<std::size_t>> cycle(const TournamentSpec& spec) {
   return seatings;
 }
 
+// `group_start`: the index of the first match of the job's group (the seatings that share a
+// seed when paired); its seed is the one an unpaired schedule gives that first match.
 JobSpec job(const TournamentSpec& spec, std::int64_t index, std::int64_t round,
-            const std::vector<std::size_t>& seats) {
-  return {index, round, Json{{"seats", seats}, {"seed", seeds::match(spec.seed, index)}}};
+            const std::vector<std::size_t>& seats, std::int64_t group_start, std::int64_t group) {
+  if (!spec.pairing)
+    return {index, round, Json{{"seats", seats}, {"seed", seeds::match(spec.seed, index)}}};
+  return {index, round,
+          Json{{"seats", seats}, {"seed", seeds::match(spec.seed, group_start)}, {"pair", group}}};
+}
+
+std::int64_t factorial(std::int64_t k) {
+  std::int64_t f = 1;
+  for (std::int64_t i = 2; i <= k; ++i) f *= i;
+  return f;
 }
 
 // Pairs `ranked` (best first) from the top, each with the best-ranked partner it has not met;
@@ -93,9 +104,13 @@ std::vector<JobSpec> initial_jobs(const TournamentSpec& spec) {
   std::vector<JobSpec> jobs;
   if (spec.schedule == Schedule::swiss) return swiss_round(spec, 0, {});
   const auto seatings = cycle(spec);
+  // cycle() lists the seatings of one set of entrants together, seats! of them.
+  const std::int64_t group_size = factorial(spec.seats);
   for (std::int64_t r = 0; r < spec.rounds; ++r)
-    for (const auto& seats : seatings)
-      jobs.push_back(job(spec, static_cast<std::int64_t>(jobs.size()), r, seats));
+    for (const auto& seats : seatings) {
+      const auto index = static_cast<std::int64_t>(jobs.size());
+      jobs.push_back(job(spec, index, r, seats, index - index % group_size, index / group_size));
+    }
   return jobs;
 }
 
@@ -144,10 +159,17 @@ std::vector<JobSpec> swiss_round(const TournamentSpec& spec, std::int64_t round,
   std::vector<JobSpec> jobs;
   std::int64_t index = round * swiss_round_size(spec);
   for (const auto& [a, b] : pairs) {
-    jobs.push_back(job(spec, index++, round, {a, b}));
-    jobs.push_back(job(spec, index++, round, {b, a}));
+    jobs.push_back(job(spec, index, round, {a, b}, index, index / 2));
+    jobs.push_back(job(spec, index + 1, round, {b, a}, index, index / 2));
+    index += 2;
   }
   return jobs;
+}
+
+std::optional<std::int64_t> pair_of(const Json& job_spec) {
+  const Json& pair = field_or_null(job_spec, "pair");
+  if (!pair.is_number_integer() || pair.get<std::int64_t>() < 0) return std::nullopt;
+  return pair.get<std::int64_t>();
 }
 
 std::vector<std::size_t> seated(const Json& job_spec) {

@@ -1,10 +1,15 @@
 // Schedules: which entrants meet in which seats, as store jobs. A job's spec is
-//   {"seats": [entrant index per seat, in seat order], "seed": match seed}
-// and its index numbers the matches of the tournament from 0; the seed is seeds::match(master,
-// index), so a tournament's matches are the same on every machine and in every resumption.
+//   {"seats": [entrant index per seat, in seat order], "seed": match seed, "pair": group}
+// and its index numbers the matches of the tournament from 0. Unpaired (spec.pairing false),
+// there is no "pair" and the seed is seeds::match(master, index). Paired, the seatings of one set
+// of entrants in one round (seats! matches, consecutive; a Swiss pairing's two) form a group:
+// they share the seed of the group's first match, seeds::match(master, first index), and "pair"
+// numbers the groups from 0 in index order. Either way a tournament's matches are the same on
+// every machine and in every resumption.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "tournament/spec.h"
@@ -29,6 +34,9 @@ std::int64_t swiss_round_size(const TournamentSpec& spec);
 // Deterministic: the same results give the same jobs, so any worker may add a round.
 std::vector<JobSpec> swiss_round(const TournamentSpec& spec, std::int64_t round,
                                  const std::vector<StoredResult>& earlier);
+
+// The job's group ("pair"), or nothing for an unpaired job or a damaged spec.
+std::optional<std::int64_t> pair_of(const Json& job_spec);
 
 // The entrant indices seated in a job, in seat order (empty if the spec is damaged).
 std::vector<std::size_t> seated(const Json& job_spec);

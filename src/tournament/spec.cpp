@@ -44,6 +44,26 @@ Expected<Entrant> parse_entrant(std::string_view text) {
 
 namespace {
 
+Expected<Sprt> decode_sprt(const Json& j) {
+  if (auto ok = only_keys(j, {"elo0", "elo1", "alpha", "beta", "model"}, "sprt"); !ok)
+    return std::unexpected(ok.error());
+  Sprt sprt;
+  for (auto [key, into] : {std::pair{"elo0", &sprt.elo0}, std::pair{"elo1", &sprt.elo1},
+                           std::pair{"alpha", &sprt.alpha}, std::pair{"beta", &sprt.beta}}) {
+    if (!j.contains(key)) continue;
+    if (!j[key].is_number() || !std::isfinite(j[key].get<double>()))
+      return fail(fmt::format("sprt: {}: expected a number", key));
+    *into = j[key].get<double>();
+  }
+  if (j.contains("model")) {
+    const Json& m = j["model"];
+    if (m != "pentanomial" && m != "trinomial")
+      return fail("sprt: model: expected \"pentanomial\" or \"trinomial\"");
+    sprt.pentanomial = m == "pentanomial";
+  }
+  return sprt;
+}
+
 // Tournament names (not seat names) also allow '_' and '-'.
 bool valid_tournament_name(std::string_view name) {
   return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
@@ -72,13 +92,21 @@ Json encode_spec(const TournamentSpec& spec) {
          {"program", encode_terms(spec.program)}};
   if (!spec.hero.empty()) j["hero"] = spec.hero;
   if (spec.clock) j["clock"] = format_time_control(*spec.clock);
+  j["pairing"] = spec.pairing;
+  if (spec.sprt)
+    j["sprt"] = {{"elo0", spec.sprt->elo0},
+                 {"elo1", spec.sprt->elo1},
+                 {"alpha", spec.sprt->alpha},
+                 {"beta", spec.sprt->beta},
+                 {"model", spec.sprt->pentanomial ? "pentanomial" : "trinomial"}};
   return j;
 }
 
 Expected<TournamentSpec> decode_spec(const Json& j) {
   constexpr std::string_view what = "the tournament spec";
   if (auto ok = only_keys(j, {"name", "game", "players", "schedule", "seats", "rounds", "seed",
-                              "config", "per_call_ms", "hero", "program", "clock"},
+                              "config", "per_call_ms", "hero", "program", "clock", "pairing",
+                              "sprt"},
                           what);
       !ok)
     return std::unexpected(ok.error());
@@ -165,6 +193,16 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
     if (!hero) return std::unexpected(hero.error());
     spec.hero = *hero;
   }
+  spec.pairing = false;
+  if (j.contains("pairing")) {
+    if (!j["pairing"].is_boolean()) return fail("pairing: expected true or false");
+    spec.pairing = j["pairing"].get<bool>();
+  }
+  if (j.contains("sprt")) {
+    auto sprt = decode_sprt(j["sprt"]);
+    if (!sprt) return std::unexpected(sprt.error());
+    spec.sprt = *sprt;
+  }
   return spec;
 }
 
@@ -207,16 +245,17 @@ Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
     if (at.line == 0) return fail(fmt::format("{}: {}", path, why));
     return fail(fmt::format("{}:{}:{}: {}", path, at.line, at.column, why));
   }
-  static const std::set<std::string> known{"name",   "game", "schedule", "seats",
-                                           "rounds", "seed", "per_call", "hero",
-                                           "config", "player", "clock"};
+  static const std::set<std::string> known{"name",   "game",   "schedule", "seats",
+                                           "rounds", "seed",   "per_call", "hero",
+                                           "config", "player", "clock",    "pairing",
+                                           "sprt"};
   const auto is_term = [](std::string_view key) {
     return std::find(std::begin(kTermKeys), std::end(kTermKeys), key) != std::end(kTermKeys);
   };
   for (const auto& [key, value] : table)
     if (!known.contains(std::string(key.str())) && !is_term(key.str()))
       return fail(fmt::format("{}:{}: unknown key \"{}\" (known: name, game, schedule, seats, "
-                              "rounds, seed, per_call, hero, clock, [config], [[player]], and the "
+                              "rounds, seed, per_call, hero, clock, pairing, [sprt], [config], [[player]], and the "
                               "program terms memory, processes, cpu_time, output, open_files, "
                               "network, read_only, env, sandbox)",
                               path, value.source().begin.line, key.str()));
@@ -268,6 +307,9 @@ Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
   } else {
     j["players"] = Json::array();
   }
+  if (!j.contains("pairing")) j["pairing"] = true;
+  if (j.contains("sprt") && j["sprt"].is_object() && !j["sprt"].contains("model"))
+    j["sprt"]["model"] = j["pairing"] == Json(false) ? "trinomial" : "pentanomial";
   if (j.contains("per_call")) {
     if (!j["per_call"].is_number() || j["per_call"].get<double>() < 0.001 ||
         j["per_call"].get<double>() > 600)
@@ -349,6 +391,21 @@ Expected<void> validate_unescaped(const TournamentSpec& spec) {
     return fail("a hero is only for the gauntlet schedule");
   if (!spec.hero.empty() && !names.contains(spec.hero))
     return fail(fmt::format("hero \"{}\" is not among the players", spec.hero));
+  if (const auto& t = spec.sprt) {
+    if (spec.players.size() != 2 || spec.seats != 2)
+      return fail(fmt::format("--sprt compares two entrants in two-seat matches; this tournament "
+                              "has {} entrants and {} seats",
+                              spec.players.size(), spec.seats));
+    if (!(t->elo0 < t->elo1))
+      return fail(fmt::format("--sprt {} {}: ELO0 must be below ELO1", t->elo0, t->elo1));
+    if (!(t->alpha > 0 && t->alpha < 1) || !(t->beta > 0 && t->beta < 1) ||
+        !(t->alpha + t->beta < 1))
+      return fail(fmt::format("--alpha {} --beta {}: each must be in (0, 1), their sum below 1",
+                              t->alpha, t->beta));
+    if (t->pentanomial && !spec.pairing)
+      return fail("the pentanomial SPRT counts pairs of matches and needs paired seeds: drop "
+                  "--no-pairing, or use --sprt-model trinomial");
+  }
   return {};
 }
 

@@ -33,6 +33,16 @@ struct Entrant {
 // "NAME:BOT" as given to --player (by arbiter play too): split at the first colon.
 Expected<Entrant> parse_entrant(std::string_view text);
 
+// A sequential probability ratio test between the two entrants of a two-seat tournament
+// (docs/ratings.md, "SPRT"): H0 "the first entrant is elo0 stronger", H1 "elo1 stronger".
+struct Sprt {
+  double elo0 = 0;
+  double elo1 = 5;
+  double alpha = 0.05;       // the chance of accepting H1 when H0 holds
+  double beta = 0.05;        // the chance of accepting H0 when H1 holds
+  bool pentanomial = true;   // counts pairs of matches (needs pairing); false: single matches
+};
+
 struct TournamentSpec {
   std::string name = "tournament";
   std::string game;
@@ -46,6 +56,11 @@ struct TournamentSpec {
   std::string hero;  // gauntlet: the entrant who plays every match (default: the first)
   ProgramTerms program;  // how cmd: entrants run, unless an Entrant has its own
   std::optional<TimeControl> clock;  // a chess clock per seat (turn-based games)
+  // Paired seeds: all seatings of one set of entrants in a round (both seat orders of a pairing)
+  // share one match seed and one pair id, so the luck of the deal cancels. A spec stored before
+  // pairing existed decodes as unpaired.
+  bool pairing = true;
+  std::optional<Sprt> sprt;  // stop as soon as the test decides (two entrants, two seats)
 };
 
 // Whether any cmd: entrant runs without the sandbox (said in every standings table).
@@ -57,6 +72,8 @@ Expected<TournamentSpec> decode_spec(const Json& j);
 // Reads a tournament file (TOML):
 //   name = "league"      game = "q"       schedule = "round-robin"   seats = 2   rounds = 10
 //   seed = 1             per_call = 6.0   hero = "alice"    clock = "10s+0.1s"
+//   pairing = true
+//   [sprt]               elo0 = 0   elo1 = 10   alpha = 0.05   beta = 0.05   model = "pentanomial"
 //   [config]             # the game's config overrides
 //   [[player]]           name = "alice"   bot = "dag"
 // and the program terms of remote/program_terms.h (memory = "512M", processes = 32, cpu_time =
@@ -70,7 +87,8 @@ inline constexpr std::int64_t kMaxMatches = 5'000'000;
 
 // Checks a spec against the games registry: the game exists, seats suit it, names are valid and
 // unique, enough entrants, rounds >= 1, the hero exists, Swiss has 2 seats, the config agrees
-// with the seats, at most kMaxMatches matches. One-line errors.
+// with the seats, at most kMaxMatches matches, an SPRT has two entrants, two seats, elo0 < elo1,
+// alpha and beta in (0, 1) and, for the pentanomial model, pairing. One-line errors.
 Expected<void> validate_spec(const TournamentSpec& spec);
 
 }  // namespace arbiter::tournament

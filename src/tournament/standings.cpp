@@ -275,7 +275,8 @@ std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec) 
 
 std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResult>& results) {
   std::string out =
-      "index,round,seed,seats,winners,scores,ejections,stderr,seconds,worker,error,reproduce\n";
+      "index,round,pair,seed,seats,winners,scores,ejections,stderr,seconds,worker,error,"
+      "reproduce\n";
   for (const StoredResult& r : results) {
     const std::string damage = row_damage(spec, r);
     std::vector<std::string> names;
@@ -298,8 +299,9 @@ std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResu
       for (const auto& [seat, bytes] : b.items())
         stderr_bytes.push_back(fmt::format("{}:{}", seat, excerpt(bytes)));
     auto joined = [](const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, " ")); };
-    out += fmt::format("{},{},{},{},{},{},{},{},{:.3f},{},{},{}\n", r.index, r.round,
-                       seed_of(r.spec), csv_field(joined(names)), csv_field(joined(winners)),
+    const auto pair = pair_of(r.spec);
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{:.3f},{},{},{}\n", r.index, r.round,
+                       pair ? std::to_string(*pair) : std::string(), seed_of(r.spec), csv_field(joined(names)), csv_field(joined(winners)),
                        csv_field(joined(scores)), csv_field(joined(ejections)),
                        csv_field(joined(stderr_bytes)), r.seconds,
                        csv_field(r.worker),

@@ -47,7 +47,8 @@ std::string temp_dir() {
 }
 
 TEST(Schedule, RoundRobinSeatsEveryOrderedPairOncePerRound) {
-  const auto spec = spec_of(4, 2, 3);
+  auto spec = spec_of(4, 2, 3);
+  spec.pairing = false;
   ASSERT_TRUE(validate_spec(spec).has_value());
   const auto jobs = initial_jobs(spec);
   EXPECT_EQ(static_cast<std::int64_t>(jobs.size()), planned_matches(spec));
@@ -67,6 +68,48 @@ TEST(Schedule, RoundRobinSeatsEveryOrderedPairOncePerRound) {
     EXPECT_NE(seating[0], seating[1]);
   }
   EXPECT_EQ(seeds.size(), jobs.size());
+}
+
+TEST(Schedule, PairedSeatingsOfOneSetShareASeedAndAPairId) {
+  for (const std::int64_t seats : {2, 3}) {
+    auto spec = spec_of(4, seats, 2);
+    ASSERT_TRUE(spec.pairing);  // the default
+    const auto jobs = initial_jobs(spec);
+    const std::size_t group = seats == 2 ? 2 : 6;
+    std::map<std::int64_t, std::vector<JobSpec>> pairs;
+    for (const auto& j : jobs) {
+      const auto pair = pair_of(j.spec);
+      ASSERT_TRUE(pair.has_value());
+      pairs[*pair].push_back(j);
+    }
+    ASSERT_EQ(pairs.size(), jobs.size() / group);
+    std::set<std::uint64_t> seeds;
+    std::int64_t expected_pair = 0;
+    for (const auto& [pair, members] : pairs) {
+      EXPECT_EQ(pair, expected_pair++);
+      ASSERT_EQ(members.size(), group);
+      const auto first = members.front();
+      EXPECT_EQ(first.spec["seed"].get<std::uint64_t>(), seeds::match(spec.seed, first.index));
+      std::set<std::vector<std::size_t>> seatings;
+      auto set_of = [](std::vector<std::size_t> v) { std::sort(v.begin(), v.end()); return v; };
+      for (const auto& m : members) {
+        EXPECT_EQ(m.spec["seed"], first.spec["seed"]);  // one deal for the whole group
+        EXPECT_EQ(m.round, first.round);
+        EXPECT_EQ(set_of(seated(m.spec)), set_of(seated(first.spec)));  // the same entrants
+        seatings.insert(seated(m.spec));
+      }
+      EXPECT_EQ(seatings.size(), group);  // in every seat order
+      seeds.insert(first.spec["seed"].get<std::uint64_t>());
+    }
+    EXPECT_EQ(seeds.size(), pairs.size());  // and a new deal for every group
+  }
+  auto swiss = spec_of(6, 2, 3, Schedule::swiss);
+  for (const auto& j : initial_jobs(swiss)) {
+    EXPECT_EQ(pair_of(j.spec), j.index / 2);
+    EXPECT_EQ(j.spec["seed"].get<std::uint64_t>(), seeds::match(swiss.seed, j.index / 2 * 2));
+  }
+  swiss.pairing = false;
+  for (const auto& j : initial_jobs(swiss)) EXPECT_FALSE(pair_of(j.spec).has_value());
 }
 
 TEST(Schedule, RoundRobinForFourSeatsHasEverySeating) {
@@ -256,7 +299,7 @@ TEST(Standings, DamagedRowsAreLeftOutAndCountedNeverPlayedOrErrored) {
   EXPECT_EQ(row_damage(spec, results[2]), "it seats entrant 5, the tournament has 3");
   const std::string csv = matches_csv(spec, results);
   EXPECT_NE(csv.find("damaged: winner 7 is not one of its 2 seats"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("1,0,2,p0 p1,,,,,"), std::string::npos) << csv;  // no outcome shown
+  EXPECT_NE(csv.find("1,0,,2,p0 p1,,,,,"), std::string::npos) << csv;  // no outcome shown
 }
 
 TEST(Standings, SeatsThatAreNotIntegersAreNeverConvertedAndNeverAMatch) {
@@ -287,7 +330,7 @@ TEST(Standings, MatchLinesCarryTheCommandThatReplaysThem) {
             "arbiter play q --player 'p1:cmd:python3 bot.py' --player p0:dag --seed 42 --config "
             "'{\"players\":2}'");
   const std::string csv = matches_csv(spec, {{0, 0, 0, job, win_for(1), "w1", 0.5}});
-  EXPECT_NE(csv.find("0,0,42,p1 p0,p0,0 0,,,0.500,w1,,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("0,0,,42,p1 p0,p0,0 0,,,0.500,w1,,"), std::string::npos) << csv;
 }
 
 TEST(Spec, RoundTripsThroughJsonAndRejectsNonsense) {
