@@ -1,0 +1,258 @@
+// Two-entrant statistics and the SPRT (docs/ratings.md, "Head to head" and "SPRT").
+#include "tournament/head_to_head.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "tournament/schedule.h"
+#include "tournament/standings.h"
+
+namespace arbiter::tournament {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kZ95 = 1.959963984540054;  // the normal quantile of 0.975
+constexpr double kPrior = 0.25;              // pseudo-outcomes per category in the SPRT
+
+struct Moments {
+  double n = 0;
+  double mean = 0;
+  double variance = 0;
+};
+
+// Outcome i of k categories is worth i / (k - 1).
+Moments moments(const std::vector<double>& counts) {
+  Moments m;
+  const double top = static_cast<double>(counts.size() - 1);
+  for (double c : counts) m.n += c;
+  if (m.n <= 0) return m;
+  for (std::size_t i = 0; i < counts.size(); ++i) m.mean += counts[i] * (i / top);
+  m.mean /= m.n;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    const double d = i / top - m.mean;
+    m.variance += counts[i] * d * d;
+  }
+  m.variance /= m.n;
+  return m;
+}
+
+EloDifference interval(const Moments& m) {
+  if (m.n <= 0) return {0, -kInf, kInf};
+  const double se = std::sqrt(m.variance / m.n);
+  auto at = [](double s) { return s <= 0 ? -kInf : s >= 1 ? kInf : score_to_elo(s); };
+  return {at(m.mean), at(m.mean - kZ95 * se), at(m.mean + kZ95 * se)};
+}
+
+std::vector<double> as_doubles(const auto& counts) {
+  return std::vector<double>(counts.begin(), counts.end());
+}
+
+// The first entrant's points in a counted match (1, 0.5 or 0), or nothing when the row cannot
+// be counted (an error, damage, a seating without both entrants).
+std::optional<double> first_entrant_points(const TournamentSpec& spec, const StoredResult& r) {
+  if (!row_damage(spec, r).empty()) return std::nullopt;
+  const auto finish = match_finish(r.spec, r.result);
+  if (!finish || finish->size() != 2) return std::nullopt;
+  const auto points = finish_points(*finish);
+  for (std::size_t i = 0; i < finish->size(); ++i)
+    if ((*finish)[i].entrant == 0) return points[i];
+  return std::nullopt;
+}
+
+std::string elo_text(double x) {
+  if (std::isinf(x)) return x > 0 ? "+inf" : "-inf";
+  return fmt::format("{:+.1f}", x);
+}
+
+Json elo_json(double x) {
+  if (std::isinf(x)) return x > 0 ? "+inf" : "-inf";
+  return std::round(x * 100) / 100;
+}
+
+}  // namespace
+
+double elo_to_score(double elo) { return 1.0 / (1.0 + std::pow(10.0, -elo / 400.0)); }
+
+double score_to_elo(double score) {
+  if (score <= 0) return -kInf;
+  if (score >= 1) return kInf;
+  return -400.0 * std::log10(1.0 / score - 1.0);
+}
+
+EloDifference trinomial_elo(const Trinomial& t) {
+  return interval(moments(as_doubles(std::array{t.losses, t.draws, t.wins})));
+}
+
+EloDifference pentanomial_elo(const Pentanomial& p) { return interval(moments(as_doubles(p))); }
+
+double likelihood_of_superiority(const Trinomial& t) {
+  const double decisive = static_cast<double>(t.wins + t.losses);
+  if (decisive == 0) return 0.5;
+  return 0.5 * (1.0 + std::erf(static_cast<double>(t.wins - t.losses) / std::sqrt(2.0 * decisive)));
+}
+
+double sprt_llr(const std::vector<std::int64_t>& outcomes, double elo0, double elo1) {
+  std::vector<double> counts = as_doubles(outcomes);
+  for (double& c : counts) c += kPrior;
+  const Moments m = moments(counts);
+  const double s0 = elo_to_score(elo0);
+  const double s1 = elo_to_score(elo1);
+  const double s = m.mean;
+  return m.n / 2.0 * ((s - s0) * (s - s0) - (s - s1) * (s - s1)) / m.variance;
+}
+
+SprtBounds sprt_bounds(double alpha, double beta) {
+  return {std::log(beta / (1.0 - alpha)), std::log((1.0 - beta) / alpha)};
+}
+
+std::string sprt_verdict_name(SprtVerdict v) {
+  switch (v) {
+    case SprtVerdict::undecided:
+      return "undecided";
+    case SprtVerdict::h0:
+      return "H0 accepted";
+    case SprtVerdict::h1:
+      return "H1 accepted";
+  }
+  return "?";
+}
+
+std::optional<HeadToHead> head_to_head(const TournamentSpec& spec,
+                                       const std::vector<StoredResult>& results) {
+  if (spec.players.size() != 2 || spec.seats != 2) return std::nullopt;
+  HeadToHead h;
+  const bool pentanomial = spec.sprt ? spec.sprt->pentanomial : spec.pairing;
+  // The matches of each pair (paired runs), and the SPRT's units in order: pairs by their id
+  // (pentanomial) or single matches by index (trinomial).
+  std::map<std::int64_t, std::vector<std::optional<double>>> pairs, units;
+  for (const StoredResult& r : results) {
+    const auto points = first_entrant_points(spec, r);
+    if (points) {
+      if (*points == 1) ++h.games.wins;
+      else if (*points == 0) ++h.games.losses;
+      else ++h.games.draws;
+    }
+    const auto pair = spec.pairing ? pair_of(r.spec) : std::nullopt;
+    if (pair) pairs[*pair].push_back(points);
+    if (!pentanomial) units[r.index].push_back(points);
+  }
+  // A unit counts when all its matches are stored and counted; its points in half points.
+  auto unit_points = [](const std::vector<std::optional<double>>& members,
+                        std::size_t size) -> std::optional<std::size_t> {
+    double sum = 0;
+    for (const auto& m : members) {
+      if (!m) return std::nullopt;
+      sum += *m;
+    }
+    if (members.size() != size) return std::nullopt;
+    return static_cast<std::size_t>(std::lround(sum * 2));
+  };
+  for (const auto& [id, members] : pairs) {
+    if (auto p = unit_points(members, 2)) ++h.pairs[*p];
+    else ++h.incomplete_pairs;
+  }
+  if (pentanomial) units = pairs;
+  const std::size_t per_unit = pentanomial ? 2 : 1;
+  std::optional<SprtState> sprt;
+  if (spec.sprt) {
+    sprt.emplace();
+    sprt->bounds = sprt_bounds(spec.sprt->alpha, spec.sprt->beta);
+    std::vector<std::int64_t> outcomes(pentanomial ? 5 : 3, 0);
+    std::int64_t expected = 0;  // the prefix goes on while the ids run 0, 1, 2, ...
+    for (const auto& [id, members] : units) {
+      if (id != expected || members.size() != per_unit) break;
+      ++expected;
+      const auto p = unit_points(members, per_unit);
+      if (!p) {
+        ++sprt->void_units;
+        continue;
+      }
+      ++outcomes[*p];
+      ++sprt->counted;
+      sprt->llr = sprt_llr(outcomes, spec.sprt->elo0, spec.sprt->elo1);
+      if (sprt->llr >= sprt->bounds.upper) sprt->verdict = SprtVerdict::h1;
+      else if (sprt->llr <= sprt->bounds.lower) sprt->verdict = SprtVerdict::h0;
+      if (sprt->verdict != SprtVerdict::undecided) break;
+    }
+  }
+  h.sprt = sprt;
+  return h;
+}
+
+std::string head_to_head_text(const TournamentSpec& spec, const HeadToHead& h) {
+  const auto& a = spec.players[0].name;
+  const auto& b = spec.players[1].name;
+  const Trinomial& t = h.games;
+  std::string out = fmt::format("{} against {}: {} games, +{} ={} -{}", a, b, t.games(), t.wins,
+                                t.draws, t.losses);
+  const auto elo = trinomial_elo(t);
+  out += fmt::format("; Elo {} [{}, {}]; LOS {:.1f} %; draw ratio {:.1f} %\n", elo_text(elo.elo),
+                     elo_text(elo.low), elo_text(elo.high), 100 * likelihood_of_superiority(t),
+                     t.games() ? 100.0 * t.draws / t.games() : 0.0);
+  if (spec.pairing) {
+    const auto pe = pentanomial_elo(h.pairs);
+    std::int64_t n = 0;
+    for (auto c : h.pairs) n += c;
+    out += fmt::format("pairs: {} (LL {}, LD {}, DD/WL {}, WD {}, WW {}); pentanomial Elo {} "
+                       "[{}, {}]{}\n",
+                       n, h.pairs[0], h.pairs[1], h.pairs[2], h.pairs[3], h.pairs[4],
+                       elo_text(pe.elo), elo_text(pe.low), elo_text(pe.high),
+                       h.incomplete_pairs ? fmt::format("; {} pair(s) incomplete",
+                                                        h.incomplete_pairs)
+                                          : "");
+  }
+  if (h.sprt && spec.sprt) {
+    const auto& s = *h.sprt;
+    out += fmt::format("SPRT ({}, elo0 {:g}, elo1 {:g}, alpha {:g}, beta {:g}): {}, LLR {:.2f} in "
+                       "[{:.2f}, {:.2f}] after {} {}{}\n",
+                       spec.sprt->pentanomial ? "pentanomial" : "trinomial", spec.sprt->elo0,
+                       spec.sprt->elo1, spec.sprt->alpha, spec.sprt->beta,
+                       sprt_verdict_name(s.verdict), s.llr, s.bounds.lower, s.bounds.upper,
+                       s.counted, spec.sprt->pentanomial ? "pairs" : "games",
+                       s.void_units ? fmt::format(" ({} void)", s.void_units) : "");
+  }
+  return out;
+}
+
+Json head_to_head_json(const TournamentSpec& spec, const HeadToHead& h) {
+  const auto elo = trinomial_elo(h.games);
+  Json j{{"first", spec.players[0].name},
+         {"second", spec.players[1].name},
+         {"wins", h.games.wins},
+         {"draws", h.games.draws},
+         {"losses", h.games.losses},
+         {"elo", elo_json(elo.elo)},
+         {"elo_low", elo_json(elo.low)},
+         {"elo_high", elo_json(elo.high)},
+         {"los", likelihood_of_superiority(h.games)},
+         {"draw_ratio", h.games.games() ? static_cast<double>(h.games.draws) / h.games.games()
+                                        : 0.0}};
+  if (spec.pairing) {
+    const auto pe = pentanomial_elo(h.pairs);
+    j["pentanomial"] = h.pairs;
+    j["pentanomial_elo"] = elo_json(pe.elo);
+    j["pentanomial_elo_low"] = elo_json(pe.low);
+    j["pentanomial_elo_high"] = elo_json(pe.high);
+    j["incomplete_pairs"] = h.incomplete_pairs;
+  }
+  if (h.sprt && spec.sprt) {
+    const auto& s = *h.sprt;
+    j["sprt"] = {{"verdict", sprt_verdict_name(s.verdict)},
+                 {"llr", s.llr},
+                 {"lower", s.bounds.lower},
+                 {"upper", s.bounds.upper},
+                 {"counted", s.counted},
+                 {"void", s.void_units},
+                 {"model", spec.sprt->pentanomial ? "pentanomial" : "trinomial"},
+                 {"elo0", spec.sprt->elo0},
+                 {"elo1", spec.sprt->elo1},
+                 {"alpha", spec.sprt->alpha},
+                 {"beta", spec.sprt->beta}};
+  }
+  return j;
+}
+
+}  // namespace arbiter::tournament
