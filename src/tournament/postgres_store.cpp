@@ -86,6 +86,10 @@ constexpr SchemaObject kSchemaObjects[] = {
       n bigint NOT NULL,
       line text NOT NULL,
       PRIMARY KEY(job, attempt, n)))sql"},
+    {"conclusions", R"sql(CREATE TABLE IF NOT EXISTS conclusions(
+      tournament bigint PRIMARY KEY REFERENCES tournaments(id),
+      verdict text NOT NULL,
+      concluded timestamptz NOT NULL DEFAULT now()))sql"},
 };
 
 constexpr const char* kTournamentColumns =
@@ -317,6 +321,7 @@ class PostgresStore final : public Store {
           "UPDATE jobs SET lease_owner = $1, lease_until = {}, attempts = attempts + 1 "
           "WHERE id IN (SELECT id FROM jobs WHERE NOT done "
           "AND (lease_until IS NULL OR lease_until < clock_timestamp()) {}"
+          "AND tournament NOT IN (SELECT tournament FROM conclusions) "
           "ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED) "
           "RETURNING id, tournament, idx, round, spec, attempts",
           kLeaseEnd, which);
@@ -451,10 +456,32 @@ class PostgresStore final : public Store {
           tournament);
       if (r.empty()) throw StoreError(fmt::format("no tournament {}", tournament));
       const auto& row = r[0];
-      return Progress{row[0].as<std::int64_t>(), row[1].as<std::int64_t>(),
-                      row[2].as<std::int64_t>(), row[3].as<std::int64_t>(),
-                      row[4].as<std::int64_t>()};
+      Progress p{row[0].as<std::int64_t>(), row[1].as<std::int64_t>(),
+                 row[2].as<std::int64_t>(), row[3].as<std::int64_t>(),
+                 row[4].as<std::int64_t>(), std::nullopt};
+      const auto verdict =
+          tx.exec_params("SELECT verdict FROM conclusions WHERE tournament = $1", tournament);
+      if (!verdict.empty()) p.concluded = verdict[0][0].as<std::string>();
+      return p;
     });
+  }
+
+  Expected<bool> conclude(std::int64_t tournament, const std::string& verdict) override {
+    auto first = run([&](pqxx::connection& c) -> Expected<bool> {
+      pqxx::work tx(c);
+      if (tx.exec_params("SELECT 1 FROM tournaments WHERE id = $1", tournament).empty())
+        throw StoreError(fmt::format("no tournament {}", tournament));
+      const auto r = tx.exec_params(
+          "INSERT INTO conclusions(tournament, verdict) VALUES ($1, $2) "
+          "ON CONFLICT (tournament) DO NOTHING",
+          tournament, verdict);
+      const bool inserted = r.affected_rows() == 1;
+      announce(tx);
+      tx.commit();
+      return inserted;
+    });
+    if (first) wake_local_waiters();
+    return first;
   }
 
   Expected<std::vector<Lease>> leases(std::int64_t tournament) override {

@@ -58,6 +58,10 @@ CREATE TABLE IF NOT EXISTS live_lines(
   n INTEGER NOT NULL,
   line TEXT NOT NULL,
   PRIMARY KEY(job, attempt, n)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS conclusions(
+  tournament INTEGER PRIMARY KEY REFERENCES tournaments(id),
+  verdict TEXT NOT NULL,
+  concluded TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')));
 )sql";
 
 // Thrown inside this file only; every Store method turns it into an Error.
@@ -223,7 +227,9 @@ class SqliteStore final : public Store {
         Statement s(db_,
                     "SELECT id, tournament, idx, round, spec, attempts FROM jobs "
                     "WHERE done = 0 AND (lease_until IS NULL OR lease_until < ?) "
-                    "AND (? = 0 OR tournament = ?) ORDER BY id LIMIT ?");
+                    "AND (? = 0 OR tournament = ?) "
+                    "AND tournament NOT IN (SELECT tournament FROM conclusions) "
+                    "ORDER BY id LIMIT ?");
         s.bind(1, now).bind(2, only).bind(3, only).bind(4, max);
         while (s.step())
           jobs.push_back({s.integer(0), s.integer(1), s.integer(2), s.integer(3), s.json(4),
@@ -380,7 +386,25 @@ class SqliteStore final : public Store {
       p.done = s.integer(1);
       p.leased = s.integer(2);
       p.duplicates = s.integer(3);
+      Statement c(db_, "SELECT verdict FROM conclusions WHERE tournament = ?");
+      if (c.bind(1, tournament).step()) p.concluded = c.text(0);
       return p;
+    });
+  }
+
+  Expected<bool> conclude(std::int64_t tournament, const std::string& verdict) override {
+    return guarded<bool>([&] {
+      bool first = false;
+      transaction([&] {
+        Statement t(db_, "SELECT 1 FROM tournaments WHERE id = ?");
+        if (!t.bind(1, tournament).step())
+          throw SqlError(fmt::format("no tournament {}", tournament));
+        Statement i(db_, "INSERT OR IGNORE INTO conclusions(tournament, verdict) VALUES (?, ?)");
+        i.bind(1, tournament).bind(2, verdict).run();
+        first = sqlite3_changes(db_) == 1;
+      });
+      announce_work();
+      return first;
     });
   }
 

@@ -96,6 +96,7 @@ struct Progress {
   std::int64_t done = 0;        // jobs with a result
   std::int64_t leased = 0;      // jobs without a result under a live lease
   std::int64_t duplicates = 0;  // result copies that arrived after the first and were ignored
+  std::optional<std::string> concluded;  // ended early with this verdict (conclude())
 };
 
 // Live lines: what a spectator may see of a match while it is played (arena/spectator.h), so that
@@ -156,7 +157,8 @@ class Store {
   virtual Expected<std::vector<TournamentRecord>> tournaments() = 0;  // by id
 
   // Leases up to `max` jobs to `worker` for `lease`: jobs without a result that were never
-  // leased or whose lease has expired, lowest id first, from tournament `only` (0: any).
+  // leased or whose lease has expired, of tournaments not concluded, lowest id first, from
+  // tournament `only` (0: any).
   // Increments each job's attempts. Concurrent claims never return the same job while its lease
   // is live. REQUIRES: max >= 1, lease > 0.
   virtual Expected<std::vector<Job>> claim(const std::string& worker, std::int64_t max,
@@ -181,6 +183,12 @@ class Store {
   virtual Expected<std::int64_t> release(const std::string& worker) = 0;
 
   virtual Expected<Progress> progress(std::int64_t tournament) = 0;
+
+  // Ends a tournament early with `verdict` (one line, e.g. the SPRT's): from then on claim()
+  // hands out none of its jobs, and progress() reports the verdict. Jobs already claimed may
+  // still complete, and their results are stored as usual. The first verdict stays: a later call
+  // changes nothing and returns false. Wakes waiting workers. Fails for an unknown tournament.
+  virtual Expected<bool> conclude(std::int64_t tournament, const std::string& verdict) = 0;
 
   // Leases held on jobs of `tournament` that have no result.
   virtual Expected<std::vector<Lease>> leases(std::int64_t tournament) = 0;

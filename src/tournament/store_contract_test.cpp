@@ -66,6 +66,38 @@ class StoreContract : public ::testing::TestWithParam<std::string> {
   std::unique_ptr<Store> store_;
 };
 
+TEST_P(StoreContract, AConcludedTournamentHandsOutNoMoreJobsAndKeepsItsFirstVerdict) {
+  const auto a = make(6);
+  const auto b = make(2);
+  const auto held = claim("w1", 1, 60s, a);
+  ASSERT_EQ(held.size(), 1u);
+  auto first = store_->conclude(a, "SPRT: H1 accepted after 3 pairs");
+  ASSERT_TRUE(first.has_value()) << first.error().message;
+  EXPECT_TRUE(*first);
+  auto second = store_->conclude(a, "something else");
+  ASSERT_TRUE(second.has_value());
+  EXPECT_FALSE(*second);
+  // Another connection (another worker) sees it too.
+  auto other = open();
+  ASSERT_TRUE(other);
+  auto p = other->progress(a);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->concluded, "SPRT: H1 accepted after 3 pairs");
+  EXPECT_EQ(p->done, 0);
+  auto c = other->claim("w2", 10, 60s, 0);
+  ASSERT_TRUE(c.has_value());
+  ASSERT_EQ(c->size(), 2u);  // tournament b's only
+  for (const Job& j : *c) EXPECT_EQ(j.tournament, b);
+  EXPECT_TRUE(claim("w3", 10, 60s, a).empty());
+  // A job claimed before the verdict is still stored.
+  auto done = store_->complete(held[0].id, "w1", result_of(held[0], "late"));
+  ASSERT_TRUE(done.has_value()) << done.error().message;
+  EXPECT_TRUE(*done);
+  EXPECT_EQ(store_->progress(a)->done, 1);
+  EXPECT_FALSE(store_->progress(b)->concluded.has_value());
+  EXPECT_FALSE(store_->conclude(a + b + 100, "nope").has_value());
+}
+
 TEST_P(StoreContract, CreatesAndFindsTournaments) {
   const auto a = make(3, 10);
   auto b = store_->create_tournament("second", "battleship", Json{{"salvo", true}}, 0, {});

@@ -98,7 +98,24 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
 Expected<bool> finished(Store& store, std::int64_t tournament) {
   auto p = store.progress(tournament);
   if (!p) return std::unexpected(p.error());
-  return p->done >= p->planned;
+  return p->done >= p->planned || p->concluded.has_value();
+}
+
+Expected<std::optional<SprtState>> check_sprt(Store& store, std::int64_t tournament,
+                                              const TournamentSpec& spec) {
+  if (!spec.sprt) return std::nullopt;
+  auto results = store.results(tournament);
+  if (!results) return std::unexpected(results.error());
+  const auto h = head_to_head(spec, *results);
+  if (!h || !h->sprt) return std::nullopt;
+  if (h->sprt->verdict != SprtVerdict::undecided) {
+    auto ok = store.conclude(
+        tournament, fmt::format("SPRT: {} after {} {}, LLR {:.2f}", sprt_verdict_name(h->sprt->verdict),
+                                h->sprt->counted, spec.sprt->pentanomial ? "pairs" : "games",
+                                h->sprt->llr));
+    if (!ok) return std::unexpected(ok.error());
+  }
+  return h->sprt;
 }
 
 Expected<void> advance(Store& store, std::int64_t tournament, const TournamentSpec& spec) {
@@ -321,6 +338,9 @@ class Pool {
                 report_.write_errors.push_back(e.get<std::string>());
         }
         if (options_.on_result) options_.on_result(job, result, *first);
+        if (auto sprt = with_retries([&] { return check_sprt(store_, job.tournament, *spec); });
+            !sprt)
+          return give_up(sprt.error().message);
         if (auto advanced = with_retries([&] { return advance(store_, job.tournament, *spec); });
             !advanced)
           return give_up(advanced.error().message);

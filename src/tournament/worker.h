@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "referee/observer.h"
+#include "tournament/head_to_head.h"
 #include "tournament/spec.h"
 #include "tournament/store.h"
 
@@ -39,8 +40,16 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
 // already stored is ignored). Does nothing for other schedules.
 Expected<void> advance(Store& store, std::int64_t tournament, const TournamentSpec& spec);
 
-// True when the tournament has a result for each of its planned matches.
+// True when the tournament has a result for each of its planned matches, or has concluded early
+// (Store::conclude: an SPRT that decided).
 Expected<bool> finished(Store& store, std::int64_t tournament);
+
+// For a spec with an SPRT: the test over the stored results (head_to_head.h), and when it has
+// decided, the tournament concluded in the store with the verdict, so that no worker anywhere
+// claims its remaining matches. Nothing for a spec without one. Safe to call from any worker
+// at any time: the verdict is a function of the stored results.
+Expected<std::optional<SprtState>> check_sprt(Store& store, std::int64_t tournament,
+                                              const TournamentSpec& spec);
 
 // "HOST:PID:NONCE": names this process in leases, so a dead worker on this host can be told
 // from a live one.
