@@ -22,6 +22,7 @@
 #include "core/file.h"
 #include "arena/registry.h"
 #include "tournament/audit.h"
+#include "tournament/head_to_head.h"
 #include "tournament/schedule.h"
 #include "tournament/standings.h"
 #include "tournament/worker.h"
@@ -63,6 +64,11 @@ struct SpecArgs {
   std::string name;
   ProgramOptions program;
   std::string clock;
+  bool no_pairing = false;
+  std::vector<double> sprt;  // ELO0 ELO1
+  double alpha = -1;         // < 0: not given
+  double beta = -1;
+  std::string sprt_model;
 };
 
 struct RunArgs {
@@ -130,6 +136,19 @@ void add_spec_options(CLI::App* cmd, SpecArgs& a) {
   cmd->add_option("--clock", a.clock,
                   "A chess clock per seat, BANK+INCREMENT[/GRACE][~DELAY], e.g. 10s+0.1s (q, "
                   "battleship)");
+  cmd->add_flag("--no-pairing", a.no_pairing,
+                "Give every match its own seed (by default the matches of one set of entrants in "
+                "a round, one per seat order, share a seed, so the luck of the deal cancels)");
+  cmd->add_option("--sprt", a.sprt,
+                  "ELO0 ELO1: test H0 \"the first entrant is ELO0 stronger\" against H1 \"ELO1 "
+                  "stronger\" after every pair of matches and stop once one is accepted (two "
+                  "entrants; --rounds is the most pairs; exit 0 for H1, 1 for H0 or no answer)")
+      ->expected(2);
+  cmd->add_option("--alpha", a.alpha, "With --sprt: the false H1 rate (default 0.05)");
+  cmd->add_option("--beta", a.beta, "With --sprt: the false H0 rate (default 0.05)");
+  cmd->add_option("--sprt-model", a.sprt_model,
+                  "With --sprt: pentanomial (pairs of matches; the default when paired) | "
+                  "trinomial (single matches; the default with --no-pairing)");
   add_program_options(cmd, a.program);
 }
 
@@ -170,6 +189,28 @@ Expected<TournamentSpec> build_spec(const SpecArgs& a) {
     auto tc = parse_time_control(a.clock);
     if (!tc) return std::unexpected(tc.error());
     spec.clock = *tc;
+  }
+  if (a.no_pairing) {
+    spec.pairing = false;
+    if (spec.sprt && a.sprt.empty() && a.sprt_model.empty()) spec.sprt->pentanomial = false;
+  }
+  if (!a.sprt.empty()) {
+    spec.sprt = Sprt{};
+    spec.sprt->elo0 = a.sprt[0];
+    spec.sprt->elo1 = a.sprt[1];
+    spec.sprt->pentanomial = spec.pairing;
+  }
+  if (!spec.sprt && (a.alpha >= 0 || a.beta >= 0 || !a.sprt_model.empty()))
+    return fail("--alpha, --beta and --sprt-model go with --sprt ELO0 ELO1");
+  if (spec.sprt) {
+    if (a.alpha >= 0) spec.sprt->alpha = a.alpha;
+    if (a.beta >= 0) spec.sprt->beta = a.beta;
+    if (!a.sprt_model.empty()) {
+      if (a.sprt_model != "pentanomial" && a.sprt_model != "trinomial")
+        return fail(fmt::format("--sprt-model \"{}\": expected pentanomial or trinomial",
+                                a.sprt_model));
+      spec.sprt->pentanomial = a.sprt_model == "pentanomial";
+    }
   }
   // Over the file's terms for every entrant (an entrant's own terms in the file stay its own).
   if (auto ok = apply_program_options(a.program, spec.program); !ok)
@@ -380,6 +421,7 @@ int report_results(Store& store, std::int64_t id, const RunArgs& a) {
     return kFailed;
   }
   const StandingsTable standings = compute_standings(*spec, *results);
+  const auto duel = head_to_head(*spec, *results);
   if (a.matches) {
     std::cout << matches_csv(*spec, *results);
   } else if (a.print_json) {
@@ -389,12 +431,18 @@ int report_results(Store& store, std::int64_t id, const RunArgs& a) {
     j["planned"] = progress->planned;
     j["unsandboxed"] = unsandboxed(*spec);
     j["done"] = progress->done;
+    if (duel) j["head_to_head"] = head_to_head_json(*spec, *duel);
+    if (progress->concluded) j["concluded"] = *progress->concluded;
     std::cout << dump(j) << std::endl;
   } else {
     fmt::print("tournament {} ({}): {} {}, {} of {} matches, seed {}\n", id, spec->name, spec->game,
                schedule_name(spec->schedule), progress->done, progress->planned, spec->seed);
     if (unsandboxed(*spec)) fmt::print("{}\n", kUnsandboxedWarning);
     std::cout << standings_text(standings);
+    if (duel) std::cout << head_to_head_text(*spec, *duel);
+    if (progress->concluded)
+      fmt::print("concluded early: {} ({} matches not played)\n", *progress->concluded,
+                 progress->planned - progress->done);
     if (!results->empty())
       fmt::print("reproduce a match, e.g. #{}: {}\n", results->front().index,
                  reproduce_command(*spec, results->front().spec));
@@ -405,6 +453,7 @@ int report_results(Store& store, std::int64_t id, const RunArgs& a) {
   if (rc == 0) {
     Json j = standings_json(standings);
     j["tournament"] = id;
+    if (duel) j["head_to_head"] = head_to_head_json(*spec, *duel);
     rc = export_file(a.json, dump(j) + "\n", "--json");
   }
   if (rc == 0) rc = export_file(a.matches_csv, matches_csv(*spec, *results), "--matches-csv");
@@ -434,6 +483,17 @@ int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
               << std::endl;
   WorkerOptions options = worker_options(a);
   options.only = id;
+  // A run stopped between the deciding result and its conclusion concludes here, not after
+  // one more match.
+  auto spec = load_spec(store, id);
+  if (!spec) {
+    report_error(spec.error().message);
+    return kFailed;
+  }
+  if (auto sprt = check_sprt(store, id, *spec); !sprt) {
+    report_error(sprt.error().message);
+    return kFailed;
+  }
   std::optional<LiveViewer> viewer;
   if (!a.serve.empty()) {
     viewer.emplace();
@@ -488,7 +548,14 @@ int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
                              unplayed, id, store_flag(a.store)));
     return kFailed;
   }
-  return report->write_errors.empty() ? 0 : kFailed;
+  if (!report->write_errors.empty()) return kFailed;
+  if (spec->sprt) {
+    // The SPRT's answer is the exit code: 0 for H1, 1 for H0 or no answer within --rounds.
+    const auto duel = head_to_head(*spec, *results);
+    const bool h1 = duel && duel->sprt && duel->sprt->verdict == SprtVerdict::h1;
+    return h1 ? 0 : kFailed;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -638,7 +705,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
       }
       fmt::print("{:>4}  {:<20} {:<14} {:>15} done  {:>4} playing  {}{}  created {}\n",
                  rec.id, rec.name, rec.game, fmt::format("{}/{}", p->done, p->planned), p->leased,
-                 p->done >= p->planned ? "finished" : "open",
+                 p->concluded ? "concluded" : p->done >= p->planned ? "finished" : "open",
                  p->duplicates > 0 ? fmt::format(" ({} duplicate results ignored)", p->duplicates)
                                    : "",
                  rec.created);
