@@ -9,10 +9,15 @@ docs/games/battleship.md §3).
   ["ejected", [{"verdict", "call", "detail"}]]   no answer: the bot is out; it logs why and exits
 
 Strategy: a random legal fleet; shots hunt at random untried cells and, after a hit, try the
-untried neighbours of unresolved hits first.
+untried neighbours of unresolved hits first. With --parity it hunts on one colour of a
+checkerboard first (every ship of length 2 or more covers a cell of each colour): the "new
+version" that docs/tournaments.md tests against this one with an SPRT.
+
+Its randomness is drawn afresh for every match, so that matches differ; --seed N fixes it.
 
 Run it: arbiter play battleship --player a:hunt --player "py:cmd:python3 bots/python/battleship_bot.py"
 """
+import argparse
 import json
 import random
 import sys
@@ -55,7 +60,7 @@ def afloat(view):
     return sum(1 for ship in view["fleet"] if not set(ship_cells(ship)) <= hit)
 
 
-def choose_shots(view, rng):
+def choose_shots(view, rng, parity=False):
     config = view["config"]
     rows, cols = config["rows"], config["cols"]
     tried = {(s["row"], s["col"]) for s in view["outgoing"]}
@@ -68,13 +73,19 @@ def choose_shots(view, rng):
                 shots.append((y, x))
     rest = [(r, c) for r in range(rows) for c in range(cols) if (r, c) not in tried and (r, c) not in shots]
     rng.shuffle(rest)
+    if parity:
+        rest.sort(key=lambda cell: (cell[0] + cell[1]) % 2)  # one colour first, still shuffled
     shots = (shots + rest)[:count]
     cells = [{"row": r, "col": c} for r, c in shots]
     return cells if config.get("salvo", False) else cells[0]
 
 
 def main():
-    rng = random.Random(2024)
+    options = argparse.ArgumentParser(description="A Battleship bot for arbiter (stdio).")
+    options.add_argument("--parity", action="store_true", help="hunt on a checkerboard first")
+    options.add_argument("--seed", type=int, help="fix the bot's randomness (default: fresh)")
+    args_given = options.parse_args()
+    rng = random.Random(args_given.seed)
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -85,7 +96,7 @@ def main():
         if method == "setup":
             reply = place_fleet(args[0], rng)
         elif method == "take-turn":
-            reply = choose_shots(args[0], rng)
+            reply = choose_shots(args[0], rng, args_given.parity)
         else:
             reply = "void"
         sys.stdout.write(json.dumps(reply) + "\n")

@@ -80,6 +80,8 @@ struct RunArgs {
   std::string csv;
   std::string json;
   std::string matches_csv;
+  std::string crosstable_csv;
+  bool crosstable = false;
   bool quiet = false;
   std::int64_t tournament = 0;
   bool until_finished = false;
@@ -97,7 +99,8 @@ struct RunArgs {
 bool outputs_ok(const RunArgs& a, int& exit_code) {
   for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--csv", a.csv},
                                    {"--json", a.json},
-                                   {"--matches-csv", a.matches_csv}}) {
+                                   {"--matches-csv", a.matches_csv},
+                                   {"--crosstable-csv", a.crosstable_csv}}) {
     if (path.empty()) continue;
     if (auto ok = check_output_path(path); !ok) {
       report_error(fmt::format("{} {}", flag, ok.error().message));
@@ -422,8 +425,13 @@ int report_results(Store& store, std::int64_t id, const RunArgs& a) {
   }
   const StandingsTable standings = compute_standings(*spec, *results);
   const auto duel = head_to_head(*spec, *results);
+  const Crosstable cross = compute_crosstable(*spec, *results, standings);
   if (a.matches) {
     std::cout << matches_csv(*spec, *results);
+  } else if (a.crosstable && a.print_json) {
+    std::cout << dump(crosstable_json(cross)) << std::endl;
+  } else if (a.crosstable) {
+    std::cout << crosstable_text(cross);
   } else if (a.print_json) {
     Json j = standings_json(standings);
     j["tournament"] = id;
@@ -433,6 +441,7 @@ int report_results(Store& store, std::int64_t id, const RunArgs& a) {
     j["done"] = progress->done;
     if (duel) j["head_to_head"] = head_to_head_json(*spec, *duel);
     if (progress->concluded) j["concluded"] = *progress->concluded;
+    j["crosstable"] = crosstable_json(cross);
     std::cout << dump(j) << std::endl;
   } else {
     fmt::print("tournament {} ({}): {} {}, {} of {} matches, seed {}\n", id, spec->name, spec->game,
@@ -457,6 +466,7 @@ int report_results(Store& store, std::int64_t id, const RunArgs& a) {
     rc = export_file(a.json, dump(j) + "\n", "--json");
   }
   if (rc == 0) rc = export_file(a.matches_csv, matches_csv(*spec, *results), "--matches-csv");
+  if (rc == 0) rc = export_file(a.crosstable_csv, crosstable_csv(cross), "--crosstable-csv");
   const int damage = report_damage(*spec, id, *results);
   return rc != 0 ? rc : damage;
 }
@@ -570,9 +580,11 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
       "  arbiter tournament run -g q -p a:dag -p b:ldasg -p c:dag+cheat=no-fit --rounds 10\n"
       "  arbiter tournament run -f league.toml --workers 2 --csv standings.csv\n"
       "  arbiter tournament create -g battleship -p d:density -p h:hunt --rounds 500 --store URL\n"
+      "  arbiter tournament run -g battleship -p new:density -p old:hunt --rounds 500 --sprt 0 50\n"
       "  arbiter worker --store URL            # on any number of machines\n"
       "  arbiter tournament status --store URL\n"
       "  arbiter tournament results 1 --matches\n"
+      "  arbiter tournament results 1 --crosstable\n"
       "  arbiter tournament log 1 17 > m.jsonl && arbiter replay m.jsonl\n"
       "  arbiter tournament verify 1           # replay every stored log, check every result\n"
       "Rows are checked whenever they are read: a damaged result or log is reported as\n"
@@ -622,7 +634,10 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
     cmd->add_option("--csv", run_args->csv, "Write the standings as CSV to this file");
     cmd->add_option("--json", run_args->json, "Write the standings as JSON to this file");
     cmd->add_option("--matches-csv", run_args->matches_csv,
-                    "Write one CSV line per match (seed, seating, result, reproduce command)");
+                    "Write one CSV line per match (pair, seed, seating, result, reproduce "
+                    "command)");
+    cmd->add_option("--crosstable-csv", run_args->crosstable_csv,
+                    "Write each entrant's points and games against each other one as CSV");
   };
 
   auto* run = t->add_subcommand("run", "Create a tournament and play it here, with a progress bar");
@@ -725,7 +740,10 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
   add_exports(results);
   results->add_flag("--matches", run_args->matches,
                     "Print one CSV line per match instead (with its reproduce command)");
-  results->add_flag("--print-json", run_args->print_json, "Print the standings as JSON");
+  results->add_flag("--print-json", run_args->print_json,
+                    "Print the standings as JSON (with --crosstable: the crosstable)");
+  results->add_flag("--crosstable", run_args->crosstable,
+                    "Print each entrant's points/games against each other one instead");
   results->callback([&exit_code, run_args] {
     if (!outputs_ok(*run_args, exit_code)) return;
     auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);

@@ -6,6 +6,7 @@
 
 #include "core/file.h"
 #include "core/seat_name.h"
+#include "core/shell_words.h"
 #include "referee/game_log.h"
 
 namespace arbiter {
@@ -13,19 +14,6 @@ namespace {
 
 // How long a tcp connection has to send its token before it is dropped.
 constexpr Duration kSignUpWait = std::chrono::seconds(2);
-
-std::vector<std::string> split_words(const std::string& text) {
-  std::vector<std::string> words;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && text[i] == ' ') ++i;
-    std::size_t j = i;
-    while (j < text.size() && text[j] != ' ') ++j;
-    if (j > i) words.push_back(text.substr(i, j - i));
-    i = j;
-  }
-  return words;
-}
 
 }  // namespace
 
@@ -75,7 +63,9 @@ Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tc
     return {};
   }
   if (seat.bot.starts_with("cmd:")) {
-    const auto argv = split_words(seat.bot.substr(4));
+    auto words = split_shell_words(seat.bot.substr(4));
+    if (!words) return refuse(words.error().message + " (quote as a shell does: cmd:python3 'my bot.py')");
+    const auto& argv = *words;
     if (argv.empty()) return refuse("cmd: needs a program, e.g. cmd:python3 bot.py");
     if (auto found = find_program(argv[0]); !found) return refuse(found.error().message);
     // An argument that is a path into a directory that does not exist is a typo (the program
@@ -182,7 +172,9 @@ Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpe
       tcp_seats.push_back(i);
     } else if (seat.bot.starts_with("cmd:")) {
       ChildSpec child;
-      child.argv = split_words(seat.bot.substr(4));
+      auto words = split_shell_words(seat.bot.substr(4));
+      if (!words) return fail(fmt::format("player {}: {}", seat.name, words.error().message));
+      child.argv = std::move(*words);
       if (child.argv.empty())
         return fail(fmt::format("player {}: cmd: needs a program", seat.name));
       const ProgramTerms& terms = terms_of(seat, spec.hosting);

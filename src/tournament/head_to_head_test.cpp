@@ -72,7 +72,7 @@ TournamentSpec two(bool pairing, std::optional<Sprt> sprt = std::nullopt) {
 
 // Match `index` of a paired two-entrant round robin: seats alternate, pair = index / 2; the
 // first entrant ("new") gets `points` (1, 0.5 or 0).
-StoredResult match(std::int64_t index, double points, bool pairing = true) {
+StoredResult stored_match(std::int64_t index, double points, bool pairing = true) {
   const bool new_first = index % 2 == 0;
   Json spec{{"seats", new_first ? Json{0, 1} : Json{1, 0}}, {"seed", 7}};
   if (pairing) spec["pair"] = index / 2;
@@ -87,8 +87,8 @@ StoredResult match(std::int64_t index, double points, bool pairing = true) {
 TEST(HeadToHead, CountsGamesAndPairsFromStoredRows) {
   std::vector<StoredResult> rows;
   const double points[] = {1, 1, 1, 0, 0.5, 0.5, 0, 0, 1, 0.5};  // pairs: WW, WL, DD, LL, WD
-  for (int i = 0; i < 10; ++i) rows.push_back(match(i, points[i]));
-  rows.push_back(match(10, 1));  // the first half of a pair still being played
+  for (int i = 0; i < 10; ++i) rows.push_back(stored_match(i, points[i]));
+  rows.push_back(stored_match(10, 1));  // the first half of a pair still being played
   const auto h = head_to_head(two(true), rows);
   ASSERT_TRUE(h.has_value());
   EXPECT_EQ(h->games.wins, 5);
@@ -106,7 +106,7 @@ TEST(HeadToHead, CountsGamesAndPairsFromStoredRows) {
 TEST(HeadToHead, TheSprtDecidesAtTheFirstCrossingOfTheStoredPrefixWhateverTheOrder) {
   const auto spec = two(true, Sprt{0, 50, 0.05, 0.05, true});
   std::vector<StoredResult> rows;
-  for (int i = 0; i < 60; ++i) rows.push_back(match(i, 1));  // WW every pair
+  for (int i = 0; i < 60; ++i) rows.push_back(stored_match(i, 1));  // WW every pair
   const auto h = head_to_head(spec, rows);
   ASSERT_TRUE(h && h->sprt);
   EXPECT_EQ(h->sprt->verdict, SprtVerdict::h1);
@@ -141,11 +141,11 @@ TEST(HeadToHead, TheSprtDecidesAtTheFirstCrossingOfTheStoredPrefixWhateverTheOrd
 
 TEST(HeadToHead, EvenPairsAcceptH0AndTheTrinomialModelCountsGames) {
   std::vector<StoredResult> rows;
-  for (int i = 0; i < 400; ++i) rows.push_back(match(i, i % 2 == 0 ? 1 : 0));  // WL pairs
+  for (int i = 0; i < 400; ++i) rows.push_back(stored_match(i, i % 2 == 0 ? 1 : 0));  // WL pairs
   const auto h = head_to_head(two(true, Sprt{0, 10, 0.05, 0.05, true}), rows);
   EXPECT_EQ(h->sprt->verdict, SprtVerdict::h0);
   std::vector<StoredResult> unpaired;
-  for (int i = 0; i < 400; ++i) unpaired.push_back(match(i, i % 4 == 0 ? 0.5 : i % 2, false));
+  for (int i = 0; i < 400; ++i) unpaired.push_back(stored_match(i, i % 4 == 0 ? 0.5 : i % 2, false));
   const auto t = head_to_head(two(false, Sprt{0, 10, 0.05, 0.05, false}), unpaired);
   ASSERT_TRUE(t && t->sprt);
   EXPECT_NE(t->sprt->verdict, SprtVerdict::undecided);

@@ -12,6 +12,7 @@
 #include "core/file.h"
 #include "core/rng.h"
 #include "core/seat_name.h"
+#include "core/shell_words.h"
 #include "arena/registry.h"
 #include "arena/seating.h"
 
@@ -307,6 +308,25 @@ Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
   } else {
     j["players"] = Json::array();
   }
+  // command = ["python3", "my bot.py"]: a program player given as its argument list, kept as the
+  // bot "cmd:..." with each argument quoted as split_shell_words reads it back.
+  if (j["players"].is_array())
+    for (Json& p : j["players"]) {
+      if (!p.is_object() || !p.contains("command")) continue;
+      const std::string who = p.contains("name") && p["name"].is_string()
+                                  ? "player " + p["name"].get<std::string>()
+                                  : std::string("a player");
+      const Json& command = p["command"];
+      if (p.contains("bot"))
+        return fail(fmt::format("{}: {}: give bot or command, not both", path, who));
+      if (!command.is_array() || command.empty() ||
+          !std::all_of(command.begin(), command.end(), [](const Json& w) { return w.is_string(); }))
+        return fail(fmt::format("{}: {}: command: expected a list of strings, the program first "
+                                "(e.g. [\"python3\", \"my bot.py\"])",
+                                path, who));
+      p["bot"] = "cmd:" + join_shell_words(command.get<std::vector<std::string>>());
+      p.erase("command");
+    }
   if (!j.contains("pairing")) j["pairing"] = true;
   if (j.contains("sprt") && j["sprt"].is_object() && !j["sprt"].contains("model"))
     j["sprt"]["model"] = j["pairing"] == Json(false) ? "trinomial" : "pentanomial";

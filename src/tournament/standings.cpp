@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "core/ejection.h"
+#include "core/shell_words.h"
 #include "tournament/schedule.h"
 
 namespace arbiter::tournament {
@@ -19,14 +21,6 @@ std::string csv_field(const std::string& text) {
   std::string out = "\"";
   for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
-}
-
-std::string shell_word(const std::string& text) {
-  if (!text.empty() && text.find_first_of(" \t\n'\"\\$`!*?;&|<>(){}[]#~") == std::string::npos)
-    return text;
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 }  // namespace
@@ -140,8 +134,13 @@ StandingsTable compute_standings(const TournamentSpec& spec, const std::vector<S
       if (s < scores.size() && scores[s].is_number_integer())
         score_sum[(*finish)[s].entrant] += scores[s].get<double>();
     }
-    for (const Json& e : r.result["ejections"])
-      ++out.rows[(*finish)[e["seat"].get<std::size_t>()].entrant].ejections;
+    for (const Json& e : r.result["ejections"]) {
+      StandingsRow& row = out.rows[(*finish)[e["seat"].get<std::size_t>()].entrant];
+      ++row.ejections;
+      // Only the names core/ejection.h knows: a stored row is not taken on trust.
+      const std::string why = string_or(e, "why");
+      ++row.ejected_for[why_from_string(why) ? why : "unknown"];
+    }
     matches.push_back(*finish);
     by_round[r.round].push_back(std::move(*finish));
   }
@@ -176,6 +175,12 @@ std::string standings_text(const StandingsTable& s) {
                        std::abs(r.elo.elo) < 0.5 ? 0.0 : r.elo.elo, std::isfinite(half) ? half : 9999.0, r.glicko.rating,
                        2 * r.glicko.rd, r.mean_score);
   }
+  for (const auto& r : s.rows) {
+    if (r.ejected_for.empty()) continue;
+    std::vector<std::string> parts;
+    for (const auto& [why, n] : r.ejected_for) parts.push_back(fmt::format("{} {}", n, why));
+    out += fmt::format("     ejections of {}: {}\n", r.name, fmt::join(parts, ", "));
+  }
   out += fmt::format("{} matches", s.matches);
   if (s.errors > 0) out += fmt::format(", {} could not be played (see tournament results --matches)", s.errors);
   if (s.damaged > 0)
@@ -208,6 +213,7 @@ Json standings_json(const StandingsTable& s) {
                     {"wins", r.wins},
                     {"points", r.points},
                     {"ejections", r.ejections},
+                    {"ejected_for", r.ejected_for},
                     {"mean_score", r.mean_score},
                     {"elo", {{"rating", r.elo.elo}, {"low", finite(r.elo.low)}, {"high", finite(r.elo.high)}}},
                     {"glicko2",
@@ -271,6 +277,83 @@ std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec) 
                                  terms ? term_flags(*terms) : std::vector<std::string>());
   if (!differ.empty()) cmd += "  # runs under other terms: " + differ;
   return cmd;
+}
+
+Crosstable compute_crosstable(const TournamentSpec& spec, const std::vector<StoredResult>& results,
+                              const StandingsTable& order) {
+  Crosstable c;
+  std::map<std::string, std::size_t> position;
+  for (const auto& row : order.rows) {
+    position[row.name] = c.names.size();
+    c.names.push_back(row.name);
+  }
+  c.cells.assign(c.names.size(), std::vector<CrosstableCell>(c.names.size()));
+  // Entrant index -> crosstable position.
+  std::vector<std::size_t> at(spec.players.size(), c.names.size());
+  for (std::size_t e = 0; e < spec.players.size(); ++e)
+    if (auto it = position.find(spec.players[e].name); it != position.end()) at[e] = it->second;
+  for (const StoredResult& r : results) {
+    if (!row_damage(spec, r).empty()) continue;
+    const auto finish = match_finish(r.spec, r.result);
+    if (!finish) continue;
+    for (const PairGame& g : pairwise_games(*finish)) {
+      const std::size_t a = at[g.a], b = at[g.b];
+      if (a >= c.names.size() || b >= c.names.size()) continue;
+      c.cells[a][b].points += g.score;
+      c.cells[b][a].points += 1.0 - g.score;
+      ++c.cells[a][b].games;
+      ++c.cells[b][a].games;
+    }
+  }
+  return c;
+}
+
+std::string crosstable_text(const Crosstable& c) {
+  std::size_t width = 4;
+  for (const auto& n : c.names) width = std::max(width, n.size());
+  auto cell = [&](std::size_t i, std::size_t j) {
+    if (i == j) return std::string("-");
+    const auto& x = c.cells[i][j];
+    return fmt::format("{:g}/{}", x.points, x.games);
+  };
+  std::size_t cell_width = 3;
+  for (std::size_t i = 0; i < c.names.size(); ++i) {
+    cell_width = std::max(cell_width, std::min<std::size_t>(c.names[i].size(), 12));
+    for (std::size_t j = 0; j < c.names.size(); ++j) cell_width = std::max(cell_width, cell(i, j).size());
+  }
+  std::string out = fmt::format("{:>3}  {:<{}}", "#", "name", width);
+  for (std::size_t j = 0; j < c.names.size(); ++j)
+    out += fmt::format("  {:>{}}", c.names[j].substr(0, 12), cell_width);
+  out += "   points against each (points/games)\n";
+  for (std::size_t i = 0; i < c.names.size(); ++i) {
+    out += fmt::format("{:>3}  {:<{}}", i + 1, c.names[i], width);
+    for (std::size_t j = 0; j < c.names.size(); ++j)
+      out += fmt::format("  {:>{}}", cell(i, j), cell_width);
+    out += "\n";
+  }
+  return out;
+}
+
+std::string crosstable_csv(const Crosstable& c) {
+  std::string out = "name,opponent,points,games\n";
+  for (std::size_t i = 0; i < c.names.size(); ++i)
+    for (std::size_t j = 0; j < c.names.size(); ++j)
+      if (i != j)
+        out += fmt::format("{},{},{:g},{}\n", c.names[i], c.names[j], c.cells[i][j].points,
+                           c.cells[i][j].games);
+  return out;
+}
+
+Json crosstable_json(const Crosstable& c) {
+  Json rows = Json::array();
+  for (std::size_t i = 0; i < c.names.size(); ++i) {
+    Json against = Json::object();
+    for (std::size_t j = 0; j < c.names.size(); ++j)
+      if (i != j)
+        against[c.names[j]] = {{"points", c.cells[i][j].points}, {"games", c.cells[i][j].games}};
+    rows.push_back({{"name", c.names[i]}, {"against", against}});
+  }
+  return rows;
 }
 
 std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResult>& results) {

@@ -2,6 +2,7 @@
 // ejections, Elo with a confidence interval and Glicko-2, as a text table, CSV and JSON.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,7 @@ struct StandingsRow {
   std::int64_t matches = 0;
   std::int64_t wins = 0;       // matches in which it was among the winners
   std::int64_t ejections = 0;  // matches in which it was ejected
+  std::map<std::string, std::int64_t> ejected_for;  // those by reason (core/ejection.h's names)
   double points = 0;           // sum of finish_points
   double mean_score = 0;       // the game's score, averaged over its matches
   EloRating elo;
@@ -54,7 +56,26 @@ std::string standings_text(const StandingsTable& s);  // an aligned table for pe
 std::string standings_csv(const StandingsTable& s);
 Json standings_json(const StandingsTable& s);
 
-// One line per match: index, round, seed, seating, winners, scores, ejections and the
+// Each entrant's points against each other one, from the pairwise games of every counted match
+// (ratings.h: pairwise_games; a two-seat match is one game, a win 1 point, a tie 0.5).
+struct CrosstableCell {
+  double points = 0;
+  std::int64_t games = 0;
+};
+struct Crosstable {
+  std::vector<std::string> names;                   // in the order of the standings rows
+  std::vector<std::vector<CrosstableCell>> cells;   // [i][j]: names[i] against names[j]
+};
+
+// Damaged and unplayed rows are left out, as in compute_standings. `order`: the standings of
+// the same results (their row order is kept).
+Crosstable compute_crosstable(const TournamentSpec& spec, const std::vector<StoredResult>& results,
+                              const StandingsTable& order);
+std::string crosstable_text(const Crosstable& c);  // "points/games" cells, aligned
+std::string crosstable_csv(const Crosstable& c);   // one line per ordered pair
+Json crosstable_json(const Crosstable& c);
+
+// One line per match: index, round, pair, seed, seating, winners, scores, ejections and the
 // `arbiter play` command that replays it. A damaged row has no outcome; its error column says
 // "damaged: WHY".
 std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResult>& results);

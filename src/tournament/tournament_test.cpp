@@ -432,6 +432,97 @@ TEST(Spec, ReadsATomlFileAndNamesTheLineOfAnUnknownKey) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Spec, CommandArraysPairingAndTheSprtInToml) {
+  const std::string dir = temp_dir();
+  {
+    std::ofstream f(dir + "/duel.toml");
+    f << "game = \"battleship\"\nrounds = 50\n[sprt]\nelo0 = 0\nelo1 = 20\nalpha = 0.1\n"
+         "[[player]]\nname = \"new\"\ncommand = [\"/bin/cat\", \"my bot.py\", \"it's\"]\n"
+         "[[player]]\nname = \"old\"\nbot = \"hunt\"\n";
+  }
+  auto spec = read_spec_file(dir + "/duel.toml");
+  ASSERT_TRUE(spec.has_value()) << spec.error().message;
+  EXPECT_EQ(spec->players[0].bot, "cmd:/bin/cat 'my bot.py' 'it'\\''s'");
+  EXPECT_TRUE(spec->pairing);  // the default in a file, as on the command line
+  ASSERT_TRUE(spec->sprt.has_value());
+  EXPECT_EQ(spec->sprt->elo1, 20);
+  EXPECT_EQ(spec->sprt->alpha, 0.1);
+  EXPECT_EQ(spec->sprt->beta, 0.05);
+  EXPECT_TRUE(spec->sprt->pentanomial);
+  auto back = decode_spec(encode_spec(*spec));
+  ASSERT_TRUE(back.has_value()) << back.error().message;
+  EXPECT_EQ(encode_spec(*back), encode_spec(*spec));
+  // A spec stored before pairing existed was unpaired.
+  Json old = encode_spec(*spec);
+  old.erase("pairing");
+  old.erase("sprt");
+  EXPECT_FALSE(decode_spec(old).value().pairing);
+  const std::pair<const char*, const char*> bad[] = {
+      {"[[player]]\nname = \"a\"\ncommand = [\"python3\", 7]\n", "list of strings"},
+      {"[[player]]\nname = \"a\"\ncommand = []\n", "list of strings"},
+      {"[[player]]\nname = \"a\"\ncommand = \"python3 bot.py\"\n", "list of strings"},
+      {"[[player]]\nname = \"a\"\nbot = \"hunt\"\ncommand = [\"x\"]\n", "not both"},
+      {"pairing = \"yes\"\n", "true or false"},
+      {"[sprt]\nelo0 = \"zero\"\n", "expected a number"},
+      {"[sprt]\nmodel = \"binomial\"\n", "pentanomial"},
+  };
+  for (const auto& [text, why] : bad) {
+    {
+      std::ofstream f(dir + "/bad.toml");
+      f << "game = \"battleship\"\n" << text;
+    }
+    auto refused = read_spec_file(dir + "/bad.toml");
+    ASSERT_FALSE(refused.has_value()) << text;
+    EXPECT_NE(refused.error().message.find(why), std::string::npos) << refused.error().message;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Standings, CrosstableAndEjectionsByReason) {
+  auto spec = spec_of(3);
+  std::vector<StoredResult> results;
+  auto add = [&](std::vector<std::size_t> seats, Json result) {
+    const auto i = static_cast<std::int64_t>(results.size());
+    results.push_back({i + 1, i, 0, Json{{"seats", seats}, {"seed", 1}}, result, "w", 0});
+  };
+  add({0, 1}, win_for(0));
+  add({1, 0}, win_for(1));
+  add({0, 2}, Json{{"winners", {0, 1}}, {"ejections", Json::array()}, {"scores", {0, 0}}});
+  Json ejected = win_for(0);
+  ejected["ejections"] = {{{"seat", 1}, {"why", "timeout"}, {"call", "x"}, {"detail", ""}}};
+  add({1, 2}, ejected);
+  ejected["ejections"][0]["why"] = "made-up\x1b[31m";
+  add({1, 2}, ejected);
+  add({0, 2}, Json{{"error", "the match failed"}});
+  const auto table = compute_standings(spec, results);
+  const auto c = compute_crosstable(spec, results, table);
+  ASSERT_EQ(c.names.size(), 3u);
+  auto cell = [&](const std::string& a, const std::string& b) {
+    const auto i = std::find(c.names.begin(), c.names.end(), a) - c.names.begin();
+    const auto j = std::find(c.names.begin(), c.names.end(), b) - c.names.begin();
+    return c.cells[i][j];
+  };
+  EXPECT_EQ(cell("p0", "p1").points, 2);  // seat 1 of the second match is p0
+  EXPECT_EQ(cell("p1", "p0").points, 0);
+  EXPECT_EQ(cell("p0", "p1").games, 2);
+  EXPECT_EQ(cell("p0", "p2").points, 0.5);
+  EXPECT_EQ(cell("p0", "p2").games, 1);  // the failed match is not a game
+  EXPECT_EQ(cell("p1", "p2").points, 2);
+  EXPECT_EQ(cell("p2", "p1").points, 0);
+  EXPECT_EQ(cell("p2", "p1").games, 2);
+  EXPECT_NE(crosstable_text(c).find("2/2"), std::string::npos) << crosstable_text(c);
+  EXPECT_NE(crosstable_csv(c).find("p1,p2,2,2\n"), std::string::npos) << crosstable_csv(c);
+  EXPECT_EQ(crosstable_json(c).size(), 3u);
+  for (const auto& row : table.rows)
+    if (row.name == "p2") {
+      EXPECT_EQ(row.ejections, 2);
+      EXPECT_EQ(row.ejected_for.at("timeout"), 1);
+      EXPECT_EQ(row.ejected_for.at("unknown"), 1);  // not a name the referee gives
+    }
+  EXPECT_NE(standings_text(table).find("ejections of p2: 1 timeout, 1 unknown"), std::string::npos)
+      << standings_text(table);
+}
+
 TEST(Spec, ProgramTermsAndTheClockAtTheTopAndPerPlayer) {
   const std::string dir = temp_dir();
   {
