@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Runs every command of the bot author's documentation, so that the docs cannot rot.
 
-It extracts every ```sh block of docs/writing-a-bot.md and examples/README.md and runs each
+It extracts every ```sh block of docs/writing-a-bot.md and examples/README.md (and of the SPRT
+walk-through of docs/tournaments.md) and runs each
 command in order with bash (set -e -o pipefail, one bash per command; a line ending in `\\`
 continues the command on the next line). Each document runs in a fresh temporary directory that
 holds symlinks `bots`, `examples` and `tests` into the repository (--root), so the docs' relative
 paths work and nothing is written into the repository; the commands of one document share that
 directory, so later commands see the files earlier ones wrote. `arbiter` (--arbiter) is first on
-PATH. Each command has a time limit (--timeout, default 60 s).
+PATH, then /usr/bin (the system's python3). Each command has a time limit (--timeout, default
+60 s).
 
 It also runs every examples/*.toml through `arbiter tournament run -f FILE --store
 sqlite:TMP/x.db -q`.
@@ -26,19 +28,39 @@ import sys
 import tempfile
 import time
 
-DOCS = ["docs/writing-a-bot.md", "examples/README.md"]
+DOCS = ["docs/writing-a-bot.md", "examples/README.md", "docs/tournaments.md"]
+# Documents of which only one section is a walk-through to run (the rest shows commands that need
+# a store or a server set up elsewhere).
+SECTIONS = {"docs/tournaments.md": "## Test a change with SPRT"}
 LINKS = ["bots", "examples", "tests"]
 FENCE = re.compile(r"^\s*```(\S*)\s*$")
 
 
-def sh_commands(path: pathlib.Path):
-    """[(line number, command)] of every ```sh block of a Markdown file, in order. Blank lines
+def sh_commands(path: pathlib.Path, section=None):
+    """[(line number, command)] of every ```sh block of a Markdown file (or only of the section
+    under the heading `section`, up to the next heading of its level), in order. Blank lines
     and lines that are only a comment are skipped; a line ending in a backslash continues."""
+    if section is not None:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        level = section.split(" ")[0] + " "
+        inside = False
+        kept = []
+        for line in lines:
+            if line.strip() == section:
+                inside = True
+            elif inside and line.startswith(level):
+                inside = False
+            kept.append(line if inside else "")
+        return _sh_commands(kept)
+    return _sh_commands(path.read_text(encoding="utf-8").splitlines())
+
+
+def _sh_commands(lines):
     out = []
     in_sh = False
     in_block = False
     pending, start = None, 0
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(lines, 1):
         fence = FENCE.match(line)
         if fence:
             if in_block:
@@ -121,7 +143,11 @@ def main() -> int:
         print(f"FAIL --arbiter {arbiter}: not an executable file")
         return 1
     env = dict(os.environ)
-    env["PATH"] = f"{arbiter.parent}{os.pathsep}{env.get('PATH', '')}"
+    # The docs say python3: the system's, which starts behind the sandbox's walls (an
+    # interpreter reached through a shim such as pyenv's cannot, and its players would only be
+    # ejected, with nothing to fail the command).
+    system = [d for d in ("/usr/bin",) if os.access(os.path.join(d, "python3"), os.X_OK)]
+    env["PATH"] = os.pathsep.join([str(arbiter.parent), *system, env.get("PATH", "")])
     env.pop("PYTHONPATH", None)
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # the bots' imports leave no __pycache__ in the repository
 
@@ -151,7 +177,7 @@ def main() -> int:
                 failures.append(f"FAIL {doc}: no such document")
                 print(failures[-1])
                 continue
-            commands = sh_commands(path)
+            commands = sh_commands(path, SECTIONS.get(doc))
             if not commands:
                 failures.append(f"FAIL {doc}: no ```sh commands found")
                 print(failures[-1])
