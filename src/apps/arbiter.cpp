@@ -180,16 +180,8 @@ int play(const PlayArgs& a) {
         std::cerr << fmt::format("arbiter: seat {} is claimed with the token {}", seat, token)
                   << std::endl;
     } else {
-      // Made private before a secret is in it.
-      const int fd = ::open(a.tokens_file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-      const bool private_file = fd >= 0 && ::fchmod(fd, 0600) == 0;
-      const int err = errno;
-      if (fd >= 0) ::close(fd);
-      Json tokens(spec.hosting.tokens);
-      auto ok = private_file ? write_file(a.tokens_file, dump(tokens) + "\n")
-                             : Expected<void>(fail(fmt::format("{}: {}", a.tokens_file,
-                                                               std::strerror(err))));
-      if (!ok) {
+      if (auto ok = write_secret_file(a.tokens_file, dump(Json(spec.hosting.tokens)) + "\n");
+          !ok) {
         report_error("--tokens " + ok.error().message);
         return kBadInput;
       }

@@ -2,6 +2,10 @@
 // that refuse what CLI11 lets through, the options of program players, and checked output.
 #include "apps/commands.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -10,10 +14,20 @@
 
 #include <fmt/format.h>
 
+#include "core/file.h"
 #include "core/printable.h"
 #include "core/units.h"
 
 namespace arbiter::cli {
+
+Expected<void> write_secret_file(const std::string& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  const bool private_file = fd >= 0 && ::fchmod(fd, 0600) == 0;
+  const int err = errno;
+  if (fd >= 0) ::close(fd);
+  if (!private_file) return fail(fmt::format("{}: {}", path, std::strerror(err)));
+  return write_file(path, text);
+}
 
 void report_error(const std::string& message) {
   std::cerr << "arbiter: " << printable_line(message) << std::endl;

@@ -64,6 +64,9 @@ void add_tournament_commands(CLI::App& app, int& exit_code);
 // Prints "arbiter: <message>" on one line to stderr (printable_line).
 void report_error(const std::string& message);
 
+// Writes a file only its owner may read (mode 0600, set before the secret is in it): tokens.
+Expected<void> write_secret_file(const std::string& path, const std::string& text);
+
 
 // Flushes standard output and checks that everything printed was written; if not, reports why
 // and returns kFailed (unless `exit_code` already says a failure).

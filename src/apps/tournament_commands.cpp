@@ -21,6 +21,8 @@
 #include "apps/commands.h"
 #include "core/file.h"
 #include "arena/registry.h"
+#include "arena/seating.h"
+#include "remote/tcp.h"
 #include "tournament/audit.h"
 #include "tournament/head_to_head.h"
 #include "tournament/schedule.h"
@@ -89,6 +91,9 @@ struct RunArgs {
   bool matches = false;
   std::string stderr_dir;
   bool show_stderr = false;
+  std::string listen;        // HOST:PORT where tcp entrants connect; empty: none
+  double accept_timeout = 30;  // seconds a match waits for its tcp entrants
+  std::string tokens_file;   // the tcp entrants' tokens: read if it exists, else written
   std::string serve;  // HOST:PORT of the live viewer; empty: none
   bool no_live = false;  // write no spectator lines to the store
   double linger = 0;  // seconds the viewer stays up after the run
@@ -123,7 +128,8 @@ void add_spec_options(CLI::App* cmd, SpecArgs& a) {
                   "seed, per_call, hero, [config]); flags given too override it");
   cmd->add_option("--game,-g", a.game, "The game (see arbiter games)");
   cmd->add_option("--player,-p", a.players,
-                  "NAME:BOT, once per entrant (BOT as for arbiter play; no tcp)");
+                  "NAME:BOT, once per entrant (BOT as for arbiter play: a house bot, "
+                  "cmd:PROGRAM ARGS quoted as in a shell, or tcp with --listen)");
   cmd->add_option("--schedule", a.schedule, "round-robin (default) | gauntlet | swiss");
   cmd->add_option("--seats", a.seats, "Players per match (default 2)")->check(CLI::Range(1, 64));
   cmd->add_option("--rounds,-r", a.rounds,
@@ -260,8 +266,61 @@ struct Created {
   std::int64_t id = 0;
 };
 
+// Where a tournament's tcp entrants connect, and with which tokens: read from --tokens FILE if
+// it exists, else made now (and written there, or printed). Checks only, without making or
+// writing anything, when `check_only`.
+Expected<std::optional<RemoteDesk>> remote_desk(const TournamentSpec& spec, const RunArgs& a,
+                                                bool check_only) {
+  if (!has_tcp_entrants(spec)) {
+    if (!a.listen.empty() || !a.tokens_file.empty())
+      return fail("--listen and --tokens are for tournaments with tcp entrants (-p NAME:tcp)");
+    return std::nullopt;
+  }
+  if (a.listen.empty())
+    return fail("this tournament has tcp entrants: give --listen HOST:PORT, the fixed address "
+                "their clients connect to for each match");
+  auto address = parse_address(a.listen, "--listen", /*any_port=*/false);
+  if (!address) return std::unexpected(address.error());
+  RemoteDesk desk;
+  desk.host = address->host;
+  desk.port = address->port;
+  desk.accept_timeout = std::chrono::milliseconds(std::llround(a.accept_timeout * 1000));
+  std::vector<Seating> remote;
+  for (const Entrant& e : spec.players)
+    if (e.bot == "tcp") remote.push_back({e.name, e.bot, std::nullopt});
+  std::error_code ec;
+  if (!a.tokens_file.empty() && std::filesystem::exists(a.tokens_file, ec)) {
+    auto text = read_file(a.tokens_file, 1 << 20);
+    if (!text) return fail("--tokens " + text.error().message);
+    auto j = parse_json(*text);
+    if (!j || !j->is_object())
+      return fail(fmt::format("--tokens {}: expected a JSON object {{entrant: token}}",
+                              a.tokens_file));
+    for (const Seating& seat : remote) {
+      const Json& token = field_or_null(*j, seat.name);
+      if (!token.is_string() || token.get<std::string>().size() < 16)
+        return fail(fmt::format("--tokens {}: no token of at least 16 characters for {}",
+                                a.tokens_file, seat.name));
+      desk.tokens[seat.name] = token.get<std::string>();
+    }
+    return desk;
+  }
+  if (!a.tokens_file.empty())
+    if (auto ok = check_output_path(a.tokens_file); !ok) return fail("--tokens " + ok.error().message);
+  if (check_only) return desk;
+  desk.tokens = make_seat_tokens(remote);
+  if (a.tokens_file.empty()) {
+    for (const auto& [name, token] : desk.tokens)
+      std::cerr << fmt::format("arbiter: tcp entrant {} signs up with the token {}", name, token)
+                << std::endl;
+  } else if (auto ok = write_secret_file(a.tokens_file, dump(Json(desk.tokens)) + "\n"); !ok) {
+    return fail("--tokens " + ok.error().message);
+  }
+  return desk;
+}
+
 std::optional<Created> create_from_args(const SpecArgs& args, const RunArgs& run,
-                                        int& exit_code) {
+                                        int& exit_code, bool plays_here) {
   auto spec = build_spec(args);
   if (!spec) {
     report_error(spec.error().message);
@@ -269,6 +328,12 @@ std::optional<Created> create_from_args(const SpecArgs& args, const RunArgs& run
     return std::nullopt;
   }
   if (!outputs_ok(run, exit_code)) return std::nullopt;
+  if (plays_here)
+    if (auto desk = remote_desk(*spec, run, /*check_only=*/true); !desk) {
+      report_error(desk.error().message);
+      exit_code = kBadInput;
+      return std::nullopt;
+    }
   if (unsandboxed(*spec)) report_error(kUnsandboxedWarning);
   const std::string& url = run.store;
   auto store = open_or_report(url, OpenMode::create, exit_code);
@@ -504,6 +569,17 @@ int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
     report_error(sprt.error().message);
     return kFailed;
   }
+  auto desk = remote_desk(*spec, a, /*check_only=*/false);
+  if (!desk) {
+    report_error(desk.error().message);
+    return kBadInput;
+  }
+  options.remote = *desk;
+  if (desk->has_value())
+    std::cerr << fmt::format("arbiter: tcp entrants connect to {}:{} for each of their matches "
+                             "(a match waits {:g} s for them)",
+                             (*desk)->host, (*desk)->port, a.accept_timeout)
+              << std::endl;
   std::optional<LiveViewer> viewer;
   if (!a.serve.empty()) {
     viewer.emplace();
@@ -621,6 +697,18 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
                     "Also keep each cmd player's stderr (first MiB) in DIR/tT-mN-NAME.stderr "
                     "(the last 8 KiB are always stored with the match)");
   };
+  auto add_remote = [&](CLI::App* cmd) {
+    cmd->add_option("--listen", run_args->listen,
+                    "HOST:PORT where tcp entrants (-p NAME:tcp) connect, one connection per "
+                    "match: send the entrant's token as a JSON string line, then play");
+    cmd->add_option("--accept-timeout", run_args->accept_timeout,
+                    "Seconds a match waits for its tcp entrants; one that does not come is "
+                    "ejected (hang-up) and the match goes on (default 30)")
+        ->check(seconds_validator(0.1, 3600));
+    cmd->add_option("--tokens", run_args->tokens_file,
+                    "The tcp entrants' tokens as JSON {name: token}: read from FILE if it exists, "
+                    "else made and written there (mode 0600); without it they are printed");
+  };
   auto add_serve = [&](CLI::App* cmd) {
     cmd->add_option("--serve", run_args->serve,
                     "Serve the viewer at HOST:PORT while playing (e.g. 127.0.0.1:8080; port 0: "
@@ -646,10 +734,11 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
   add_worker_options(run);
   add_stderr_dir(run);
   add_serve(run);
+  add_remote(run);
   add_exports(run);
   run->add_flag("--quiet,-q", run_args->quiet, "No progress display");
   run->callback([&exit_code, spec_args, run_args] {
-    auto made = create_from_args(*spec_args, *run_args, exit_code);
+    auto made = create_from_args(*spec_args, *run_args, exit_code, /*plays_here=*/true);
     if (!made) return;
     const TournamentSpec& spec = made->spec;
     const std::int64_t id = made->id;
@@ -666,7 +755,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
   add_spec_options(create, *spec_args);
   add_store(create);
   create->callback([&exit_code, spec_args, run_args] {
-    auto made = create_from_args(*spec_args, *run_args, exit_code);
+    auto made = create_from_args(*spec_args, *run_args, exit_code, /*plays_here=*/false);
     if (!made) return;
     const TournamentSpec& spec = made->spec;
     const std::int64_t id = made->id;
@@ -685,6 +774,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
   add_worker_options(resume);
   add_stderr_dir(resume);
   add_serve(resume);
+  add_remote(resume);
   add_exports(resume);
   resume->add_flag("--quiet,-q", run_args->quiet, "No progress display");
   resume->callback([&exit_code, run_args] {

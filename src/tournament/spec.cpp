@@ -364,7 +364,7 @@ Expected<void> validate_unescaped(const TournamentSpec& spec) {
   std::set<std::string> names;
   for (const auto& p : spec.players) {
     const Seating seat{p.name, p.bot, p.program};
-    if (auto ok = check_seating(*game, seat, /*tcp_allowed=*/false); !ok) return ok;
+    if (auto ok = check_seating(*game, seat, /*tcp_allowed=*/true); !ok) return ok;
     Hosting hosting;
     hosting.program = spec.program;
     if (auto ok = check_program_terms(seat, hosting); !ok) return ok;

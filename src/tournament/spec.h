@@ -25,7 +25,8 @@ Expected<Schedule> parse_schedule(std::string_view text);
 
 struct Entrant {
   std::string name;  // unique in the tournament; core/seat_name.h's rule
-  std::string bot;   // as for `arbiter play`: a house bot, cmd:PROGRAM [ARGS] (tcp is refused)
+  std::string bot;   // as for `arbiter play`: a house bot, cmd:PROGRAM [ARGS] (split as a shell
+                     // does: core/shell_words.h), or tcp (a client: worker.h, RemoteDesk)
   std::optional<ProgramTerms> program;  // a cmd: entrant's own caps and walls, if not the
                                         // tournament's
 };

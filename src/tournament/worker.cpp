@@ -42,9 +42,14 @@ Expected<TournamentSpec> load_spec(Store& store, std::int64_t tournament) {
   return spec;
 }
 
+bool has_tcp_entrants(const TournamentSpec& spec) {
+  return std::any_of(spec.players.begin(), spec.players.end(),
+                     [](const Entrant& e) { return e.bot == "tcp"; });
+}
+
 JobResult play_job(const TournamentSpec& spec, const Job& job,
                    const std::filesystem::path& stderr_dir,
-                   const std::vector<MatchObserver*>& observers) {
+                   const std::vector<MatchObserver*>& observers, const RemoteDesk* remote) {
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -69,6 +74,20 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
   play.hosting.stderr_dir = stderr_dir;
   play.hosting.program = spec.program;
   play.hosting.stderr_prefix = fmt::format("t{}-m{}-", job.tournament, job.index);
+  std::unique_lock<std::mutex> port_turn;
+  if (std::any_of(play.roster.begin(), play.roster.end(),
+                  [](const Seating& seat) { return seat.bot == "tcp"; })) {
+    if (remote == nullptr)
+      return error("this match seats a tcp entrant, and this worker has no address for tcp "
+                   "clients (tournament run or resume --listen HOST:PORT)");
+    port_turn = std::unique_lock(*remote->port_turns);
+    play.hosting.listen_host = remote->host;
+    play.hosting.listen_port = remote->port;
+    play.hosting.accept_timeout = remote->accept_timeout;
+    for (const Seating& seat : play.roster)
+      if (auto it = remote->tokens.find(seat.name); it != remote->tokens.end())
+        play.hosting.tokens[seat.name] = it->second;
+  }
   ProgramRecords programs;
   play.hosting.programs = &programs;
   std::ostringstream log_text;
@@ -272,6 +291,11 @@ class Pool {
     if (auto ok = validate_spec(*spec); !ok)
       return fail(fmt::format("tournament {} cannot be played by this worker: {}", tournament,
                               ok.error().message));
+    if (has_tcp_entrants(*spec) && !options_.remote)
+      return fail(fmt::format("tournament {} has tcp entrants, whose clients connect to the one "
+                              "process that plays it: arbiter tournament resume {} --listen "
+                              "HOST:PORT",
+                              tournament, tournament));
     std::lock_guard lock(mu_);
     return specs_.emplace(tournament, *spec).first->second;
   }
@@ -363,13 +387,13 @@ class Pool {
     // the feed, and its observer then feeds nothing.
     std::shared_ptr<MatchObserver> fed = feed_ ? feed_->watch(spec.game, job) : nullptr;
     std::thread thread([match, play, watch, fed = std::move(fed), spec, job,
-                        dir = options_.stderr_dir]() mutable {
+                        dir = options_.stderr_dir, remote = options_.remote]() mutable {
       JobResult result;
       if (play) {
         result = play(spec, job, dir);
       } else {
         std::unique_ptr<MatchObserver> observer = watch ? watch(spec, job) : nullptr;
-        result = play_job(spec, job, dir, {observer.get(), fed.get()});
+        result = play_job(spec, job, dir, {observer.get(), fed.get()}, remote ? &*remote : nullptr);
       }
       // The feed's lines of this match are written or dropped before its result is stored.
       fed.reset();

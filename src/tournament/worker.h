@@ -9,6 +9,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,14 +29,33 @@ Expected<std::int64_t> create_tournament(Store& store, const TournamentSpec& spe
 // The tournament's spec as stored.
 Expected<TournamentSpec> load_spec(Store& store, std::int64_t tournament);
 
+// Where a tournament's tcp entrants connect: one connection per match. A match that seats a tcp
+// entrant listens on host:port, waits up to accept_timeout for each of its tcp entrants to
+// connect and send its token (a JSON string line), then plays; an entrant whose client did not
+// come is ejected at setup with the reason hang-up ("no tcp client signed up ..."), and the match
+// goes on without it. Matches with tcp seats take turns on the port (one at a time in this
+// process); the others run alongside as usual.
+struct RemoteDesk {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 0;  // fixed, so that clients know where to connect
+  std::chrono::milliseconds accept_timeout{30'000};
+  std::map<std::string, std::string> tokens;  // by entrant name: each tcp entrant's secret
+  std::shared_ptr<std::mutex> port_turns = std::make_shared<std::mutex>();
+};
+
+// Whether any entrant of `spec` is a tcp client.
+bool has_tcp_entrants(const TournamentSpec& spec);
+
 // Plays one job of `spec` in this process: in-process house bots, or child processes for
 // cmd: bots, whose stderr tails come back with the result (and, with a `stderr_dir`, whose
 // stderr goes to DIR/tT-mN-NAME.stderr, T the tournament, N the match's index). Never fails: a
 // match that cannot be played gives a result {"error": "..."}. The `observers` (nulls are
 // skipped) watch the match's game log as it is recorded (referee/observer.h).
+// A job that seats a tcp entrant needs `remote` (without it, the result is an error).
 JobResult play_job(const TournamentSpec& spec, const Job& job,
                    const std::filesystem::path& stderr_dir = {},
-                   const std::vector<MatchObserver*>& observers = {});
+                   const std::vector<MatchObserver*>& observers = {},
+                   const RemoteDesk* remote = nullptr);
 
 // Swiss: adds the next round's jobs when every enqueued round has all its results. Safe to call
 // from any worker at any time (the jobs of a round are a function of earlier results, and a job
@@ -86,6 +108,8 @@ struct WorkerOptions {
   // How often the spectator lines of the matches under way are written to the store, so that a
   // viewer reading the store from another process shows them live (live_feed.h); zero: never.
   std::chrono::milliseconds live_period{250};
+  // Where tcp entrants connect. A worker without one refuses tournaments that have them.
+  std::optional<RemoteDesk> remote;
   // How a job is played (tests replace it); empty: play_job.
   std::function<JobResult(const TournamentSpec&, const Job&, const std::filesystem::path&)> play;
 };
