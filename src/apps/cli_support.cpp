@@ -68,7 +68,7 @@ CLI::Validator id_validator(std::int64_t lo) {
 bool ProgramOptions::given() const {
   return !memory.empty() || !processes.empty() || !cpu_time.empty() || !output.empty() ||
          !open_files.empty() || !read_only.empty() || !env.empty() || network ||
-         unsafe_no_sandbox;
+         unsafe_no_sandbox || !workdir.empty();
 }
 
 void add_program_options(CLI::App* command, ProgramOptions& o) {
@@ -101,6 +101,10 @@ void add_program_options(CLI::App* command, ProgramOptions& o) {
   command->add_option("--env", o.env, "Pass NAME (its value here) or NAME=VALUE to programs")
       ->group(group);
   command->add_flag("--allow-network", o.network, "Let programs use the host's network")
+      ->group(group);
+  command->add_option("--workdir", o.workdir,
+                      "Start programs in DIR, where their relative paths point (shown to them "
+                      "read-only; default: here, and their scratch /tmp inside the sandbox)")
       ->group(group);
   command->add_flag("--unsafe-no-sandbox", o.unsafe_no_sandbox,
                     "Run programs WITHOUT the sandbox (their own root, uid, /proc, loopback-only "
@@ -135,12 +139,15 @@ Expected<void> apply_program_options(const ProgramOptions& o, ProgramTerms& term
     if (auto ok = set("--read-only", "read_only", o.read_only); !ok) return ok;
   if (!o.env.empty())
     if (auto ok = set("--env", "env", o.env); !ok) return ok;
+  if (!o.workdir.empty())
+    if (auto ok = set("--workdir", "dir", o.workdir); !ok) return ok;
   if (auto ok = check_terms(terms); !ok) {
     // check_terms names the terms as a tournament file does; here they are options.
     std::string message = ok.error().message;
     for (const auto& [term, option] : {std::pair{"memory ", "--memory "},
                                        std::pair{"read_only ", "--read-only "},
-                                       std::pair{"env ", "--env "}})
+                                       std::pair{"env ", "--env "},
+                                       std::pair{"dir ", "--workdir "}})
       if (message.starts_with(term)) message = option + message.substr(std::strlen(term));
     return fail(message);
   }

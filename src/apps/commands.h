@@ -80,10 +80,11 @@ CLI::Validator natural_validator();                // 0 to 2^64-1, decimal digit
 
 // How cmd players run (remote/program_terms.h), as options of play and tournament run/create:
 // --memory --processes --cpu-time --output --open-files --read-only --env --allow-network
-// --unsafe-no-sandbox. Kept as written; apply_program_options() checks them.
+// --unsafe-no-sandbox --workdir. Kept as written; apply_program_options() checks them.
 struct ProgramOptions {
   std::string memory, processes, cpu_time, output, open_files;  // empty: not given
   std::vector<std::string> read_only, env;
+  std::string workdir;
   bool network = false;
   bool unsafe_no_sandbox = false;
   bool given() const;  // any of them

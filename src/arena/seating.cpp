@@ -49,7 +49,8 @@ bool is_remote(const Seating& seat) {
   return seat.bot == "tcp" || seat.bot.starts_with("cmd:");
 }
 
-Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tcp_allowed) {
+Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tcp_allowed,
+                             const std::filesystem::path& dir) {
   if (!valid_seat_name(seat.name)) return fail(seat_name_error(seat.name));
   const auto refuse = [&](const std::string& why) {
     return fail(fmt::format("player {}: {}", seat.name, why));
@@ -67,7 +68,13 @@ Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tc
     if (!words) return refuse(words.error().message + " (quote as a shell does: cmd:python3 'my bot.py')");
     const auto& argv = *words;
     if (argv.empty()) return refuse("cmd: needs a program, e.g. cmd:python3 bot.py");
-    if (auto found = find_program(argv[0]); !found) return refuse(found.error().message);
+    // Relative paths point into the program's directory, as ChildProcess::spawn reads them.
+    const auto in_dir = [&](const std::string& path) {
+      return dir.empty() || std::filesystem::path(path).is_absolute() ? path
+                                                                      : (dir / path).string();
+    };
+    const std::string program = argv[0].find('/') == std::string::npos ? argv[0] : in_dir(argv[0]);
+    if (auto found = find_program(program); !found) return refuse(found.error().message);
     // An argument that is a path into a directory that does not exist is a typo (the program
     // would start and die at once); options and URLs are not paths.
     for (std::size_t i = 1; i < argv.size(); ++i) {
@@ -78,10 +85,10 @@ Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tc
       if (!path_like || arg.find_first_of(":=@") != std::string::npos ||
           arg.find('/') == std::string::npos)
         continue;
-      const std::filesystem::path dir = std::filesystem::path(arg).parent_path();
+      const std::filesystem::path parent = std::filesystem::path(arg).parent_path();
       std::error_code ec;
-      if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
-        return refuse(fmt::format("argument \"{}\": no directory {}", arg, dir.string()));
+      if (!parent.empty() && !std::filesystem::is_directory(in_dir(parent.string()), ec))
+        return refuse(fmt::format("argument \"{}\": no directory {}", arg, in_dir(parent.string())));
     }
     return {};
   }
@@ -126,7 +133,9 @@ Expected<void> check_play(const GameEntry& game, const PlaySpec& spec) {
                             n));
   if (auto names = seat_names(spec); !names) return std::unexpected(names.error());
   for (const auto& seat : spec.roster) {
-    if (auto ok = check_seating(game, seat); !ok) return ok;
+    if (auto ok = check_seating(game, seat, /*tcp_allowed=*/true, terms_of(seat, spec.hosting).dir);
+        !ok)
+      return ok;
     if (auto ok = check_program_terms(seat, spec.hosting); !ok) return ok;
     if (seat.bot == "tcp" && token_of(spec.hosting, seat.name).size() < 16)
       return fail(fmt::format("player {}: a tcp seat needs its token (Hosting::tokens; see "
@@ -180,6 +189,7 @@ Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpe
       const ProgramTerms& terms = terms_of(seat, spec.hosting);
       child.limits = terms.limits;
       child.sandbox = terms.sandbox;
+      child.cwd = terms.dir;
       if (!spec.hosting.stderr_dir.empty())
         child.stderr_log =
             spec.hosting.stderr_dir / (spec.hosting.stderr_prefix + seat.name + ".stderr");

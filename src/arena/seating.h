@@ -2,6 +2,8 @@
 // seats played from outside ("cmd:PROGRAM" child processes and "tcp" clients) opened as channels.
 #pragma once
 
+#include <filesystem>
+
 #include <map>
 #include <memory>
 #include <optional>
@@ -30,7 +32,10 @@ bool is_remote(const Seating& seat);
 // Whether the organizer entered `seat` in a way that can work, checked before anything starts:
 // its name by the one rule (core/seat_name.h); a house bot the game knows; a cmd: program that
 // exists and is executable; "tcp" only where `tcp_allowed`. Errors read "player NAME: ...".
-Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tcp_allowed = true);
+// `dir`: the directory a cmd: program starts in (ProgramTerms::dir), where its relative paths
+// point; empty: here.
+Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tcp_allowed = true,
+                             const std::filesystem::path& dir = {});
 
 // The terms a "cmd:" seat's program runs under: its own, else the hosting's.
 const ProgramTerms& terms_of(const Seating& seat, const Hosting& hosting);

@@ -50,7 +50,7 @@ using Resource = decltype(RLIMIT_AS);
 
 // What the child writes to the report pipe when it cannot get as far as running the program.
 struct ChildFailure {
-  enum Stage : int { stdio, limits, exec, sandbox } stage;
+  enum Stage : int { stdio, limits, exec, sandbox, workdir } stage;
   int err;
   int step = 0;  // for sandbox: SandboxPlan's step
 };
@@ -67,6 +67,7 @@ struct Launch {
   int report_r = -1;
   int report_w = -1;
   int max_fd = 1024;  // for closing descriptors one by one when close_range() is missing
+  std::string cwd;    // unsandboxed: where the program starts; empty: where the referee is
   pid_t parent = 0;
   bool in_namespace = false;
   const SandboxPlan* sandbox = nullptr;  // the walls, when the program plays behind them
@@ -137,6 +138,7 @@ bool stay_as_init(const Launch& l) {
     // that the parent is still there to receive the report.
     if (::poll(&reader_gone, 1, 0) < 0 || (reader_gone.revents & POLLERR) != 0) ::_exit(127);
   }
+  if (!l.cwd.empty() && ::chdir(l.cwd.c_str()) < 0) report(ChildFailure::workdir);
   for (const auto& [resource, limit] : l.limits) {
     if (::setrlimit(resource, &limit) < 0) report(ChildFailure::limits);
   }
@@ -419,16 +421,33 @@ void ChildProcess::ignore_sigpipe() {
 Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spec) {
   ignore_sigpipe();
   if (spec.argv.empty()) return fail("cannot run a program without a name");
+  std::vector<std::string> args = spec.argv;
+  if (!spec.cwd.empty()) {
+    // Relative paths mean paths in its directory: the program's, and arguments naming files.
+    std::error_code ec;
+    if (!std::filesystem::is_directory(spec.cwd, ec))
+      return fail(fmt::format("cannot run \"{}\": its directory {} does not exist", args[0],
+                              spec.cwd.string()));
+    const auto base = std::filesystem::absolute(spec.cwd, ec);
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const std::filesystem::path arg = args[i];
+      if (arg.empty() || arg.is_absolute() || (i == 0 && args[0].find('/') == std::string::npos))
+        continue;
+      if (i == 0 || std::filesystem::exists(base / arg, ec))
+        args[i] = (base / arg).lexically_normal().string();
+    }
+  }
   const std::string& name = spec.argv[0];
-  auto path = find_program(name);
+  auto path = find_program(args[0]);
   if (!path) return std::unexpected(path.error());
 
   Launch l;
   l.path = std::move(*path);
-  l.args = spec.argv;
+  l.args = std::move(args);
+  if (!spec.sandbox && !spec.cwd.empty()) l.cwd = spec.cwd.string();
   std::optional<SandboxPlan> plan;
   if (spec.sandbox) {
-    auto prepared = SandboxPlan::prepare(*spec.sandbox, l.path, l.args);
+    auto prepared = SandboxPlan::prepare(*spec.sandbox, l.path, l.args, spec.cwd);
     if (!prepared)
       return fail(fmt::format("cannot run \"{}\": {}", name, prepared.error().message));
     plan.emplace(std::move(*prepared));
@@ -542,9 +561,10 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
           fmt::format("cannot run \"{}\" in its sandbox: {}: {} (see arbiter sandbox "
                       "check)",
                       name, SandboxPlan::step_name(failure.step), std::strerror(failure.err)));
-    const char* what = failure.stage == ChildFailure::exec     ? ""
-                       : failure.stage == ChildFailure::limits ? "cannot set its limits: "
-                                                               : "cannot set up its stdio: ";
+    const char* what = failure.stage == ChildFailure::exec      ? ""
+                       : failure.stage == ChildFailure::limits  ? "cannot set its limits: "
+                       : failure.stage == ChildFailure::workdir ? "cannot start in its directory: "
+                                                                : "cannot set up its stdio: ";
     return fail(fmt::format("cannot run \"{}\": {}{}", name, what, std::strerror(failure.err)));
   }
 

@@ -55,6 +55,10 @@ struct ChildSpec {
   std::size_t stderr_cap = 1 << 20;   // bytes kept in the log (the first ones)
   std::size_t stderr_tail = 8 << 10;  // bytes kept in memory (the last ones): stderr_tail()
   bool own_pid_namespace = true;      // falls back to a process group when not permitted
+  // Where the program starts, and what its relative program path and file arguments are read
+  // against; empty: the referee's own directory (sandboxed: its scratch /tmp). Behind the walls
+  // it is shown read-only, and the program starts in it.
+  std::filesystem::path cwd;
   // Behind the walls of remote/sandbox.h when set; then spawn() fails rather than run the
   // program without them.
   std::optional<SandboxSpec> sandbox;

@@ -144,8 +144,18 @@ Expected<void> set_term(ProgramTerms& terms, std::string_view key, const Json& v
     }
     return {};
   }
+  if (key == "dir") {
+    if (is_none(value) || (value.is_string() && value.get<std::string>().empty())) {
+      terms.dir.clear();
+      return {};
+    }
+    if (!value.is_string())
+      return fail(fmt::format("expected a directory, got {}", excerpt(value)));
+    terms.dir = value.get<std::string>();
+    return {};
+  }
   return fail(fmt::format("unknown term \"{}\" (known: memory, processes, cpu_time, output, "
-                          "open_files, network, read_only, env, sandbox)",
+                          "open_files, network, read_only, env, sandbox, dir)",
                           key));
 }
 
@@ -154,6 +164,11 @@ Expected<void> check_terms(const ProgramTerms& terms) {
     return fail(fmt::format("memory {}: more than this machine has ({:.1f} GiB)",
                             format_size(*terms.limits.memory_bytes),
                             static_cast<double>(machine_memory()) / (1 << 30)));
+  if (!terms.dir.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(terms.dir, ec))
+      return fail(fmt::format("dir {}: no such directory", terms.dir.string()));
+  }
   if (terms.sandbox) {
     for (const auto& p : terms.sandbox->read_only) {
       std::error_code ec;
@@ -175,6 +190,7 @@ Json encode_terms(const ProgramTerms& terms) {
             {"output", cap(terms.limits.output_bytes)},
             {"open_files", cap(terms.limits.open_files)},
             {"sandbox", terms.sandbox.has_value()}};
+  if (!terms.dir.empty()) j["dir"] = terms.dir.string();
   if (terms.sandbox) {
     j["network"] = terms.sandbox->network;
     Json paths = Json::array();
@@ -209,6 +225,7 @@ std::string describe_terms(const ProgramTerms& terms) {
   if (l.cpu_seconds) add(fmt::format("{} s CPU", *l.cpu_seconds));
   add(l.output_bytes ? "output " + format_size(*l.output_bytes) : "output uncapped");
   if (l.open_files) add(fmt::format("{} files", *l.open_files));
+  if (!terms.dir.empty()) add("in " + terms.dir.string());
   if (!terms.sandbox) return "UNSANDBOXED (--unsafe-no-sandbox); " + caps;
   return std::string(terms.sandbox->network ? "sandboxed with the host's network; "
                                             : "sandboxed; ") +
@@ -245,6 +262,10 @@ std::vector<std::string> term_flags(const ProgramTerms& terms) {
   cap("--cpu-time", l.cpu_seconds, d.cpu_seconds, false, "s");
   cap("--output", l.output_bytes, d.output_bytes, true, "");
   cap("--open-files", l.open_files, d.open_files, false, "");
+  if (!terms.dir.empty()) {
+    words.emplace_back("--workdir");
+    words.push_back(terms.dir.string());
+  }
   if (!terms.sandbox) {
     words.emplace_back("--unsafe-no-sandbox");
     return words;

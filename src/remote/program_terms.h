@@ -22,13 +22,15 @@ struct ProgramTerms {
                      .processes = 64,
                      .output_bytes = std::uint64_t{16} << 20};
   std::optional<SandboxSpec> sandbox = SandboxSpec{};  // nullopt: unwalled (unsafe)
+  // Where the program starts and its relative paths point (ChildSpec::cwd); empty: here.
+  std::filesystem::path dir;
   friend bool operator==(const ProgramTerms&, const ProgramTerms&) = default;
 };
 
 // The keys set_term() knows, in the order of the docs.
 inline constexpr std::string_view kTermKeys[] = {"memory",  "processes", "cpu_time",
                                                  "output",  "open_files", "network",
-                                                 "read_only", "env",     "sandbox"};
+                                                 "read_only", "env",     "sandbox", "dir"};
 
 // Sets one term from what was written: a size or duration as text ("512M", "60s") or a number
 // (bytes, seconds), "none" for no cap, a bool, or a list of strings. The Error is one line

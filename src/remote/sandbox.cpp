@@ -225,7 +225,8 @@ const char* SandboxPlan::step_name(int step) {
 }
 
 Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string& program,
-                                           std::vector<std::string>& argv) {
+                                           std::vector<std::string>& argv,
+                                           const std::filesystem::path& workdir) {
   SandboxPlan plan;
   std::vector<fs::path> shown;  // absolute, canonical
   std::set<std::string> seen;
@@ -264,6 +265,13 @@ Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string&
     if (ec) continue;
     show(fs::is_directory(abs) ? abs : abs.parent_path(), true);
     argv[i] = abs.string();
+  }
+  if (!workdir.empty()) {
+    const fs::path dir = fs::canonical(workdir, ec);
+    if (ec || !fs::is_directory(dir, ec))
+      return fail(fmt::format("sandbox: its directory {} does not exist", workdir.string()));
+    show(dir, true);
+    plan.workdir_ = dir.string();
   }
   for (const auto& p : spec.read_only) {
     if (!fs::exists(p, ec))
@@ -390,7 +398,7 @@ int SandboxPlan::apply() const noexcept {
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) return kNoNewPrivs;
   // Changing credentials cleared it.
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) return kDeathSignal;
-  if (::chdir("/tmp") < 0) return kChdir;
+  if (::chdir(workdir_.c_str()) < 0) return kChdir;
   // The last wall: from here on the calls above are refused to the program as well.
   sock_fprog prog{static_cast<unsigned short>(filter_.size() / sizeof(sock_filter)),
                   reinterpret_cast<sock_filter*>(const_cast<unsigned char*>(filter_.data()))};

@@ -46,8 +46,10 @@ class SandboxPlan {
   // name existing files are made absolute (the program's working directory is its scratch
   // directory) and their directories shown read-only. Fails with a one-line Error (a read_only
   // path missing).
+  // `workdir` (if not empty) is shown read-only too, and the program starts in it instead.
   static Expected<SandboxPlan> prepare(const SandboxSpec& spec, std::string& program,
-                                       std::vector<std::string>& argv);
+                                       std::vector<std::string>& argv,
+                                       const std::filesystem::path& workdir = {});
 
   // The extra clone() flags for the child.
   int clone_flags() const;
@@ -73,6 +75,7 @@ class SandboxPlan {
   std::vector<std::string> dirs_;                              // to create under staging, in order
   std::vector<std::pair<std::string, std::string>> symlinks_;  // {link target, staged path}
   std::string scratch_options_;
+  std::string workdir_ = "/tmp";  // where the program starts
   bool network_ = false;
   uid_t uid_ = 0;
   std::shared_ptr<int> owner_map_;  // a user namespace mapping its root to uid_, for own binds

@@ -257,7 +257,7 @@ Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
     if (!known.contains(std::string(key.str())) && !is_term(key.str()))
       return fail(fmt::format("{}:{}: unknown key \"{}\" (known: name, game, schedule, seats, "
                               "rounds, seed, per_call, hero, clock, pairing, [sprt], [config], [[player]], and the "
-                              "program terms memory, processes, cpu_time, output, open_files, "
+                              "program terms memory, processes, cpu_time, output, open_files, dir, "
                               "network, read_only, env, sandbox)",
                               path, value.source().begin.line, key.str()));
   // The program terms, as written, with the line each is on.
@@ -364,9 +364,11 @@ Expected<void> validate_unescaped(const TournamentSpec& spec) {
   std::set<std::string> names;
   for (const auto& p : spec.players) {
     const Seating seat{p.name, p.bot, p.program};
-    if (auto ok = check_seating(*game, seat, /*tcp_allowed=*/true); !ok) return ok;
     Hosting hosting;
     hosting.program = spec.program;
+    if (auto ok = check_seating(*game, seat, /*tcp_allowed=*/true, terms_of(seat, hosting).dir);
+        !ok)
+      return ok;
     if (auto ok = check_program_terms(seat, hosting); !ok) return ok;
     if (!names.insert(p.name).second)
       return fail(fmt::format("player name \"{}\" is used twice", p.name));

@@ -353,7 +353,7 @@ TEST(Spec, RoundTripsThroughJsonAndRejectsNonsense) {
   EXPECT_NE(bad([](auto& s) { s.seats = 5; }).find("2 to 4"), std::string::npos);
   EXPECT_NE(bad([](auto& s) { s.players[1].name = "p0"; }).find("twice"), std::string::npos);
   EXPECT_NE(bad([](auto& s) { s.players[1].name = "a b"; }).find("letters"), std::string::npos);
-  EXPECT_NE(bad([](auto& s) { s.players[1].bot = "tcp"; }).find("tcp"), std::string::npos);
+  EXPECT_EQ(bad([](auto& s) { s.players[1].bot = "tcp"; }), "");  // a client (RemoteDesk)
   EXPECT_NE(bad([](auto& s) { s.seats = 4; }).find("at least 4"), std::string::npos);
   EXPECT_NE(bad([](auto& s) { s.schedule = Schedule::swiss; s.seats = 3; }).find("swiss"), std::string::npos);
   EXPECT_NE(bad([](auto& s) { s.hero = "p1"; }).find("gauntlet"), std::string::npos);
@@ -475,6 +475,33 @@ TEST(Spec, CommandArraysPairingAndTheSprtInToml) {
     ASSERT_FALSE(refused.has_value()) << text;
     EXPECT_NE(refused.error().message.find(why), std::string::npos) << refused.error().message;
   }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Spec, AnEntrantsWorkingDirectoryIsATermCheckedBeforeAnythingStarts) {
+  const std::string dir = temp_dir();
+  std::filesystem::create_directory(dir + "/alice bot");
+  {
+    std::ofstream f(dir + "/alice bot/run.sh");
+    f << "#!/bin/sh\nexec cat\n";
+  }
+  std::filesystem::permissions(dir + "/alice bot/run.sh", std::filesystem::perms::owner_all);
+  {
+    std::ofstream f(dir + "/dirs.toml");
+    f << "game = \"battleship\"\n[[player]]\nname = \"a\"\ncommand = [\"./run.sh\"]\n"
+      << "dir = \"" << dir << "/alice bot\"\n[[player]]\nname = \"b\"\nbot = \"hunt\"\n";
+  }
+  auto spec = read_spec_file(dir + "/dirs.toml");
+  ASSERT_TRUE(spec.has_value()) << spec.error().message;
+  ASSERT_TRUE(spec->players[0].program.has_value());
+  EXPECT_EQ(spec->players[0].program->dir, dir + "/alice bot");
+  // ./run.sh is found in the entrant's directory, not in ours.
+  EXPECT_TRUE(validate_spec(*spec).has_value()) << validate_spec(*spec).error().message;
+  EXPECT_EQ(decode_spec(encode_spec(*spec)).value().players[0].program->dir, dir + "/alice bot");
+  spec->players[0].program->dir = dir + "/nowhere";
+  auto refused = validate_spec(*spec);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_NE(refused.error().message.find("nowhere"), std::string::npos) << refused.error().message;
   std::filesystem::remove_all(dir);
 }
 

@@ -21,6 +21,9 @@ checked from outside.
      private (0700) directory still runs.
   h. A referee that cannot build the walls (run as nobody) refuses cmd players in one line and
      runs them with --unsafe-no-sandbox, warning.
+  i. A program given a working directory (--workdir; a tournament entrant's dir) starts there
+     and reads its files by relative paths, but cannot write there; unwalled, it can (so the
+     check can fail).
 
 Usage: sandbox_e2e.py --arbiter PATH --root REPO --qbot PATH   (as root; Python: /usr/bin/python3)
 """
@@ -288,6 +291,65 @@ def check_programs_elsewhere(tmp):
            [] if ok else [f"exit {r.returncode}: {r.stdout[:300]} {r.stderr[:300]}"])
 
 
+WORKDIR_BOT = r"""
+import os, sys
+sys.path.insert(0, os.getcwd())
+try:
+    read = open("weights.txt").read().strip()
+except OSError as e:
+    read = "failed: " + str(e)
+try:
+    with open("dropped.txt", "w") as f:
+        f.write("written from behind the walls")
+    wrote = "wrote"
+except OSError:
+    wrote = "refused"
+sys.stderr.write("WORKDIR " + os.getcwd() + " | " + read + " | " + wrote + "\n")
+sys.stderr.flush()
+import battleship_bot
+battleship_bot.main()
+"""
+
+
+def check_workdir(tmp):
+    """i. --workdir: the program starts in its directory, reads its files relative to it, and
+    cannot write there behind the walls; with --unsafe-no-sandbox it can."""
+    for sandboxed in (True, False):
+        work = tmp / f"work dir {'walled' if sandboxed else 'open'}"
+        work.mkdir()
+        (work / "weights.txt").write_text("the weights\n")
+        (work / "battleship_bot.py").write_text(
+            (pathlib.Path(ARGS.root) / "bots/python/battleship_bot.py").read_text())
+        (work / "bot.py").write_text(WORKDIR_BOT)
+        logs = tmp / f"logs-workdir-{sandboxed}"
+        logs.mkdir()
+        extra = [] if sandboxed else ["--unsafe-no-sandbox"]
+        r = arbiter("play", "battleship", "-p", "a:hunt", "-p", f"me:cmd:{PY} bot.py --seed 1",
+                    "--workdir", str(work), "--stderr-dir", str(logs), "--json", *extra)
+        line = next((l for l in (logs / "me.stderr").read_text().splitlines()
+                     if l.startswith("WORKDIR ")), "") if (logs / "me.stderr").exists() else ""
+        parts = line[len("WORKDIR "):].split(" | ") if line else []
+        problems = []
+        if r.returncode != 0 or '"ejections":[]' not in r.stdout.replace(" ", ""):
+            problems.append(f"exit {r.returncode}: {r.stdout[-300:]} {r.stderr[-300:]}")
+        if len(parts) != 3:
+            problems.append(f"no report from the program: {line!r}")
+        else:
+            if parts[0] != str(work):
+                problems.append(f"it started in {parts[0]}, not {work}")
+            if parts[1] != "the weights":
+                problems.append(f"it could not read weights.txt: {parts[1]}")
+            expected = "refused" if sandboxed else "wrote"
+            if parts[2] != expected:
+                problems.append(f"writing into its directory: {parts[2]}, expected {expected}")
+        if sandboxed and (work / "dropped.txt").exists():
+            problems.append("a file appeared in its directory")
+        if not sandboxed and not (work / "dropped.txt").exists():
+            problems.append("unwalled, its file is missing: the walled check proves nothing")
+        report(f"i. --workdir, {'behind the walls: reads, cannot write' if sandboxed else 'unwalled: reads and writes'}",
+               problems)
+
+
 def check_unprivileged():
     """h. A referee that cannot build the walls (here: one running as nobody) says so in one line
     and refuses cmd players (exit 2); with --unsafe-no-sandbox it runs them, with a warning."""
@@ -372,6 +434,7 @@ def main():
         check_players(tmp)
         check_matrix(tmp, cgroups)
         check_programs_elsewhere(tmp)
+        check_workdir(tmp)
     check_bad_options()
     check_unprivileged()
     print(f"{'all passed' if not FAILED else f'{len(FAILED)} failed'}")
