@@ -303,7 +303,8 @@ Expected<PlayOutcome> play_abalone(const PlaySpec& spec) {
       if (process) process->stop_after(wire::kLastMessageGrace);
     };
     live[i] = std::make_unique<LiveSeat>(static_cast<Seat>(i), log, ask, tell,
-                                         *spec.options.clock, spec.options.per_call,
+                                         *spec.options.clock,
+                                         spec.options.per_call_of(static_cast<Seat>(i)),
                                          seat->failure);
     closers.push_back([channel, process] {
       if (channel) channel->close();

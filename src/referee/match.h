@@ -27,6 +27,29 @@ struct RefereeOptions {
   std::uint64_t max_turns = 1'000'000;  // a guard against games that never end
   // A chess clock per seat on top of per_call (core/time_control.h); turn-based matches only.
   std::optional<TimeControl> time_control;
+  // A seat's own limits where they differ from the ones above (a tournament entrant's), indexed
+  // by seat; an entry that is missing or empty means the common one. Turn-based matches take
+  // both, lockstep matches (Abalone) the per-call limit.
+  std::vector<std::optional<Duration>> seat_per_call;
+  std::vector<std::optional<TimeControl>> seat_time_control;
+
+  Duration per_call_of(Seat seat) const {
+    const auto i = static_cast<std::size_t>(seat);
+    return i < seat_per_call.size() && seat_per_call[i] ? *seat_per_call[i] : per_call;
+  }
+  const std::optional<TimeControl>& time_control_of(Seat seat) const {
+    const auto i = static_cast<std::size_t>(seat);
+    return i < seat_time_control.size() && seat_time_control[i] ? seat_time_control[i]
+                                                                 : time_control;
+  }
+  // Whether some seat's limits differ from the common ones.
+  bool seats_differ() const {
+    for (const auto& d : seat_per_call)
+      if (d && *d != per_call) return true;
+    for (const auto& tc : seat_time_control)
+      if (tc && tc != time_control) return true;
+    return false;
+  }
 };
 
 struct MatchResult {

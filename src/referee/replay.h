@@ -33,6 +33,7 @@ struct ReplayScript {
   std::vector<std::deque<Json>> per_seat;
   std::vector<std::string> names;  // by seat, for messages
   std::int64_t per_call_us = 0;    // the header's per-call limit; 0: not stated, not judged
+  std::vector<std::int64_t> seat_per_call_us;  // a seat's own limit, where the header gives one
   std::string divergence;  // the first way the referee's calls departed from the log
 
   // The recorded call that answers `call` of `seat` with `args`: after checking that the
@@ -58,9 +59,12 @@ struct ReplayScript {
       diverge(seat, fmt::format("{} has no valid elapsed_us", call));
     const std::int64_t took = elapsed.get<std::int64_t>();
     // (+1 ms: the header states the limit in whole milliseconds, rounded down.)
-    if (per_call_us > 0 && (verdict == "ok" || verdict == "foul") && took > per_call_us + 1000)
+    const std::int64_t limit_us = static_cast<std::size_t>(seat) < seat_per_call_us.size()
+                                      ? seat_per_call_us[static_cast<std::size_t>(seat)]
+                                      : per_call_us;
+    if (limit_us > 0 && (verdict == "ok" || verdict == "foul") && took > limit_us + 1000)
       diverge(seat, fmt::format("{} is recorded as answered after {} us, past the per-call limit of {} us",
-                                call, took, per_call_us));
+                                call, took, limit_us));
     // A recorded reply is answered again, so that the rules (a foul) and the decoder (a
     // malformed answer the referee decoded) judge it as they did then; a failed call without
     // one (a timeout, a hang-up, a foul the channel called: an unsolicited line) re-raises its
@@ -185,6 +189,30 @@ Expected<ReplayReport> replay(const std::vector<Json>& log) {
                                           : Expected<TimeControl>(fail("not a string"));
     if (!tc) return fail("the header's clock: " + tc.error().message);
     options.time_control = *tc;
+  }
+
+  // A seat's own limits (a tournament entrant's), as the header records them.
+  if (header.contains("seat_limits")) {
+    const Json& limits = header["seat_limits"];
+    if (!limits.is_array() || limits.size() != seats.size())
+      return fail("the header's seat_limits: expected one {per_call_ms, clock?} per seat");
+    for (const Json& limit : limits) {
+      const std::int64_t ms = int_or(limit, "per_call_ms", -1);
+      if (ms <= 0 || ms > kMaxPerCallMs)
+        return fail(fmt::format("the header's seat_limits: a per_call_ms outside 1 to {}",
+                                kMaxPerCallMs));
+      options.seat_per_call.push_back(std::chrono::milliseconds(ms));
+      script->seat_per_call_us.push_back(ms * 1000);
+      std::optional<TimeControl> clock;
+      if (limit.contains("clock")) {
+        auto tc = limit["clock"].is_string()
+                      ? parse_time_control(limit["clock"].get<std::string>())
+                      : Expected<TimeControl>(fail("not a string"));
+        if (!tc) return fail("the header's seat_limits: a clock: " + tc.error().message);
+        clock = *tc;
+      }
+      options.seat_time_control.push_back(clock);
+    }
   }
 
   ReplayReport report;

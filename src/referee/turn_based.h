@@ -69,10 +69,10 @@ class TurnReferee {
     for (const auto& player : players_)
       runners_.push_back(std::make_unique<CallRunner>(
           player->in_process() ? options_.isolation : Isolation::inline_call, pool));
-    if (options_.time_control) {
-      banks_.assign(players_.size(), options_.time_control->bank);
-      called_.assign(players_.size(), false);
-    }
+    banks_.assign(players_.size(), Duration::zero());
+    called_.assign(players_.size(), false);
+    for (std::size_t s = 0; s < players_.size(); ++s)
+      if (const auto& tc = options_.time_control_of(static_cast<Seat>(s))) banks_[s] = tc->bank;
   }
 
   MatchResult run() {
@@ -157,11 +157,12 @@ class TurnReferee {
   // bank, and a take_turn (a move) then adds the increment.
   template <class ArgsFn, class Fn, class Check = std::nullptr_t>
   auto call(Seat seat, const char* method, ArgsFn args, Fn fn, Check check = nullptr) {
-    Duration allowance = options_.per_call;
+    Duration allowance = options_.per_call_of(seat);
     Duration grace{};
     std::optional<CallClock> told;
     bool bank_bound = false;
-    if (const auto& tc = options_.time_control) {
+    const auto& tc = options_.time_control_of(seat);
+    if (tc) {
       grace = (called_[seat] ? Duration::zero() : tc->first_grace) + tc->delay;
       called_[seat] = true;
       told = CallClock{banks_[seat], tc->increment};
@@ -189,7 +190,7 @@ class TurnReferee {
                                                  : std::string())});
       } else {
         banks_[seat] = std::max(Duration::zero(), banks_[seat] - used);
-        if (std::string_view(method) == "take_turn") banks_[seat] += options_.time_control->increment;
+        if (std::string_view(method) == "take_turn") banks_[seat] += tc->increment;
       }
     }
     using R = typename decltype(outcome.value)::value_type;
@@ -230,6 +231,18 @@ class TurnReferee {
                 {"per_call_ms",
                  std::chrono::duration_cast<std::chrono::milliseconds>(options_.per_call).count()}};
     if (options_.time_control) header["clock"] = format_time_control(*options_.time_control);
+    if (options_.seats_differ()) {
+      Json limits = Json::array();
+      for (std::size_t s = 0; s < players_.size(); ++s) {
+        const Seat seat = static_cast<Seat>(s);
+        Json limit{{"per_call_ms", std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       options_.per_call_of(seat))
+                                       .count()}};
+        if (const auto& tc = options_.time_control_of(seat)) limit["clock"] = format_time_control(*tc);
+        limits.push_back(std::move(limit));
+      }
+      header["seat_limits"] = std::move(limits);
+    }
     options_.log->write(header);
   }
 

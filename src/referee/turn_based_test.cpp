@@ -183,6 +183,54 @@ TEST(TurnReferee, ADelayIsFreeInEveryCallAndTheBankIsTheOverage) {
   EXPECT_EQ(thinker->told, (std::vector<Duration>{500ms, 350ms, 200ms, 50ms}));
 }
 
+TEST(TurnReferee, EachSeatMayHaveItsOwnLimitsAndTheLogAndReplayKeepThem) {
+  ManualClock clock;
+  std::ostringstream text;
+  GameLog log(&text, /*keep=*/true);
+  RefereeOptions options;
+  options.clock = &clock;
+  options.isolation = Isolation::inline_call;
+  options.log = &log;
+  options.per_call = 1000ms;
+  // Both think 300 ms a move. Seat 0 has a clock of its own (1 s + 0): 1000 -> 700 -> 400 ->
+  // 100, then out; seat 1 has only a per-call limit of its own, 500 ms, which it never reaches.
+  options.seat_time_control = {TimeControl{1000ms, 0ms, 0ms}, std::nullopt};
+  options.seat_per_call = {std::nullopt, 500ms};
+  auto slow = std::make_shared<Thinker>(clock, 300ms);
+  auto also_slow = std::make_shared<Thinker>(clock, 300ms);
+  const MatchResult r = play({slow, also_slow}, options, 30);
+  ASSERT_EQ(r.ejections.size(), 1u);
+  EXPECT_EQ(r.ejections[0].seat, 0);
+  EXPECT_EQ(r.ejections[0].why, Why::time_bank);
+  EXPECT_EQ(slow->told, (std::vector<Duration>{1000ms, 700ms, 400ms, 100ms}));
+  EXPECT_EQ(also_slow->told.front(), Duration(-1));  // seat 1 plays unclocked
+  EXPECT_EQ(r.winners, Seats{1});
+  const Json& header = log.lines()[0];
+  EXPECT_FALSE(header.contains("clock"));
+  EXPECT_EQ(header["seat_limits"],
+            (Json::array({{{"per_call_ms", 1000}, {"clock", "1s+0s"}}, {{"per_call_ms", 500}}})));
+  auto report = replay<Countdown>(log.lines());
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_TRUE(report->identical) << report->difference;
+  // A recorded answer slower than the seat's own limit cannot be replayed as valid.
+  auto lines = log.lines();
+  for (Json& line : lines)
+    if (line.value("type", "") == "call" && line["seat"] == 1 && line["call"] == "take_turn") {
+      line["elapsed_us"] = 700'000;  // within the common 1 s, past seat 1's own 500 ms
+      break;
+    }
+  auto edited = replay<Countdown>(lines);
+  EXPECT_TRUE(!edited || !edited->identical);
+  // A match whose seats share the limits has no seat_limits.
+  RefereeOptions same = options;
+  same.seat_time_control.clear();
+  same.seat_per_call = {1000ms, std::nullopt};
+  GameLog plain(nullptr, /*keep=*/true);
+  same.log = &plain;
+  play({std::make_shared<Taker>(1), std::make_shared<Taker>(2)}, same);
+  EXPECT_FALSE(plain.lines()[0].contains("seat_limits"));
+}
+
 TEST(TurnReferee, AnUnclockedMatchTellsNoClock) {
   ManualClock clock;
   RefereeOptions options;

@@ -79,6 +79,8 @@ Json encode_spec(const TournamentSpec& spec) {
   for (const auto& p : spec.players) {
     Json player{{"name", p.name}, {"bot", p.bot}};
     if (p.program) player["program"] = encode_terms(*p.program);
+    if (p.per_call_ms) player["per_call_ms"] = *p.per_call_ms;
+    if (p.clock) player["clock"] = format_time_control(*p.clock);
     players.push_back(std::move(player));
   }
   Json j{{"name", spec.name},
@@ -126,7 +128,8 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
   if (!players) return std::unexpected(players.error());
   if (!(*players)->is_array()) return fail("players: expected a list of {name, bot}");
   for (const Json& p : **players) {
-    if (auto ok = only_keys(p, {"name", "bot", "program"}, "a player"); !ok)
+    if (auto ok = only_keys(p, {"name", "bot", "program", "per_call_ms", "clock"}, "a player");
+        !ok)
       return std::unexpected(ok.error());
     auto name_field = member(p, "name", "a player");
     if (!name_field) return std::unexpected(name_field.error());
@@ -141,6 +144,18 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
       auto terms = decode_terms(p["program"]);
       if (!terms) return fail(fmt::format("player {}: {}", *name, terms.error().message));
       entrant.program = std::move(*terms);
+    }
+    if (p.contains("per_call_ms")) {
+      auto ms = int_field(p, "per_call_ms", 1, 600'000, "player " + *name);
+      if (!ms) return std::unexpected(ms.error());
+      entrant.per_call_ms = *ms;
+    }
+    if (p.contains("clock")) {
+      auto text = arbiter::to_string(p["clock"], "the clock of " + *name);
+      if (!text) return std::unexpected(text.error());
+      auto tc = parse_time_control(*text);
+      if (!tc) return fail(fmt::format("player {}: clock: {}", *name, tc.error().message));
+      entrant.clock = *tc;
     }
     spec.players.push_back(std::move(entrant));
   }
@@ -308,6 +323,17 @@ Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
   } else {
     j["players"] = Json::array();
   }
+  // A player's own per_call, in seconds as at the top.
+  if (j["players"].is_array())
+    for (Json& p : j["players"]) {
+      if (!p.is_object() || !p.contains("per_call")) continue;
+      const Json& v = p["per_call"];
+      if (!v.is_number() || v.get<double>() < 0.001 || v.get<double>() > 600)
+        return fail(fmt::format("{}: player {}: per_call: expected seconds between 0.001 and 600",
+                                path, excerpt(field_or_null(p, "name"))));
+      p["per_call_ms"] = std::llround(v.get<double>() * 1000);
+      p.erase("per_call");
+    }
   // command = ["python3", "my bot.py"]: a program player given as its argument list, kept as the
   // bot "cmd:..." with each argument quoted as split_shell_words reads it back.
   if (j["players"].is_array())
@@ -409,6 +435,14 @@ Expected<void> validate_unescaped(const TournamentSpec& spec) {
   if (spec.clock && !game->clocked)
     return fail(fmt::format("--clock: {} has no turns to clock (only q and battleship have)",
                             spec.game));
+  for (const auto& p : spec.players) {
+    if (p.clock && !game->clocked)
+      return fail(fmt::format("player {}: clock: {} has no turns to clock (only q and "
+                              "battleship have)",
+                              p.name, spec.game));
+    if (p.per_call_ms && (*p.per_call_ms < 1 || *p.per_call_ms > 600'000))
+      return fail(fmt::format("player {}: per_call: expected 1 ms to 600 s", p.name));
+  }
   if (!spec.hero.empty() && spec.schedule != Schedule::gauntlet)
     return fail("a hero is only for the gauntlet schedule");
   if (!spec.hero.empty() && !names.contains(spec.hero))

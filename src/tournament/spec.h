@@ -29,6 +29,8 @@ struct Entrant {
                      // does: core/shell_words.h), or tcp (a client: worker.h, RemoteDesk)
   std::optional<ProgramTerms> program;  // a cmd: entrant's own caps and walls, if not the
                                         // tournament's
+  std::optional<std::int64_t> per_call_ms;  // its own per-call limit, if not the tournament's
+  std::optional<TimeControl> clock;         // its own chess clock, if not the tournament's
 };
 
 // "NAME:BOT" as given to --player (by arbiter play too): split at the first colon.

@@ -505,6 +505,47 @@ TEST(Spec, AnEntrantsWorkingDirectoryIsATermCheckedBeforeAnythingStarts) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Spec, AnEntrantsOwnTimeLimitsFromTomlAndTheirChecks) {
+  const std::string dir = temp_dir();
+  {
+    std::ofstream f(dir + "/own.toml");
+    f << "game = \"battleship\"\nper_call = 2\n[[player]]\nname = \"a\"\nbot = \"hunt\"\n"
+         "per_call = 0.25\nclock = \"5s+0.1s\"\n[[player]]\nname = \"b\"\nbot = \"hunt\"\n";
+  }
+  auto spec = read_spec_file(dir + "/own.toml");
+  ASSERT_TRUE(spec.has_value()) << spec.error().message;
+  EXPECT_EQ(spec->per_call_ms, 2000);
+  EXPECT_EQ(spec->players[0].per_call_ms, 250);
+  ASSERT_TRUE(spec->players[0].clock.has_value());
+  EXPECT_EQ(format_time_control(*spec->players[0].clock), "5s+100ms");
+  EXPECT_FALSE(spec->players[1].per_call_ms.has_value());
+  ASSERT_TRUE(validate_spec(*spec).has_value());
+  auto back = decode_spec(encode_spec(*spec));
+  ASSERT_TRUE(back.has_value()) << back.error().message;
+  EXPECT_EQ(encode_spec(*back), encode_spec(*spec));
+  // The slowest seat bounds a match: 200 calls at b.s 2 s (more than a.s 50 s + 5 s), two seats.
+  EXPECT_EQ(match_limit(*spec), std::chrono::milliseconds(400'000 * 2));
+  // Its play job gives each seat its own limits, and the log says so.
+  const auto played = play_job(*spec, Job{1, 1, 0, 0, Json{{"seats", {1, 0}}, {"seed", 3u}}, 1});
+  ASSERT_FALSE(played.result.contains("error")) << dump(played.result);
+  const Json header = parse_json(played.log.substr(0, played.log.find('\n'))).value();
+  EXPECT_EQ(header["seat_limits"],
+            (Json::array({{{"per_call_ms", 2000}}, {{"per_call_ms", 250}, {"clock", "5s+100ms"}}})));
+  spec->game = "dominosa";
+  spec->players[0].bot = spec->players[1].bot = "solver";
+  auto unclocked = validate_spec(*spec);
+  ASSERT_FALSE(unclocked.has_value());
+  EXPECT_NE(unclocked.error().message.find("player a: clock"), std::string::npos);
+  {
+    std::ofstream f(dir + "/bad.toml");
+    f << "game = \"battleship\"\n[[player]]\nname = \"a\"\nbot = \"hunt\"\nper_call = 0\n";
+  }
+  auto bad = read_spec_file(dir + "/bad.toml");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message.find("per_call"), std::string::npos) << bad.error().message;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Standings, CrosstableAndEjectionsByReason) {
   auto spec = spec_of(3);
   std::vector<StoredResult> results;

@@ -71,6 +71,14 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
   play.config = spec.config;
   play.options.per_call = std::chrono::milliseconds(spec.per_call_ms);
   play.options.time_control = spec.clock;
+  // Entrants with limits of their own.
+  for (std::size_t e : seated(job.spec)) {
+    const Entrant& entrant = spec.players[e];
+    play.options.seat_per_call.push_back(
+        entrant.per_call_ms ? std::optional<Duration>(std::chrono::milliseconds(*entrant.per_call_ms))
+                            : std::nullopt);
+    play.options.seat_time_control.push_back(entrant.clock);
+  }
   play.hosting.stderr_dir = stderr_dir;
   play.hosting.program = spec.program;
   play.hosting.stderr_prefix = fmt::format("t{}-m{}-", job.tournament, job.index);
@@ -219,8 +227,16 @@ std::int64_t abandoned_matches() {
 
 std::chrono::milliseconds match_limit(const TournamentSpec& spec) {
   using namespace std::chrono;
-  milliseconds per_seat = milliseconds(spec.per_call_ms) * 200;
-  if (spec.clock) per_seat += duration_cast<milliseconds>(spec.clock->bank + spec.clock->first_grace);
+  // The most any one seat may take: the slowest entrant's limits.
+  const auto seat_bound = [&](std::int64_t per_call_ms, const std::optional<TimeControl>& clock) {
+    milliseconds bound = milliseconds(per_call_ms) * 200;
+    if (clock) bound += duration_cast<milliseconds>(clock->bank + clock->first_grace);
+    return bound;
+  };
+  milliseconds per_seat = seat_bound(spec.per_call_ms, spec.clock);
+  for (const Entrant& e : spec.players)
+    per_seat = std::max(per_seat, seat_bound(e.per_call_ms.value_or(spec.per_call_ms),
+                                             e.clock ? e.clock : spec.clock));
   return std::max<milliseconds>(minutes(5), per_seat * std::max<std::int64_t>(spec.seats, 1));
 }
 

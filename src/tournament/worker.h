@@ -119,7 +119,8 @@ struct WorkerOptions {
 std::int64_t abandoned_matches();
 
 // The default bound on one match's wall-clock time: 200 calls per seat at the per-call limit
-// (and each seat's whole clock, in a clocked match), and at least 5 minutes.
+// (and each seat's whole clock, in a clocked match; the slowest entrant's, where entrants have
+// limits of their own), and at least 5 minutes.
 std::chrono::milliseconds match_limit(const TournamentSpec& spec);
 
 struct WorkerReport {

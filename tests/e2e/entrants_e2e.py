@@ -3,7 +3,8 @@
 robin, one connection per match, with its token; a tcp entrant whose client never comes, which
 forfeits each match after --accept-timeout with a named reason instead of hanging the run; the
 tokens file (mode 0600, reused by resume); a program entrant with a quoted argument that contains
-a space; and the bad flags of each (one line, exit 2, no store)."""
+a space; entrants with limits of their own (a TOML file), kept in the logs and replayed by
+verify; and the bad flags of each (one line, exit 2, no store)."""
 import argparse
 import csv
 import io
@@ -176,6 +177,39 @@ def test_quoted_program_argument(tmp):
                  "4 matches, no ejections")
 
 
+def test_entrant_limits(tmp):
+    """One program entrant gets 1 ms a call (its interpreter cannot even start in that time), the
+    other the tournament's 6 s and a clock of its own: only the first is ejected, for timeout, in
+    every match; the logs say which limits each seat had, and verify replays them all."""
+    bot = os.path.join(HERE, "..", "..", "bots", "python", "battleship_bot.py")
+    toml = f"{tmp}/limits.toml"
+    with open(toml, "w") as f:
+        f.write('game = "battleship"\nrounds = 1\n'
+                f'[[player]]\nname = "hasty"\ncommand = ["{ARGS.python}", "{bot}", "--seed", "1"]\n'
+                'per_call = 0.001\n'
+                f'[[player]]\nname = "calm"\ncommand = ["{ARGS.python}", "{bot}", "--seed", "2"]\n'
+                'clock = "60s+1s"\n')
+    store = f"sqlite:{tmp}/limits.db"
+    r = arbiter("tournament", "run", "-f", toml, "--store", store, "-q")
+    problems = [] if r.returncode == 0 else [f"exit {r.returncode}: {r.stderr.strip()}"]
+    j = standings(store)
+    rows = {s["name"]: s for s in j["standings"]} if j else {}
+    if rows.get("hasty", {}).get("ejected_for") != {"timeout": 2} or rows.get("calm", {}).get(
+            "ejections") != 0:
+        problems.append(f"ejections: {[(n, s['ejected_for']) for n, s in rows.items()]}")
+    log = arbiter("tournament", "log", "1", "0", "--store", store)
+    header = json.loads(log.stdout.splitlines()[0]) if log.returncode == 0 and log.stdout else {}
+    limits = header.get("seat_limits")
+    if not limits or sorted(x["per_call_ms"] for x in limits) != [1, 6000] or \
+            sorted("clock" in x for x in limits) != [False, True]:
+        problems.append(f"the log's seat_limits: {limits}")
+    v = arbiter("tournament", "verify", "1", "--store", store)
+    if v.returncode != 0 or "2 replayed identically" not in v.stdout:
+        problems.append(f"verify: exit {v.returncode}: {v.stdout.strip()} {v.stderr.strip()}")
+    TALLY.report("entrants with limits of their own", problems,
+                 f"hasty: {rows.get('hasty', {}).get('ejected_for')}; seat_limits {limits}")
+
+
 def test_bad_flags(tmp):
     store = f"{tmp}/never.db"
     port = str(free_port())
@@ -213,6 +247,7 @@ def main():
     sys.exit(TALLY.run_all([lambda: test_tcp_entrant_plays_a_round_robin(tmp),
                             lambda: test_missing_client_forfeits(tmp),
                             lambda: test_quoted_program_argument(tmp),
+                            lambda: test_entrant_limits(tmp),
                             lambda: test_bad_flags(tmp)], tmp))
 
 
