@@ -190,9 +190,9 @@ Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpe
       child.limits = terms.limits;
       child.sandbox = terms.sandbox;
       child.cwd = terms.dir;
-      if (!spec.hosting.stderr_dir.empty())
-        child.stderr_log =
-            spec.hosting.stderr_dir / (spec.hosting.stderr_prefix + seat.name + ".stderr");
+      const auto& stderr_dir = terms.stderr_dir.empty() ? spec.hosting.stderr_dir : terms.stderr_dir;
+      if (!stderr_dir.empty())
+        child.stderr_log = stderr_dir / (spec.hosting.stderr_prefix + seat.name + ".stderr");
       OpenedSeat opened;
       auto process = ChildProcess::spawn(child);
       if (!process) {

@@ -144,18 +144,19 @@ Expected<void> set_term(ProgramTerms& terms, std::string_view key, const Json& v
     }
     return {};
   }
-  if (key == "dir") {
+  if (key == "dir" || key == "stderr") {
+    std::filesystem::path& into = key == "dir" ? terms.dir : terms.stderr_dir;
     if (is_none(value) || (value.is_string() && value.get<std::string>().empty())) {
-      terms.dir.clear();
+      into.clear();
       return {};
     }
     if (!value.is_string())
       return fail(fmt::format("expected a directory, got {}", excerpt(value)));
-    terms.dir = value.get<std::string>();
+    into = value.get<std::string>();
     return {};
   }
   return fail(fmt::format("unknown term \"{}\" (known: memory, processes, cpu_time, output, "
-                          "open_files, network, read_only, env, sandbox, dir)",
+                          "open_files, network, read_only, env, sandbox, dir, stderr)",
                           key));
 }
 
@@ -168,6 +169,13 @@ Expected<void> check_terms(const ProgramTerms& terms) {
     std::error_code ec;
     if (!std::filesystem::is_directory(terms.dir, ec))
       return fail(fmt::format("dir {}: no such directory", terms.dir.string()));
+  }
+  if (!terms.stderr_dir.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(terms.stderr_dir, ec) ||
+        ::access(terms.stderr_dir.c_str(), W_OK) != 0)
+      return fail(fmt::format("stderr {}: not a directory this process can write in",
+                              terms.stderr_dir.string()));
   }
   if (terms.sandbox) {
     for (const auto& p : terms.sandbox->read_only) {
@@ -191,6 +199,7 @@ Json encode_terms(const ProgramTerms& terms) {
             {"open_files", cap(terms.limits.open_files)},
             {"sandbox", terms.sandbox.has_value()}};
   if (!terms.dir.empty()) j["dir"] = terms.dir.string();
+  if (!terms.stderr_dir.empty()) j["stderr"] = terms.stderr_dir.string();
   if (terms.sandbox) {
     j["network"] = terms.sandbox->network;
     Json paths = Json::array();
@@ -265,6 +274,10 @@ std::vector<std::string> term_flags(const ProgramTerms& terms) {
   if (!terms.dir.empty()) {
     words.emplace_back("--workdir");
     words.push_back(terms.dir.string());
+  }
+  if (!terms.stderr_dir.empty()) {
+    words.emplace_back("--stderr-dir");
+    words.push_back(terms.stderr_dir.string());
   }
   if (!terms.sandbox) {
     words.emplace_back("--unsafe-no-sandbox");

@@ -24,13 +24,17 @@ struct ProgramTerms {
   std::optional<SandboxSpec> sandbox = SandboxSpec{};  // nullopt: unwalled (unsafe)
   // Where the program starts and its relative paths point (ChildSpec::cwd); empty: here.
   std::filesystem::path dir;
+  // Where its stderr is kept in files (the first MiB of each match) when not where the run keeps
+  // every program's (Hosting::stderr_dir); empty: there.
+  std::filesystem::path stderr_dir;
   friend bool operator==(const ProgramTerms&, const ProgramTerms&) = default;
 };
 
 // The keys set_term() knows, in the order of the docs.
 inline constexpr std::string_view kTermKeys[] = {"memory",  "processes", "cpu_time",
                                                  "output",  "open_files", "network",
-                                                 "read_only", "env",     "sandbox", "dir"};
+                                                 "read_only", "env",     "sandbox", "dir",
+                                                 "stderr"};
 
 // Sets one term from what was written: a size or duration as text ("512M", "60s") or a number
 // (bytes, seconds), "none" for no cap, a bool, or a list of strings. The Error is one line

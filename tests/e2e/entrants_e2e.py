@@ -180,7 +180,8 @@ def test_quoted_program_argument(tmp):
 def test_entrant_limits(tmp):
     """One program entrant gets 1 ms a call (its interpreter cannot even start in that time), the
     other the tournament's 6 s and a clock of its own: only the first is ejected, for timeout, in
-    every match; the logs say which limits each seat had, and verify replays them all."""
+    every match; the logs say which limits each seat had, and verify replays them all. The second
+    keeps its stderr in a directory of its own."""
     bot = os.path.join(HERE, "..", "..", "bots", "python", "battleship_bot.py")
     toml = f"{tmp}/limits.toml"
     with open(toml, "w") as f:
@@ -188,7 +189,8 @@ def test_entrant_limits(tmp):
                 f'[[player]]\nname = "hasty"\ncommand = ["{ARGS.python}", "{bot}", "--seed", "1"]\n'
                 'per_call = 0.001\n'
                 f'[[player]]\nname = "calm"\ncommand = ["{ARGS.python}", "{bot}", "--seed", "2"]\n'
-                'clock = "60s+1s"\n')
+                f'clock = "60s+1s"\nstderr = "{tmp}/calm logs"\n')
+    os.makedirs(f"{tmp}/calm logs")
     store = f"sqlite:{tmp}/limits.db"
     r = arbiter("tournament", "run", "-f", toml, "--store", store, "-q")
     problems = [] if r.returncode == 0 else [f"exit {r.returncode}: {r.stderr.strip()}"]
@@ -203,6 +205,9 @@ def test_entrant_limits(tmp):
     if not limits or sorted(x["per_call_ms"] for x in limits) != [1, 6000] or \
             sorted("clock" in x for x in limits) != [False, True]:
         problems.append(f"the log's seat_limits: {limits}")
+    kept = sorted(os.listdir(f"{tmp}/calm logs"))
+    if kept != ["t1-m0-calm.stderr", "t1-m1-calm.stderr"]:
+        problems.append(f"calm's own stderr directory holds {kept}")
     v = arbiter("tournament", "verify", "1", "--store", store)
     if v.returncode != 0 or "2 replayed identically" not in v.stdout:
         problems.append(f"verify: exit {v.returncode}: {v.stdout.strip()} {v.stderr.strip()}")
