@@ -328,12 +328,18 @@ std::optional<Created> create_from_args(const SpecArgs& args, const RunArgs& run
     return std::nullopt;
   }
   if (!outputs_ok(run, exit_code)) return std::nullopt;
-  if (plays_here)
+  if (plays_here) {
     if (auto desk = remote_desk(*spec, run, /*check_only=*/true); !desk) {
       report_error(desk.error().message);
       exit_code = kBadInput;
       return std::nullopt;
     }
+  } else if (has_tcp_entrants(*spec)) {
+    report_error("tcp entrants connect to the one process that plays their matches, which arbiter "
+                 "worker cannot be: use tournament run --listen HOST:PORT");
+    exit_code = kBadInput;
+    return std::nullopt;
+  }
   if (unsandboxed(*spec)) report_error(kUnsandboxedWarning);
   const std::string& url = run.store;
   auto store = open_or_report(url, OpenMode::create, exit_code);
