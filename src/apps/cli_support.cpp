@@ -21,7 +21,8 @@
 namespace arbiter::cli {
 
 Expected<void> write_secret_file(const std::string& path, const std::string& text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  // Not through a symbolic link: one planted in a shared directory would take the secret.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   const bool private_file = fd >= 0 && ::fchmod(fd, 0600) == 0;
   const int err = errno;
   if (fd >= 0) ::close(fd);

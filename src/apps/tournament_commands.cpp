@@ -68,8 +68,8 @@ struct SpecArgs {
   std::string clock;
   bool no_pairing = false;
   std::vector<double> sprt;  // ELO0 ELO1
-  double alpha = -1;         // < 0: not given
-  double beta = -1;
+  std::optional<double> alpha;
+  std::optional<double> beta;
   std::string sprt_model;
 };
 
@@ -199,21 +199,19 @@ Expected<TournamentSpec> build_spec(const SpecArgs& a) {
     if (!tc) return std::unexpected(tc.error());
     spec.clock = *tc;
   }
-  if (a.no_pairing) {
-    spec.pairing = false;
-    if (spec.sprt && a.sprt.empty() && a.sprt_model.empty()) spec.sprt->pentanomial = false;
-  }
+  if (a.no_pairing) spec.pairing = false;
   if (!a.sprt.empty()) {
-    spec.sprt = Sprt{};
+    // Over a file's [sprt]: its error rates stay unless given here too.
+    if (!spec.sprt) spec.sprt = Sprt{};
     spec.sprt->elo0 = a.sprt[0];
     spec.sprt->elo1 = a.sprt[1];
     spec.sprt->pentanomial = spec.pairing;
   }
-  if (!spec.sprt && (a.alpha >= 0 || a.beta >= 0 || !a.sprt_model.empty()))
+  if (!spec.sprt && (a.alpha || a.beta || !a.sprt_model.empty()))
     return fail("--alpha, --beta and --sprt-model go with --sprt ELO0 ELO1");
   if (spec.sprt) {
-    if (a.alpha >= 0) spec.sprt->alpha = a.alpha;
-    if (a.beta >= 0) spec.sprt->beta = a.beta;
+    if (a.alpha) spec.sprt->alpha = *a.alpha;
+    if (a.beta) spec.sprt->beta = *a.beta;
     if (!a.sprt_model.empty()) {
       if (a.sprt_model != "pentanomial" && a.sprt_model != "trinomial")
         return fail(fmt::format("--sprt-model \"{}\": expected pentanomial or trinomial",
@@ -634,20 +632,24 @@ int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
   const auto unplayed = std::count_if(results->begin(), results->end(), [](const StoredResult& r) {
     return r.result.contains("error");
   });
+  if (spec->sprt) {
+    // The SPRT's answer is the exit code: 0 for H1, 1 for H0 or no answer within --rounds.
+    // Matches that could not be played voided their pairs; they are reported all the same.
+    if (unplayed > 0)
+      report_error(fmt::format("{} match(es) could not be played (their pairs were left out of "
+                               "the test); see arbiter tournament results {} --matches{}",
+                               unplayed, id, store_flag(a.store)));
+    const auto duel = head_to_head(*spec, *results);
+    const bool h1 = duel && duel->sprt && duel->sprt->verdict == SprtVerdict::h1;
+    return h1 && report->write_errors.empty() ? 0 : kFailed;
+  }
   if (unplayed > 0) {
     report_error(fmt::format("{} match(es) could not be played; see arbiter tournament results {} "
                              "--matches{}",
                              unplayed, id, store_flag(a.store)));
     return kFailed;
   }
-  if (!report->write_errors.empty()) return kFailed;
-  if (spec->sprt) {
-    // The SPRT's answer is the exit code: 0 for H1, 1 for H0 or no answer within --rounds.
-    const auto duel = head_to_head(*spec, *results);
-    const bool h1 = duel && duel->sprt && duel->sprt->verdict == SprtVerdict::h1;
-    return h1 ? 0 : kFailed;
-  }
-  return 0;
+  return report->write_errors.empty() ? 0 : kFailed;
 }
 
 }  // namespace

@@ -152,7 +152,10 @@ Expected<void> set_term(ProgramTerms& terms, std::string_view key, const Json& v
     }
     if (!value.is_string())
       return fail(fmt::format("expected a directory, got {}", excerpt(value)));
-    into = value.get<std::string>();
+    // Absolute from here on: a stored spec is read by workers in other directories.
+    std::error_code ec;
+    into = std::filesystem::absolute(value.get<std::string>(), ec).lexically_normal();
+    if (ec) return fail(fmt::format("{}: {}", value.get<std::string>(), ec.message()));
     return {};
   }
   return fail(fmt::format("unknown term \"{}\" (known: memory, processes, cpu_time, output, "

@@ -248,9 +248,20 @@ Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string&
     else if (fs::is_directory(status))
       show(top);
   }
+  std::error_code ec;
+  // Its working directory, before its program and the files its arguments name: shown as it is,
+  // not made its own, so that it reads there only what anyone may read (an organizer's store,
+  // tokens or other programs' stderr kept there stay closed to it), and nothing under it is
+  // remapped.
+  if (!workdir.empty()) {
+    const fs::path dir = fs::canonical(workdir, ec);
+    if (ec || !fs::is_directory(dir, ec))
+      return fail(fmt::format("sandbox: its directory {} does not exist", workdir.string()));
+    show(dir, false);
+    plan.workdir_ = dir.string();
+  }
   // The program: where it is installed (its bin directory's parent, for an interpreter such as
   // a pyenv Python that needs its lib directory too).
-  std::error_code ec;
   const fs::path real = fs::canonical(program, ec);
   if (ec) return fail(fmt::format("sandbox: {}: {}", program, ec.message()));
   const fs::path home = real.parent_path().filename() == "bin" ? real.parent_path().parent_path()
@@ -265,13 +276,6 @@ Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string&
     if (ec) continue;
     show(fs::is_directory(abs) ? abs : abs.parent_path(), true);
     argv[i] = abs.string();
-  }
-  if (!workdir.empty()) {
-    const fs::path dir = fs::canonical(workdir, ec);
-    if (ec || !fs::is_directory(dir, ec))
-      return fail(fmt::format("sandbox: its directory {} does not exist", workdir.string()));
-    show(dir, true);
-    plan.workdir_ = dir.string();
   }
   for (const auto& p : spec.read_only) {
     if (!fs::exists(p, ec))

@@ -120,14 +120,72 @@ std::string sprt_verdict_name(SprtVerdict v) {
   return "?";
 }
 
+namespace {
+
+// A match's points in half points for the first entrant, or nothing when it cannot be counted.
+using Member = std::optional<double>;
+
+// The pair of a row of a paired run: its "pair", or (a job spec that cannot be read) the pair
+// its index has in a two-entrant, two-seat schedule, where every pair is two consecutive matches.
+std::int64_t pair_of_row(const StoredResult& r) {
+  if (auto pair = pair_of(r.spec)) return *pair;
+  return r.index / 2;
+}
+
+// A unit's points in half points, when all `size` of its matches are stored and counted.
+std::optional<std::size_t> unit_points(const std::vector<Member>& members, std::size_t size) {
+  double sum = 0;
+  for (const auto& m : members) {
+    if (!m) return std::nullopt;
+    sum += *m;
+  }
+  if (members.size() != size) return std::nullopt;
+  return static_cast<std::size_t>(std::lround(sum * 2));
+}
+
+}  // namespace
+
+SprtWalk::SprtWalk(const TournamentSpec& spec) : spec_(spec) {
+  state_.bounds = sprt_bounds(spec.sprt->alpha, spec.sprt->beta);
+  outcomes_.assign(spec.sprt->pentanomial ? 5 : 3, 0);
+}
+
+std::int64_t SprtWalk::next_index() const {
+  return spec_.sprt->pentanomial ? next_unit_ * 2 : next_unit_;
+}
+
+void SprtWalk::advance(const std::vector<StoredResult>& rows) {
+  if (state_.verdict != SprtVerdict::undecided) return;
+  const bool pentanomial = spec_.sprt->pentanomial;
+  const std::size_t per_unit = pentanomial ? 2 : 1;
+  std::map<std::int64_t, std::vector<Member>> units;
+  for (const StoredResult& r : rows) {
+    if (r.index < next_index()) continue;
+    const std::int64_t unit = pentanomial ? pair_of_row(r) : r.index;
+    if (unit >= next_unit_) units[unit].push_back(first_entrant_points(spec_, r));
+  }
+  for (const auto& [id, members] : units) {
+    if (id != next_unit_ || members.size() != per_unit) break;
+    ++next_unit_;
+    const auto p = unit_points(members, per_unit);
+    if (!p) {
+      ++state_.void_units;
+      continue;
+    }
+    ++outcomes_[*p];
+    ++state_.counted;
+    state_.llr = sprt_llr(outcomes_, spec_.sprt->elo0, spec_.sprt->elo1);
+    if (state_.llr >= state_.bounds.upper) state_.verdict = SprtVerdict::h1;
+    else if (state_.llr <= state_.bounds.lower) state_.verdict = SprtVerdict::h0;
+    if (state_.verdict != SprtVerdict::undecided) break;
+  }
+}
+
 std::optional<HeadToHead> head_to_head(const TournamentSpec& spec,
                                        const std::vector<StoredResult>& results) {
   if (spec.players.size() != 2 || spec.seats != 2) return std::nullopt;
   HeadToHead h;
-  const bool pentanomial = spec.sprt ? spec.sprt->pentanomial : spec.pairing;
-  // The matches of each pair (paired runs), and the SPRT's units in order: pairs by their id
-  // (pentanomial) or single matches by index (trinomial).
-  std::map<std::int64_t, std::vector<std::optional<double>>> pairs, units;
+  std::map<std::int64_t, std::vector<Member>> pairs;
   for (const StoredResult& r : results) {
     const auto points = first_entrant_points(spec, r);
     if (points) {
@@ -135,50 +193,17 @@ std::optional<HeadToHead> head_to_head(const TournamentSpec& spec,
       else if (*points == 0) ++h.games.losses;
       else ++h.games.draws;
     }
-    const auto pair = spec.pairing ? pair_of(r.spec) : std::nullopt;
-    if (pair) pairs[*pair].push_back(points);
-    if (!pentanomial) units[r.index].push_back(points);
+    if (spec.pairing) pairs[pair_of_row(r)].push_back(points);
   }
-  // A unit counts when all its matches are stored and counted; its points in half points.
-  auto unit_points = [](const std::vector<std::optional<double>>& members,
-                        std::size_t size) -> std::optional<std::size_t> {
-    double sum = 0;
-    for (const auto& m : members) {
-      if (!m) return std::nullopt;
-      sum += *m;
-    }
-    if (members.size() != size) return std::nullopt;
-    return static_cast<std::size_t>(std::lround(sum * 2));
-  };
   for (const auto& [id, members] : pairs) {
     if (auto p = unit_points(members, 2)) ++h.pairs[*p];
     else ++h.incomplete_pairs;
   }
-  if (pentanomial) units = pairs;
-  const std::size_t per_unit = pentanomial ? 2 : 1;
-  std::optional<SprtState> sprt;
   if (spec.sprt) {
-    sprt.emplace();
-    sprt->bounds = sprt_bounds(spec.sprt->alpha, spec.sprt->beta);
-    std::vector<std::int64_t> outcomes(pentanomial ? 5 : 3, 0);
-    std::int64_t expected = 0;  // the prefix goes on while the ids run 0, 1, 2, ...
-    for (const auto& [id, members] : units) {
-      if (id != expected || members.size() != per_unit) break;
-      ++expected;
-      const auto p = unit_points(members, per_unit);
-      if (!p) {
-        ++sprt->void_units;
-        continue;
-      }
-      ++outcomes[*p];
-      ++sprt->counted;
-      sprt->llr = sprt_llr(outcomes, spec.sprt->elo0, spec.sprt->elo1);
-      if (sprt->llr >= sprt->bounds.upper) sprt->verdict = SprtVerdict::h1;
-      else if (sprt->llr <= sprt->bounds.lower) sprt->verdict = SprtVerdict::h0;
-      if (sprt->verdict != SprtVerdict::undecided) break;
-    }
+    SprtWalk walk(spec);
+    walk.advance(results);
+    h.sprt = walk.state();
   }
-  h.sprt = sprt;
   return h;
 }
 

@@ -78,6 +78,26 @@ struct SprtState {
   std::int64_t void_units = 0;       // pairs or games skipped: an error or damage in them
 };
 
+// The SPRT's walk through its units in order (pairs by id when pentanomial, single matches by
+// index when trinomial), resumable: it stops at the first unit whose matches are not all stored
+// and goes on from there when given more rows, so a worker need not read the whole tournament
+// after every match. A unit with a match that records an error or is damaged (row_damage) is
+// void; a row whose job spec cannot be read counts as match index / 2's pair.
+class SprtWalk {
+ public:
+  explicit SprtWalk(const TournamentSpec& spec);  // REQUIRES: spec.sprt, two entrants, two seats
+  // Rows of the tournament with index >= next_index() (more are ignored; any order).
+  void advance(const std::vector<StoredResult>& rows);
+  std::int64_t next_index() const;  // the first match index it still needs
+  const SprtState& state() const { return state_; }
+
+ private:
+  TournamentSpec spec_;
+  SprtState state_;
+  std::vector<std::int64_t> outcomes_;
+  std::int64_t next_unit_ = 0;
+};
+
 struct HeadToHead {
   Trinomial games;                   // every counted match, first entrant's side
   Pentanomial pairs{};               // every pair whose matches all finished

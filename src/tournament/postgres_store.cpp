@@ -499,13 +499,15 @@ class PostgresStore final : public Store {
     });
   }
 
-  Expected<std::vector<StoredResult>> results(std::int64_t tournament) override {
+  Expected<std::vector<StoredResult>> results(std::int64_t tournament,
+                                              std::int64_t from_index) override {
     return run([&](pqxx::connection& c) -> Expected<std::vector<StoredResult>> {
       pqxx::nontransaction tx(c);
       const auto r = tx.exec_params(
           "SELECT r.job, j.idx, j.round, j.spec, r.result, r.worker, r.seconds "
-          "FROM results r JOIN jobs j ON j.id = r.job WHERE r.tournament = $1 ORDER BY j.idx",
-          tournament);
+          "FROM results r JOIN jobs j ON j.id = r.job WHERE r.tournament = $1 AND j.idx >= $2 "
+          "ORDER BY j.idx",
+          tournament, from_index);
       std::vector<StoredResult> out;
       out.reserve(r.size());
       for (const auto& row : r) {

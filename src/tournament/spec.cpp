@@ -62,6 +62,11 @@ Expected<Sprt> decode_sprt(const Json& j) {
       return fail("sprt: model: expected \"pentanomial\" or \"trinomial\"");
     sprt.pentanomial = m == "pentanomial";
   }
+  // Checked here too, not only by validate_spec: `results` reads a stored spec without it.
+  if (!(sprt.elo0 < sprt.elo1)) return fail("sprt: elo0 must be below elo1");
+  if (!(sprt.alpha > 0 && sprt.alpha < 1) || !(sprt.beta > 0 && sprt.beta < 1) ||
+      !(sprt.alpha + sprt.beta < 1))
+    return fail("sprt: alpha and beta must each be in (0, 1), their sum below 1");
   return sprt;
 }
 

@@ -420,13 +420,14 @@ class SqliteStore final : public Store {
     });
   }
 
-  Expected<std::vector<StoredResult>> results(std::int64_t tournament) override {
+  Expected<std::vector<StoredResult>> results(std::int64_t tournament,
+                                              std::int64_t from_index) override {
     return guarded<std::vector<StoredResult>>([&] {
       Statement s(db_,
                   "SELECT r.job, j.idx, j.round, j.spec, r.result, r.worker, r.seconds "
                   "FROM results r JOIN jobs j ON j.id = r.job WHERE r.tournament = ? "
-                  "ORDER BY j.idx");
-      s.bind(1, tournament);
+                  "AND j.idx >= ? ORDER BY j.idx");
+      s.bind(1, tournament).bind(2, from_index);
       std::vector<StoredResult> out;
       while (s.step()) {
         StoredResult r{s.integer(0), s.integer(1), s.integer(2), s.json_or_null(3),

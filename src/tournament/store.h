@@ -193,9 +193,11 @@ class Store {
   // Leases held on jobs of `tournament` that have no result.
   virtual Expected<std::vector<Lease>> leases(std::int64_t tournament) = 0;
 
-  // The results of a tournament, by job index (logs left out: see log()). Each row is checked
-  // against its job (integrity.h: result_damage); a damaged row comes back with its damage set.
-  virtual Expected<std::vector<StoredResult>> results(std::int64_t tournament) = 0;
+  // The results of a tournament, by job index (logs left out: see log()), of the jobs with an
+  // index of at least `from_index`. Each row is checked against its job (integrity.h:
+  // result_damage); a damaged row comes back with its damage set.
+  virtual Expected<std::vector<StoredResult>> results(std::int64_t tournament,
+                                                      std::int64_t from_index = 0) = 0;
 
   // The game log stored with a job's result, checked (integrity.h: check_stored_log), or
   // nothing if the job has no result. Damage is not an Error: it comes back in StoredLog.

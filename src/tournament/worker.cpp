@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <semaphore>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -47,6 +48,17 @@ bool has_tcp_entrants(const TournamentSpec& spec) {
                      [](const Entrant& e) { return e.bot == "tcp"; });
 }
 
+namespace {
+
+// Whether the job seats a tcp entrant.
+bool seats_tcp(const TournamentSpec& spec, const Job& job) {
+  for (std::size_t e : seated(job.spec))
+    if (e < spec.players.size() && spec.players[e].bot == "tcp") return true;
+  return false;
+}
+
+}  // namespace
+
 JobResult play_job(const TournamentSpec& spec, const Job& job,
                    const std::filesystem::path& stderr_dir,
                    const std::vector<MatchObserver*>& observers, const RemoteDesk* remote) {
@@ -82,13 +94,11 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
   play.hosting.stderr_dir = stderr_dir;
   play.hosting.program = spec.program;
   play.hosting.stderr_prefix = fmt::format("t{}-m{}-", job.tournament, job.index);
-  std::unique_lock<std::mutex> port_turn;
   if (std::any_of(play.roster.begin(), play.roster.end(),
                   [](const Seating& seat) { return seat.bot == "tcp"; })) {
     if (remote == nullptr)
       return error("this match seats a tcp entrant, and this worker has no address for tcp "
                    "clients (tournament run or resume --listen HOST:PORT)");
-    port_turn = std::unique_lock(*remote->port_turns);
     play.hosting.listen_host = remote->host;
     play.hosting.listen_port = remote->port;
     play.hosting.accept_timeout = remote->accept_timeout;
@@ -129,20 +139,23 @@ Expected<bool> finished(Store& store, std::int64_t tournament) {
 }
 
 Expected<std::optional<SprtState>> check_sprt(Store& store, std::int64_t tournament,
-                                              const TournamentSpec& spec) {
-  if (!spec.sprt) return std::nullopt;
-  auto results = store.results(tournament);
+                                              const TournamentSpec& spec, SprtWalk* walk) {
+  if (!spec.sprt || spec.players.size() != 2 || spec.seats != 2) return std::nullopt;
+  std::optional<SprtWalk> fresh;
+  if (walk == nullptr) walk = &fresh.emplace(spec);
+  // Only the rows the walk has not passed yet: a few per call, however long the run.
+  auto results = store.results(tournament, walk->next_index());
   if (!results) return std::unexpected(results.error());
-  const auto h = head_to_head(spec, *results);
-  if (!h || !h->sprt) return std::nullopt;
-  if (h->sprt->verdict != SprtVerdict::undecided) {
+  walk->advance(*results);
+  const SprtState& state = walk->state();
+  if (state.verdict != SprtVerdict::undecided) {
     auto ok = store.conclude(
-        tournament, fmt::format("SPRT: {} after {} {}, LLR {:.2f}", sprt_verdict_name(h->sprt->verdict),
-                                h->sprt->counted, spec.sprt->pentanomial ? "pairs" : "games",
-                                h->sprt->llr));
+        tournament, fmt::format("SPRT: {} after {} {}, LLR {:.2f}", sprt_verdict_name(state.verdict),
+                                state.counted, spec.sprt->pentanomial ? "pairs" : "games",
+                                state.llr));
     if (!ok) return std::unexpected(ok.error());
   }
-  return h->sprt;
+  return state;
 }
 
 Expected<void> advance(Store& store, std::int64_t tournament, const TournamentSpec& spec) {
@@ -361,6 +374,7 @@ class Pool {
         if (stopping()) return;  // the unplayed rest is released by run()
         auto spec = spec_of(job.tournament);
         if (!spec) return give_up(spec.error().message);
+        if (concluded(job.tournament)) continue;  // claimed before the verdict: not played
         auto played = play_bounded(*spec, job);
         if (!played) return;  // stopped: the unplayed rest, this one too, is released by run()
         const JobResult& result = *played;
@@ -378,9 +392,18 @@ class Pool {
                 report_.write_errors.push_back(e.get<std::string>());
         }
         if (options_.on_result) options_.on_result(job, result, *first);
-        if (auto sprt = with_retries([&] { return check_sprt(store_, job.tournament, *spec); });
-            !sprt)
-          return give_up(sprt.error().message);
+        if (spec->sprt) {
+          // One walk per tournament, shared by this process's threads, taken in turns.
+          std::lock_guard turn(sprt_mu_);
+          auto& walk = walks_.try_emplace(job.tournament, *spec).first->second;
+          auto sprt =
+              with_retries([&] { return check_sprt(store_, job.tournament, *spec, &walk); });
+          if (!sprt) return give_up(sprt.error().message);
+          if (*sprt && (*sprt)->verdict != SprtVerdict::undecided) {
+            std::lock_guard lock(mu_);
+            concluded_.insert(job.tournament);
+          }
+        }
         if (auto advanced = with_retries([&] { return advance(store_, job.tournament, *spec); });
             !advanced)
           return give_up(advanced.error().message);
@@ -399,11 +422,19 @@ class Pool {
     auto match = std::make_shared<Match>();
     auto play = options_.play;
     auto watch = options_.watch;
+    // A match with tcp seats waits here for its turn on the port, before its limit starts; it
+    // gives the turn back when it ends, even if it is abandoned first.
+    std::shared_ptr<std::binary_semaphore> port_turn;
+    if (options_.remote && seats_tcp(spec, job)) {
+      port_turn = options_.remote->port_turns;
+      while (!port_turn->try_acquire_for(std::chrono::milliseconds(50)))
+        if (stopping()) return std::nullopt;
+    }
     // Made here rather than on the match's thread: a match abandoned at its limit may outlive
     // the feed, and its observer then feeds nothing.
     std::shared_ptr<MatchObserver> fed = feed_ ? feed_->watch(spec.game, job) : nullptr;
     std::thread thread([match, play, watch, fed = std::move(fed), spec, job,
-                        dir = options_.stderr_dir, remote = options_.remote]() mutable {
+                        dir = options_.stderr_dir, remote = options_.remote, port_turn]() mutable {
       JobResult result;
       if (play) {
         result = play(spec, job, dir);
@@ -411,6 +442,7 @@ class Pool {
         std::unique_ptr<MatchObserver> observer = watch ? watch(spec, job) : nullptr;
         result = play_job(spec, job, dir, {observer.get(), fed.get()}, remote ? &*remote : nullptr);
       }
+      if (port_turn) port_turn->release();
       // The feed's lines of this match are written or dropped before its result is stored.
       fed.reset();
       std::lock_guard lock(match->mu);
@@ -418,7 +450,8 @@ class Pool {
       match->done.notify_all();
     });
     using Clock = std::chrono::steady_clock;
-    const auto limit = options_.match_limit.count() > 0 ? options_.match_limit : match_limit(spec);
+    auto limit = options_.match_limit.count() > 0 ? options_.match_limit : match_limit(spec);
+    if (port_turn) limit += options_.remote->accept_timeout;  // the wait for its clients
     const auto started = Clock::now();
     std::optional<Clock::time_point> stop_by;
     std::unique_lock lock(match->mu);
@@ -487,6 +520,14 @@ class Pool {
   WorkerReport report_;
   std::map<std::int64_t, TournamentSpec> specs_;
   std::unique_ptr<LiveFeed> feed_;
+  std::mutex sprt_mu_;
+  std::map<std::int64_t, SprtWalk> walks_;  // the SPRT of each tournament with one, so far
+  std::set<std::int64_t> concluded_;        // tournaments this process saw decided (mu_)
+
+  bool concluded(std::int64_t tournament) {
+    std::lock_guard lock(mu_);
+    return concluded_.contains(tournament);
+  }
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <semaphore>
 #include <optional>
 #include <memory>
 #include <string>
@@ -33,14 +34,16 @@ Expected<TournamentSpec> load_spec(Store& store, std::int64_t tournament);
 // entrant listens on host:port, waits up to accept_timeout for each of its tcp entrants to
 // connect and send its token (a JSON string line), then plays; an entrant whose client did not
 // come is ejected at setup with the reason hang-up ("no tcp client signed up ..."), and the match
-// goes on without it. Matches with tcp seats take turns on the port (one at a time in this
-// process); the others run alongside as usual.
+// goes on without it. The worker gives matches with tcp seats the port one at a time (the wait
+// for a turn does not count toward the match limit; the accept timeout is added to it); the
+// others run alongside as usual.
 struct RemoteDesk {
   std::string host = "127.0.0.1";
   std::uint16_t port = 0;  // fixed, so that clients know where to connect
   std::chrono::milliseconds accept_timeout{30'000};
   std::map<std::string, std::string> tokens;  // by entrant name: each tcp entrant's secret
-  std::shared_ptr<std::mutex> port_turns = std::make_shared<std::mutex>();
+  // Taken before a match with tcp seats starts and given back by its thread when it ends.
+  std::shared_ptr<std::binary_semaphore> port_turns = std::make_shared<std::binary_semaphore>(1);
 };
 
 // Whether any entrant of `spec` is a tcp client.
@@ -70,8 +73,12 @@ Expected<bool> finished(Store& store, std::int64_t tournament);
 // decided, the tournament concluded in the store with the verdict, so that no worker anywhere
 // claims its remaining matches. Nothing for a spec without one. Safe to call from any worker
 // at any time: the verdict is a function of the stored results.
+// `walk` (optional): the test as far as an earlier call took it, for `spec`'s tournament; the
+// call reads only the results it has not passed yet and takes it further. Without one, every
+// result is read.
 Expected<std::optional<SprtState>> check_sprt(Store& store, std::int64_t tournament,
-                                              const TournamentSpec& spec);
+                                              const TournamentSpec& spec,
+                                              SprtWalk* walk = nullptr);
 
 // "HOST:PID:NONCE": names this process in leases, so a dead worker on this host can be told
 // from a live one.

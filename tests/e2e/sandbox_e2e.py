@@ -22,8 +22,8 @@ checked from outside.
   h. A referee that cannot build the walls (run as nobody) refuses cmd players in one line and
      runs them with --unsafe-no-sandbox, warning.
   i. A program given a working directory (--workdir; a tournament entrant's dir) starts there
-     and reads its files by relative paths, but cannot write there; unwalled, it can (so the
-     check can fail).
+     and reads its files by relative paths, but cannot write there, nor read the organizer's
+     0600 file there; unwalled, it can write (so the check can fail).
 
 Usage: sandbox_e2e.py --arbiter PATH --root REPO --qbot PATH   (as root; Python: /usr/bin/python3)
 """
@@ -299,12 +299,17 @@ try:
 except OSError as e:
     read = "failed: " + str(e)
 try:
+    open("secret.txt").read()
+    secret = "read"
+except OSError:
+    secret = "closed"
+try:
     with open("dropped.txt", "w") as f:
         f.write("written from behind the walls")
     wrote = "wrote"
 except OSError:
     wrote = "refused"
-sys.stderr.write("WORKDIR " + os.getcwd() + " | " + read + " | " + wrote + "\n")
+sys.stderr.write("WORKDIR " + os.getcwd() + " | " + read + " | " + wrote + " | " + secret + "\n")
 sys.stderr.flush()
 import battleship_bot
 battleship_bot.main()
@@ -321,6 +326,9 @@ def check_workdir(tmp):
         (work / "battleship_bot.py").write_text(
             (pathlib.Path(ARGS.root) / "bots/python/battleship_bot.py").read_text())
         (work / "bot.py").write_text(WORKDIR_BOT)
+        # The organizer's own file in the same directory (a store, tokens): not the program's.
+        (work / "secret.txt").write_text("the organizer's tokens\n")
+        os.chmod(work / "secret.txt", 0o600)
         logs = tmp / f"logs-workdir-{sandboxed}"
         logs.mkdir()
         extra = [] if sandboxed else ["--unsafe-no-sandbox"]
@@ -332,7 +340,7 @@ def check_workdir(tmp):
         problems = []
         if r.returncode != 0 or '"ejections":[]' not in r.stdout.replace(" ", ""):
             problems.append(f"exit {r.returncode}: {r.stdout[-300:]} {r.stderr[-300:]}")
-        if len(parts) != 3:
+        if len(parts) != 4:
             problems.append(f"no report from the program: {line!r}")
         else:
             if parts[0] != str(work):
@@ -342,11 +350,13 @@ def check_workdir(tmp):
             expected = "refused" if sandboxed else "wrote"
             if parts[2] != expected:
                 problems.append(f"writing into its directory: {parts[2]}, expected {expected}")
+            if sandboxed and parts[3] != "closed":
+                problems.append("it read the organizer's 0600 file in its directory")
         if sandboxed and (work / "dropped.txt").exists():
             problems.append("a file appeared in its directory")
         if not sandboxed and not (work / "dropped.txt").exists():
             problems.append("unwalled, its file is missing: the walled check proves nothing")
-        report(f"i. --workdir, {'behind the walls: reads, cannot write' if sandboxed else 'unwalled: reads and writes'}",
+        report(f"i. --workdir, {'behind the walls: reads, cannot write or read a 0600 file' if sandboxed else 'unwalled: reads and writes'}",
                problems)
 
 
