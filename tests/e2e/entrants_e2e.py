@@ -22,7 +22,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bots", "python"))
-from procs import Tally, free_port  # noqa: E402
+from procs import Tally, check_refusals, free_port  # noqa: E402
 import battleship_bot  # noqa: E402
 
 ARGS = None
@@ -228,17 +228,9 @@ def test_bad_flags(tmp):
         (["-p", "b:hunt", "--listen", f"127.0.0.1:{port}"], "tcp entrants"),
         (["-p", "q:cmd:python3 'unclosed.py"], "never closed"),
     ]
-    for extra, text in cases:
-        r = arbiter("tournament", "run", "-g", "battleship", "-p", "a:density", *extra,
-                    "--store", f"sqlite:{store}")
-        problems = []
-        if r.returncode != 2:
-            problems.append(f"exit {r.returncode}, expected 2")
-        if text not in r.stderr or len(r.stderr.strip().splitlines()) != 1:
-            problems.append(f"stderr {r.stderr.strip()!r} is not one line with {text!r}")
-        TALLY.report(f"bad flags: {' '.join(extra)}", problems, r.stderr.strip()[:100])
-    if os.path.exists(store):
-        TALLY.report("bad flags create no store", ["the store was created"], "")
+    check_refusals(TALLY, lambda *extra: arbiter("tournament", "run", "-g", "battleship", "-p",
+                                                 "a:density", *extra, "--store", f"sqlite:{store}"),
+                   cases, store, "bad flags")
 
 
 def main():

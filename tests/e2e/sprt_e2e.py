@@ -17,7 +17,7 @@ import tempfile
 from collections import defaultdict
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from procs import Tally  # noqa: E402
+from procs import Tally, check_refusals  # noqa: E402
 
 ARGS = None
 TALLY = Tally()
@@ -167,22 +167,16 @@ def test_bad_options(tmp):
         (["--sprt", "5", "5"], "ELO0 must be below ELO1"),
         (["--sprt", "0", "10", "--alpha", "1.5"], "(0, 1)"),
         (["--sprt", "0", "10", "--beta", "0"], "(0, 1)"),
+        (["--sprt", "0", "10", "--alpha=-0.5"], "(0, 1)"),
         (["--sprt", "0", "10", "--no-pairing", "--sprt-model", "pentanomial"], "paired seeds"),
         (["--sprt", "0", "10", "--sprt-model", "heptanomial"], "pentanomial or trinomial"),
         (["--alpha", "0.1"], "go with --sprt"),
         (["--sprt", "0"], "--sprt"),
         (["--sprt", "0", "10", "--seats", "3"], ""),
     ]
-    for extra, text in cases:
-        r = arbiter("tournament", "run", *DUEL, *extra, "--store", f"sqlite:{store}")
-        problems = []
-        if r.returncode != 2:
-            problems.append(f"exit {r.returncode}, expected 2")
-        if text not in r.stderr or len(r.stderr.strip().splitlines()) != 1:
-            problems.append(f"stderr {r.stderr.strip()!r} is not one line with {text!r}")
-        TALLY.report(f"bad options: {' '.join(extra)}", problems, r.stderr.strip()[:100])
-    if os.path.exists(store):
-        TALLY.report("bad options create no store", ["the store was created"], "")
+    check_refusals(TALLY, lambda *extra: arbiter("tournament", "run", *DUEL, *extra, "--store",
+                                                 f"sqlite:{store}"),
+                   cases, store, "bad options")
 
 
 def test_postgres_two_workers(tmp, url):

@@ -122,3 +122,19 @@ def survivors(pid_file, marker: bytes):
         except OSError:
             pass
     return pids, left
+
+
+def check_refusals(tally, run, cases, store_path, label):
+    """Bad input given to a command: for each (args, text) in `cases`, `run(*args)` (a
+    CompletedProcess) must exit 2 with one stderr line that contains `text`; and nothing may have
+    created `store_path`. One tally line per case, labelled `label: ARGS`."""
+    for args, text in cases:
+        r = run(*args)
+        problems = []
+        if r.returncode != 2:
+            problems.append(f"exit {r.returncode}, expected 2")
+        if text not in r.stderr or len(r.stderr.strip().splitlines()) != 1:
+            problems.append(f"stderr {r.stderr.strip()!r} is not one line with {text!r}")
+        tally.report(f"{label}: {' '.join(args)}", problems, r.stderr.strip()[:100])
+    if os.path.exists(store_path):
+        tally.report(f"{label} create no store", ["the store was created"], "")
