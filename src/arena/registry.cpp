@@ -309,6 +309,7 @@ const std::vector<GameEntry>& registered_games() {
        .min_seats = 2,
        .max_seats = 2,
        .streams_gui = true,
+       .seat_per_call = true,
        .seats_text = "2 teams (black, white)",
        .check_bot = check_abalone_bot,
        .check_config = check_abalone_config,

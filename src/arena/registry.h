@@ -102,6 +102,7 @@ struct GameEntry {
   std::size_t max_seats = 2;
   bool streams_gui = false;  // whether play takes Hosting::gui (a viewer's text stream)
   bool clocked = false;      // whether play takes RefereeOptions::time_control (turn-based)
+  bool seat_per_call = false;  // whether play takes RefereeOptions::seat_per_call
   std::string seats_text;    // how the game counts its seats in messages; empty: "N players"
   // Whether `bot` is one of the game's house bots in its syntax (never asked about cmd: or tcp
   // seats). Starts and builds nothing; the Error names what is wrong.

@@ -99,6 +99,7 @@ GameEntry turn_based_entry() {
       .min_seats = static_cast<std::size_t>(G::kMinSeats),
       .max_seats = static_cast<std::size_t>(G::kMaxSeats),
       .clocked = true,
+      .seat_per_call = true,
       .check_bot = [](const std::string& bot) { return G::check_bot(bot); },
       .check_config =
           [](const Json& config, std::size_t seats) -> Expected<void> {

@@ -447,6 +447,10 @@ Expected<void> validate_unescaped(const TournamentSpec& spec) {
                               p.name, spec.game));
     if (p.per_call_ms && (*p.per_call_ms < 1 || *p.per_call_ms > 600'000))
       return fail(fmt::format("player {}: per_call: expected 1 ms to 600 s", p.name));
+    if (p.per_call_ms && !game->seat_per_call)
+      return fail(fmt::format("player {}: per_call: {} gives every player the same time (only "
+                              "q, battleship and abalone take a player's own)",
+                              p.name, spec.game));
   }
   if (!spec.hero.empty() && spec.schedule != Schedule::gauntlet)
     return fail("a hero is only for the gauntlet schedule");

@@ -536,6 +536,10 @@ TEST(Spec, AnEntrantsOwnTimeLimitsFromTomlAndTheirChecks) {
   auto unclocked = validate_spec(*spec);
   ASSERT_FALSE(unclocked.has_value());
   EXPECT_NE(unclocked.error().message.find("player a: clock"), std::string::npos);
+  spec->players[0].clock.reset();  // a real-time race gives every player the same time
+  auto same_time = validate_spec(*spec);
+  ASSERT_FALSE(same_time.has_value());
+  EXPECT_NE(same_time.error().message.find("player a: per_call"), std::string::npos);
   {
     std::ofstream f(dir + "/bad.toml");
     f << "game = \"battleship\"\n[[player]]\nname = \"a\"\nbot = \"hunt\"\nper_call = 0\n";

@@ -211,6 +211,17 @@ def test_entrant_limits(tmp):
     v = arbiter("tournament", "verify", "1", "--store", store)
     if v.returncode != 0 or "2 replayed identically" not in v.stdout:
         problems.append(f"verify: exit {v.returncode}: {v.stdout.strip()} {v.stderr.strip()}")
+    # The same settings as flags.
+    flags = f"sqlite:{tmp}/limits-flags.db"
+    r = arbiter("tournament", "run", "-g", "battleship",
+                "-p", f"hasty:cmd:{ARGS.python} {bot} --seed 1",
+                "-p", f"calm:cmd:{ARGS.python} {bot} --seed 2",
+                "--entrant", "hasty:per_call=0.001", "--entrant", "calm:clock=60s+1s",
+                "--store", flags, "-q")
+    j2 = standings(flags)
+    rows2 = {s["name"]: s["ejected_for"] for s in j2["standings"]} if j2 else {}
+    if r.returncode != 0 or rows2 != {"hasty": {"timeout": 2}, "calm": {}}:
+        problems.append(f"with --entrant flags: exit {r.returncode}, {rows2}, {r.stderr.strip()}")
     TALLY.report("entrants with limits of their own", problems,
                  f"hasty: {rows.get('hasty', {}).get('ejected_for')}; seat_limits {limits}")
 
@@ -227,6 +238,11 @@ def test_bad_flags(tmp):
          "no token"),
         (["-p", "b:hunt", "--listen", f"127.0.0.1:{port}"], "tcp entrants"),
         (["-p", "q:cmd:python3 'unclosed.py"], "never closed"),
+        (["-p", "b:hunt", "--entrant", "nobody:per_call=1"], "no entrant is named nobody"),
+        (["-p", "b:hunt", "--entrant", "b:colour=red"], "unknown key"),
+        (["-p", "b:hunt", "--entrant", "b:per_call=0"], "seconds between"),
+        (["-p", "b:hunt", "--entrant", "b"], "NAME:KEY=VALUE"),
+        (["-p", "b:hunt", "--entrant", "b:memory=1K"], "too small"),
     ]
     check_refusals(TALLY, lambda *extra: arbiter("tournament", "run", "-g", "battleship", "-p",
                                                  "a:density", *extra, "--store", f"sqlite:{store}"),
