@@ -139,6 +139,9 @@ int play(const PlayArgs& a) {
               << std::endl;
   };
   spec.hosting.stderr_dir = a.stderr_dir;
+  // What no program may see: the log of its own match as it is written, the seats' tokens.
+  for (const std::string& path : {a.log_path, a.tokens_file})
+    if (!path.empty()) spec.hosting.private_paths.emplace_back(path);
   spec.hosting.gui = a.gui;
   ProgramRecords programs;
   spec.hosting.programs = &programs;

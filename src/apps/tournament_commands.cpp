@@ -604,6 +604,13 @@ int report_results(Store& store, std::int64_t id, const RunArgs& a) {
 // The worker settings every command that plays matches takes from its flags.
 WorkerOptions worker_options(const RunArgs& a) {
   WorkerOptions options;
+  // A SQLite store is a file beside which no program may run (it would read every match).
+  const std::string& url = a.store;
+  if (!url.starts_with("postgresql://") && !url.starts_with("postgres://")) {
+    const std::string file = url.starts_with("sqlite:") ? url.substr(7) : url;
+    options.private_paths.emplace_back(file);
+  }
+  if (!a.tokens_file.empty()) options.private_paths.emplace_back(a.tokens_file);
   options.threads = a.workers;
   options.batch = a.batch;
   options.lease = std::chrono::milliseconds(std::llround(a.lease * 1000));

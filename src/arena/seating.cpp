@@ -189,6 +189,7 @@ Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpe
       const ProgramTerms& terms = terms_of(seat, spec.hosting);
       child.limits = terms.limits;
       child.sandbox = terms.sandbox;
+      if (child.sandbox) child.sandbox->private_paths = spec.hosting.private_paths;
       child.cwd = terms.dir;
       const auto& stderr_dir = terms.stderr_dir.empty() ? spec.hosting.stderr_dir : terms.stderr_dir;
       if (!stderr_dir.empty())

@@ -238,6 +238,7 @@ Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string&
     if (its_own) own.insert(p.string());
   };
   // The system, read-only: what interpreters and libraries need.
+  std::set<std::string> system{"/usr", "/etc"};
   for (const char* dir : {"/usr", "/etc"}) show(dir);
   for (const char* top : {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt"}) {
     std::error_code ec;
@@ -245,8 +246,10 @@ Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string&
     if (ec || !fs::exists(status)) continue;
     if (fs::is_symlink(status))
       plan.symlinks_.push_back({fs::read_symlink(top, ec).string(), std::string(kStaging) + top});
-    else if (fs::is_directory(status))
+    else if (fs::is_directory(status)) {
       show(top);
+      system.insert(top);
+    }
   }
   std::error_code ec;
   // Its working directory, before its program and the files its arguments name: shown as it is,
@@ -281,6 +284,20 @@ Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string&
     if (!fs::exists(p, ec))
       return fail(fmt::format("sandbox: the read-only path {} does not exist", p.string()));
     show(fs::canonical(p, ec), true);
+  }
+  // Nothing shown besides the system may hold a file the referee keeps from programs: a bot in
+  // the directory of the store would read every match in it (with paired seeds, the deal of
+  // the match it is playing), one beside the game log its own match as it is written.
+  for (const auto& secret : spec.private_paths) {
+    const fs::path real = fs::weakly_canonical(fs::absolute(secret, ec), ec);
+    if (ec || real.empty()) continue;
+    for (const auto& p : shown)
+      if (!system.contains(p.string()) && under(real, p))
+        return fail(fmt::format("sandbox: the program would see {} in {}, which no program may "
+                                "read: keep the store, logs and token files out of the "
+                                "directories of programs (their own, their arguments', their "
+                                "working directory)",
+                                real.string(), p.string()));
   }
   // Staged in this order: the root's own directories, the scratch mount, then the shown paths
   // (a shown path under /tmp lands inside the scratch directory, read-only).

@@ -36,6 +36,10 @@ struct SandboxSpec {
   // Passed on besides PATH, HOME and LANG: "NAME=VALUE", or "NAME" for the referee's own value
   // of NAME when the program starts (nothing if it has none).
   std::vector<std::string> environment;
+  // Files of the referee's that no program may see (the result store, the game log being
+  // written, token files): prepare() refuses to show a directory that holds one. Set where the
+  // program is started, never stored.
+  std::vector<std::filesystem::path> private_paths;
   friend bool operator==(const SandboxSpec&, const SandboxSpec&) = default;
 };
 

@@ -61,7 +61,8 @@ bool seats_tcp(const TournamentSpec& spec, const Job& job) {
 
 JobResult play_job(const TournamentSpec& spec, const Job& job,
                    const std::filesystem::path& stderr_dir,
-                   const std::vector<MatchObserver*>& observers, const RemoteDesk* remote) {
+                   const std::vector<MatchObserver*>& observers, const RemoteDesk* remote,
+                   const std::vector<std::filesystem::path>& private_paths) {
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -92,6 +93,7 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
     play.options.seat_time_control.push_back(entrant.clock);
   }
   play.hosting.stderr_dir = stderr_dir;
+  play.hosting.private_paths = private_paths;
   play.hosting.program = spec.program;
   play.hosting.stderr_prefix = fmt::format("t{}-m{}-", job.tournament, job.index);
   if (std::any_of(play.roster.begin(), play.roster.end(),
@@ -434,13 +436,15 @@ class Pool {
     // the feed, and its observer then feeds nothing.
     std::shared_ptr<MatchObserver> fed = feed_ ? feed_->watch(spec.game, job) : nullptr;
     std::thread thread([match, play, watch, fed = std::move(fed), spec, job,
-                        dir = options_.stderr_dir, remote = options_.remote, port_turn]() mutable {
+                        dir = options_.stderr_dir, remote = options_.remote, port_turn,
+                        hidden = options_.private_paths]() mutable {
       JobResult result;
       if (play) {
         result = play(spec, job, dir);
       } else {
         std::unique_ptr<MatchObserver> observer = watch ? watch(spec, job) : nullptr;
-        result = play_job(spec, job, dir, {observer.get(), fed.get()}, remote ? &*remote : nullptr);
+        result = play_job(spec, job, dir, {observer.get(), fed.get()}, remote ? &*remote : nullptr,
+                          hidden);
       }
       if (port_turn) port_turn->release();
       // The feed's lines of this match are written or dropped before its result is stored.

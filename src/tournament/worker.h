@@ -55,10 +55,12 @@ bool has_tcp_entrants(const TournamentSpec& spec);
 // match that cannot be played gives a result {"error": "..."}. The `observers` (nulls are
 // skipped) watch the match's game log as it is recorded (referee/observer.h).
 // A job that seats a tcp entrant needs `remote` (without it, the result is an error).
+// `private_paths`: files its programs may not see (Hosting::private_paths).
 JobResult play_job(const TournamentSpec& spec, const Job& job,
                    const std::filesystem::path& stderr_dir = {},
                    const std::vector<MatchObserver*>& observers = {},
-                   const RemoteDesk* remote = nullptr);
+                   const RemoteDesk* remote = nullptr,
+                   const std::vector<std::filesystem::path>& private_paths = {});
 
 // Swiss: adds the next round's jobs when every enqueued round has all its results. Safe to call
 // from any worker at any time (the jobs of a round are a function of earlier results, and a job
@@ -117,6 +119,8 @@ struct WorkerOptions {
   std::chrono::milliseconds live_period{250};
   // Where tcp entrants connect. A worker without one refuses tournaments that have them.
   std::optional<RemoteDesk> remote;
+  // Files no program may see: the SQLite store (with its -wal and -shm), token files.
+  std::vector<std::filesystem::path> private_paths;
   // How a job is played (tests replace it); empty: play_job.
   std::function<JobResult(const TournamentSpec&, const Job&, const std::filesystem::path&)> play;
 };

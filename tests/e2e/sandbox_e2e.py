@@ -24,6 +24,9 @@ checked from outside.
   i. A program given a working directory (--workdir; a tournament entrant's dir) starts there
      and reads its files by relative paths, but cannot write there, nor read the organizer's
      0600 file there; unwalled, it can write (so the check can fail).
+  j. A program is never started where it would see the referee's private files: beside the
+     game log of its own match (play --log), or beside the SQLite store of its tournament; it is
+     ejected with the reason, and started as usual once they are elsewhere.
 
 Usage: sandbox_e2e.py --arbiter PATH --root REPO --qbot PATH   (as root; Python: /usr/bin/python3)
 """
@@ -360,6 +363,38 @@ def check_workdir(tmp):
                problems)
 
 
+def check_private_files(tmp):
+    """j. No program runs beside the log of its match or the store of its tournament."""
+    spy = tmp / "spy dir"
+    spy.mkdir()
+    bot = spy / "bot.py"
+    bot.write_text((pathlib.Path(ARGS.root) / "bots/python/battleship_bot.py").read_text())
+    store = f"sqlite:{spy / 't.db'}"
+    cases = (
+        ("play --log beside the bot",
+         ["play", "battleship", "-p", "a:hunt", "-p", f"me:cmd:{PY} '{bot}'", "--log",
+          str(spy / "m.jsonl")], spy / "m.jsonl", lambda: (spy / "m.jsonl").read_text()),
+        ("a tournament whose SQLite store is beside the bot",
+         ["tournament", "run", "-g", "battleship", "-p", "a:hunt", "-p", f"me:cmd:{PY} '{bot}'",
+          "--store", store, "-q"], spy / "t.db",
+         lambda: arbiter("tournament", "log", "1", "0", "--store", store).stdout),
+    )
+    for name, argv, secret, log in cases:
+        r = arbiter(*argv)
+        problems = []
+        if not secret.exists():
+            problems.append(f"{secret.name} was not written: exit {r.returncode}: {r.stderr[-300:]}")
+        elif "which no program may read" not in log():
+            problems.append(f"the log names no refusal: exit {r.returncode}: {r.stderr[-300:]}")
+        report(f"j. {name}: the program is not started", problems)
+    # Elsewhere, the same bot plays.
+    r = arbiter("play", "battleship", "-p", "a:hunt", "-p", f"me:cmd:{PY} '{bot}'", "--log",
+                str(tmp / "elsewhere.jsonl"), "--json")
+    report("j. the same bot with the log elsewhere plays",
+           [] if r.returncode == 0 and '"ejections":[]' in r.stdout.replace(" ", "")
+           else [f"exit {r.returncode}: {r.stdout[-300:]} {r.stderr[-300:]}"])
+
+
 def check_unprivileged():
     """h. A referee that cannot build the walls (here: one running as nobody) says so in one line
     and refuses cmd players (exit 2); with --unsafe-no-sandbox it runs them, with a warning."""
@@ -445,6 +480,7 @@ def main():
         check_matrix(tmp, cgroups)
         check_programs_elsewhere(tmp)
         check_workdir(tmp)
+        check_private_files(tmp)
     check_bad_options()
     check_unprivileged()
     print(f"{'all passed' if not FAILED else f'{len(FAILED)} failed'}")
