@@ -678,10 +678,12 @@ NOISY = "import sys\nsys.stderr.write('line one\\n' + 'z' * 20000 + '\\nTHE LAST
 
 def item7():
     def run_noisy(d, *extra):
-        (d / "noisy.py").write_text(NOISY)
+        # In a folder of its own: no program is started beside the store (docs/security.md).
+        (d / "bot").mkdir(exist_ok=True)
+        (d / "bot" / "noisy.py").write_text(NOISY)
         return arbiter("tournament", "run", "-g", "q", "-p", "a:dag", "-p",
-                       f"b:cmd:{PY} noisy.py {ARGS.root}/bots/python/q_bot.py", "--store", "t.db", "-q",
-                       *extra, cwd=d)
+                       f"b:cmd:{PY} bot/noisy.py {ARGS.root}/bots/python/q_bot.py", "--store", "t.db",
+                       "-q", *extra, cwd=d)
 
     def tail_check(d, out, err):
         text = out.decode()
