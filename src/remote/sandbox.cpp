@@ -273,8 +273,11 @@ Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string&
   program = fs::absolute(program, ec).lexically_normal().string();
   // Arguments that name files: their directories, read-only; the arguments made absolute.
   for (std::size_t i = 1; i < argv.size(); ++i) {
-    const fs::path arg = argv[i];
-    if (arg.empty() || !fs::exists(arg, ec)) continue;
+    // Relative to its working directory when it has one (never to the referee's).
+    const fs::path arg = workdir.empty() || fs::path(argv[i]).is_absolute()
+                             ? fs::path(argv[i])
+                             : fs::absolute(workdir, ec) / argv[i];
+    if (argv[i].empty() || !fs::exists(arg, ec)) continue;
     const fs::path abs = fs::canonical(arg, ec);
     if (ec) continue;
     show(fs::is_directory(abs) ? abs : abs.parent_path(), true);
