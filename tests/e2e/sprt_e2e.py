@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Paired seeds and the SPRT through the CLI: every pair of matches with swapped seats shares one
 seed in --matches-csv; density against hunt stops early with H1 accepted (exit 0), the reverse
-with H0 (exit 1); the verdict is the same with 1 and 2 local workers; a bot against itself never
-accepts H1 over many master seeds; a resumed concluded run stays concluded; contradictory options
+with H0 (exit 1); the verdict is the same with 1 and 2 local workers; a bot against itself accepts
+H1 no more often than alpha allows over many master seeds, paired and unpaired; a resumed concluded run stays concluded; contradictory options
 are one line and exit 2 with no store created. With --postgres-from-env: the same test finished
 by two worker processes sharing a PostgreSQL store stops both and loses or doubles no match."""
 import argparse
@@ -157,6 +157,24 @@ def test_self_play_never_accepts_h1(tmp):
         if (r.returncode == 0) != bool(v and v[0] == "H1 accepted"):
             problems.append(f"seed {seed}: exit {r.returncode} for {v}")
     TALLY.report("--sprt 0 10, a bot against itself, 12 master seeds", problems, dict(verdicts))
+
+    # Unpaired, the games of a bot against itself do vary (each match has its own seed, so each
+    # seat its own randomness): single-game SPRT(0, 10) runs, cut at 100 games each (a cut run
+    # accepts H1 no more often than an uncut one). If the rate were alpha = 0.05, 4 or more H1
+    # in 20 runs would happen with probability 0.016; we require at most 3.
+    problems, verdicts = [], defaultdict(int)
+    for seed in range(1, 21):
+        r = arbiter("tournament", "run", "-g", "battleship", "-p", "a:tracker", "-p", "b:tracker",
+                    "--rounds", "50", "--no-pairing", "--sprt", "0", "10", "--seed", str(seed),
+                    "--store", f"sqlite:{tmp}/unpaired{seed}.db", "-q", "--no-live")
+        m = re.search(r"SPRT \(trinomial[^)]*\): (H[01] accepted|undecided)", r.stdout)
+        verdicts[m.group(1) if m else "none"] += 1
+        if not m:
+            problems.append(f"seed {seed}: no SPRT line: {r.stderr.strip()[:200]}")
+    if verdicts["H1 accepted"] > 3:
+        problems.append(f"H1 accepted in {verdicts['H1 accepted']} of 20 runs")
+    TALLY.report("--no-pairing --sprt 0 10, tracker against itself, 20 master seeds", problems,
+                 dict(verdicts))
 
 
 def test_bad_options(tmp):
