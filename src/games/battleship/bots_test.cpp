@@ -446,13 +446,40 @@ TEST(Eval, ShotsToSinkBounds) {
   EXPECT_GE(random.mean, 85);
   for (const EvalResult& r : {density, hunt, tracker, random}) {
     EXPECT_GE(r.mean, 17);
-    EXPECT_LE(r.median, r.p95);
+    EXPECT_LE(r.median, r.p90);
+    EXPECT_LE(r.p90, r.p95);
     EXPECT_LE(r.p95, r.max);
     EXPECT_LE(r.max, 100);
+    EXPECT_LT(r.ci_low, r.mean);
+    EXPECT_GT(r.ci_high, r.mean);
+    EXPECT_FALSE(r.volleys);
   }
+  // The interval narrows with more games: about by sqrt(4) = 2 for four times as many.
+  const EvalResult more = eval_shots_to_sink({ShooterKind::density}, 800, 1);
+  const double ratio = (density.ci_high - density.ci_low) / (more.ci_high - more.ci_low);
+  EXPECT_GT(ratio, 1.6);
+  EXPECT_LT(ratio, 2.5);
   const EvalResult again = eval_shots_to_sink({ShooterKind::density}, 200, 1);
   EXPECT_EQ(again.mean, density.mean);
   EXPECT_EQ(again.max, density.max);
+}
+
+TEST(Eval, SalvoCountsVolleysOfOneShotPerShipAfloat) {
+  Config salvo;
+  salvo.salvo = true;
+  const EvalResult r = eval_shots_to_sink({ShooterKind::density}, 100, 2, salvo);
+  EXPECT_TRUE(r.volleys);
+  // Five shots a volley: at least 17 / 5 volleys, at most 100 / 5.
+  EXPECT_GE(r.mean, 4);
+  EXPECT_LE(r.max, 20);
+  // Other rules: a smaller board with ships apart takes fewer shots than the standard one.
+  Config small;
+  small.rows = small.cols = 8;
+  small.no_touch = true;
+  const EvalResult s = eval_shots_to_sink({ShooterKind::density}, 100, 2, small);
+  EXPECT_FALSE(s.volleys);
+  EXPECT_LT(s.mean, eval_shots_to_sink({ShooterKind::density}, 100, 2).mean);
+  EXPECT_LE(s.max, 64);
 }
 
 TEST(Eval, HeadToHead) {

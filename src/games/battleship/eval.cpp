@@ -66,10 +66,9 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 EvalResult eval_shots_to_sink(BotSpec spec, int games, std::uint64_t seed, const Config& config) {
   EvalResult result;
   if (games <= 0) return result;
-  Config c = config;
-  c.salvo = false;
+  const Config& c = config;
   Shooter shooter(spec.shooter);
-  std::vector<int> shots(games);
+  std::vector<int> counts(games);
   double seconds = 0;
   for (int g = 0; g < games; ++g) {
     Rng fleet_rng(Rng::derive(seed, "fleet", g));
@@ -77,25 +76,47 @@ EvalResult eval_shots_to_sink(BotSpec spec, int games, std::uint64_t seed, const
     Rng rng(Rng::derive(seed, "shots", g));
     View view;
     view.config = c;
+    if (c.salvo) {
+      Rng own(Rng::derive(seed, "own", g));
+      view.fleet = place_uniform(c, own);
+    }
+    int volleys = 0;
     const auto start = std::chrono::steady_clock::now();
     while (!target.sunk()) {
       const Shots s = shooter.choose(view, rng);
-      if (s.size() != 1) throw std::logic_error(fmt::format("{} shots instead of 1", s.size()));
-      view.outgoing.push_back(target.fire(s[0]));
+      const std::size_t due = c.salvo ? std::min(view.fleet.size(),
+                                                  static_cast<std::size_t>(c.rows * c.cols) -
+                                                      view.outgoing.size())
+                                      : 1;
+      if (s.size() != due)
+        throw std::logic_error(fmt::format("{} shots instead of {}", s.size(), due));
+      for (const Cell& cell : s) view.outgoing.push_back(target.fire(cell));
+      ++volleys;
       view.turn += 2;
     }
     seconds += seconds_since(start);
-    shots[g] = static_cast<int>(view.outgoing.size());
+    counts[g] = c.salvo ? volleys : static_cast<int>(view.outgoing.size());
   }
-  std::vector<int> sorted = shots;
+  std::vector<int> sorted = counts;
   std::sort(sorted.begin(), sorted.end());
   double sum = 0;
   for (int s : sorted) sum += s;
   result.games = games;
+  result.volleys = c.salvo;
   result.mean = sum / games;
+  double squares = 0;
+  for (int s : sorted) squares += (s - result.mean) * (s - result.mean);
+  const double sd = games > 1 ? std::sqrt(squares / (games - 1)) : 0.0;
+  const double half = 1.959963984540054 * sd / std::sqrt(static_cast<double>(games));
+  result.ci_low = result.mean - half;
+  result.ci_high = result.mean + half;
   result.median = games % 2 ? sorted[games / 2] : (sorted[games / 2 - 1] + sorted[games / 2]) / 2.0;
-  const int rank = static_cast<int>(std::ceil(0.95 * games));
-  result.p95 = sorted[std::max(rank, 1) - 1];
+  const auto nearest_rank = [&](double q) {
+    const int rank = static_cast<int>(std::ceil(q * games));
+    return static_cast<double>(sorted[std::max(rank, 1) - 1]);
+  };
+  result.p90 = nearest_rank(0.90);
+  result.p95 = nearest_rank(0.95);
   result.max = sorted.back();
   result.seconds_per_game = seconds / games;
   return result;
