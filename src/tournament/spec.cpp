@@ -278,8 +278,22 @@ Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
       return fail(fmt::format("{}:{}: unknown key \"{}\" (known: name, game, schedule, seats, "
                               "rounds, seed, per_call, hero, clock, pairing, [sprt], [config], [[player]], and the "
                               "program terms memory, processes, cpu_time, output, open_files, dir, "
-                              "network, read_only, env, sandbox)",
+                              "stderr, network, read_only, env, sandbox)",
                               path, value.source().begin.line, key.str()));
+  // A [[player]]'s own keys, each unknown one named with its line.
+  if (const auto* players = table.get_as<toml::array>("player"))
+    for (const auto& node : *players)
+      if (const auto* t = node.as_table())
+        for (const auto& [key, value] : *t) {
+          static const std::set<std::string> player_keys{"name", "bot", "command", "per_call",
+                                                         "clock"};
+          if (!player_keys.contains(std::string(key.str())) && !is_term(key.str()))
+            return fail(fmt::format("{}:{}: unknown key \"{}\" in a [[player]] (known: name, "
+                                    "bot or command, per_call, clock, and the program terms "
+                                    "memory, processes, cpu_time, output, open_files, dir, "
+                                    "stderr, network, read_only, env, sandbox)",
+                                    path, value.source().begin.line, key.str()));
+        }
   // The program terms, as written, with the line each is on.
   ProgramTerms terms;
   const auto set_terms = [&](ProgramTerms& into, const toml::table& t,

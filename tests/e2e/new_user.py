@@ -341,7 +341,7 @@ def item1():
             Case(1, f"{w}: an unknown key in a TOML [[player]]", [*cmd, "-f", "t.toml"],
                  setup=write("t.toml", 'game = "q"\n[[player]]\nname = "a"\nbot = "dag"\nbrain = 1\n'
                              '[[player]]\nname = "b"\nbot = "dag"\n'),
-                 words=['"brain"']),
+                 words=['t.toml:5: unknown key "brain" in a [[player]]']),
             Case(1, f"{w}: an unknown key in a TOML [config]", [*cmd, "-f", "t.toml"],
                  setup=write("t.toml", 'game = "q"\n[config]\ncolour = 1\n[[player]]\nname = "a"\n'
                              'bot = "dag"\n[[player]]\nname = "b"\nbot = "dag"\n'),
