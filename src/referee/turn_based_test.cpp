@@ -118,14 +118,21 @@ class Thinker : public Taker {
   Duration setup_think_;
 };
 
+// Options for a match in the virtual time of `clock`, calls made inline, recorded in `log` if
+// given.
+RefereeOptions virtual_time(ManualClock& clock, GameLog* log = nullptr) {
+  RefereeOptions options;
+  options.clock = &clock;
+  options.isolation = Isolation::inline_call;
+  options.log = log;
+  return options;
+}
+
 TEST(TurnReferee, AClockedSeatThatSpendsItsBankIsEjectedInVirtualTime) {
   ManualClock clock;
   std::ostringstream text;
   GameLog log(&text, /*keep=*/true);
-  RefereeOptions options;
-  options.clock = &clock;
-  options.isolation = Isolation::inline_call;
-  options.log = &log;
+  RefereeOptions options = virtual_time(clock, &log);
   options.time_control = TimeControl{1000ms, 100ms, 0ms};
   auto thinker = std::make_shared<Thinker>(clock, 350ms);
   auto quick = std::make_shared<Taker>(1);
@@ -152,9 +159,7 @@ TEST(TurnReferee, AClockedSeatThatSpendsItsBankIsEjectedInVirtualTime) {
 
 TEST(TurnReferee, TheFirstCallsGraceIsNotDrawnFromTheBank) {
   ManualClock clock;
-  RefereeOptions options;
-  options.clock = &clock;
-  options.isolation = Isolation::inline_call;
+  RefereeOptions options = virtual_time(clock);
   options.time_control = TimeControl{1000ms, 0ms, 500ms};
   // Setup is the first call: it may take 1500 ms and its first 500 ms are free: 1000 - 700 =
   // 300 left. Moves are later calls and draw fully: 300 - 200 = 100, then 100 < 200: out.
@@ -168,9 +173,7 @@ TEST(TurnReferee, TheFirstCallsGraceIsNotDrawnFromTheBank) {
 
 TEST(TurnReferee, ADelayIsFreeInEveryCallAndTheBankIsTheOverage) {
   ManualClock clock;
-  RefereeOptions options;
-  options.clock = &clock;
-  options.isolation = Isolation::inline_call;
+  RefereeOptions options = virtual_time(clock);
   // Kaggle's rule: every call's own allowance is free, the bank is the overage.
   // 1 s of every call is free and 500 ms of overage: moves of 1150 ms draw 150 ms each,
   // 500 -> 350 -> 200 -> 50, and then 1050 ms is not enough.
@@ -187,10 +190,7 @@ TEST(TurnReferee, EachSeatMayHaveItsOwnLimitsAndTheLogAndReplayKeepThem) {
   ManualClock clock;
   std::ostringstream text;
   GameLog log(&text, /*keep=*/true);
-  RefereeOptions options;
-  options.clock = &clock;
-  options.isolation = Isolation::inline_call;
-  options.log = &log;
+  RefereeOptions options = virtual_time(clock, &log);
   options.per_call = 1000ms;
   // Both think 300 ms a move. Seat 0 has a clock of its own (1 s + 0): 1000 -> 700 -> 400 ->
   // 100, then out; seat 1 has only a per-call limit of its own, 500 ms, which it never reaches.
@@ -233,9 +233,7 @@ TEST(TurnReferee, EachSeatMayHaveItsOwnLimitsAndTheLogAndReplayKeepThem) {
 
 TEST(TurnReferee, AnUnclockedMatchTellsNoClock) {
   ManualClock clock;
-  RefereeOptions options;
-  options.clock = &clock;
-  options.isolation = Isolation::inline_call;
+  RefereeOptions options = virtual_time(clock);
   auto thinker = std::make_shared<Thinker>(clock, 1ms);
   play({thinker, std::make_shared<Taker>(1)}, options);
   ASSERT_FALSE(thinker->told.empty());
