@@ -1,6 +1,7 @@
 // The density shooter: per cell, the chance that it holds a ship given every answer so far, by
 // exact enumeration of the ships touching unresolved hits (Density, on bitboards), with a plain
 // segment count when the covers are too many.
+#include "games/battleship/bitboard.h"
 #include "games/battleship/bots_internal.h"
 
 #include <algorithm>
@@ -12,58 +13,6 @@
 
 namespace arbiter::battleship {
 namespace {
-
-// A fixed-size bitboard of W 64-bit words.
-template <int W>
-struct Bits {
-  std::array<std::uint64_t, W> w{};
-
-  void set(int i) { w[i >> 6] |= std::uint64_t{1} << (i & 63); }
-  bool test(int i) const { return (w[i >> 6] >> (i & 63)) & 1; }
-  bool any() const {
-    std::uint64_t a = 0;
-    for (int k = 0; k < W; ++k) a |= w[k];
-    return a != 0;
-  }
-  bool meets(const Bits& o) const {
-    std::uint64_t a = 0;
-    for (int k = 0; k < W; ++k) a |= w[k] & o.w[k];
-    return a != 0;
-  }
-  bool within(const Bits& o) const {
-    std::uint64_t a = 0;
-    for (int k = 0; k < W; ++k) a |= w[k] & ~o.w[k];
-    return a == 0;
-  }
-  int count() const {
-    int c = 0;
-    for (int k = 0; k < W; ++k) c += std::popcount(w[k]);
-    return c;
-  }
-  int first() const {  // REQUIRES: any()
-    for (int k = 0;; ++k)
-      if (w[k]) return k * 64 + std::countr_zero(w[k]);
-  }
-  Bits& operator|=(const Bits& o) {
-    for (int k = 0; k < W; ++k) w[k] |= o.w[k];
-    return *this;
-  }
-  friend Bits operator&(Bits a, const Bits& b) {
-    for (int k = 0; k < W; ++k) a.w[k] &= b.w[k];
-    return a;
-  }
-  friend Bits operator|(Bits a, const Bits& b) { return a |= b; }
-  Bits operator~() const {
-    Bits r;
-    for (int k = 0; k < W; ++k) r.w[k] = ~w[k];
-    return r;
-  }
-  template <class F>
-  void each(F&& f) const {
-    for (int k = 0; k < W; ++k)
-      for (std::uint64_t x = w[k]; x; x &= x - 1) f(k * 64 + std::countr_zero(x));
-  }
-};
 
 // Enumeration budget: leaves and calls of the covering search before falling back to the
 // heuristic.
@@ -188,11 +137,7 @@ class Density final : public DensityModel {
   }
 
  private:
-  struct Piece {
-    Bits<W> cells;
-    Bits<W> halo;  // cells and their neighbours
-    Segment seg;
-  };
+  using Piece = battleship::Piece<W>;
   struct ShipClass {
     int length = 0;
     int afloat = 0;                   // ships of this length not sunk
@@ -205,16 +150,7 @@ class Density final : public DensityModel {
     double scale = 0.0;        // sum over covers of weight * afloat / (free segments left)
   };
 
-  Piece piece(const Segment& s) const {
-    Piece pc;
-    pc.seg = s;
-    for_cells(s, [&](int i) {
-      pc.cells.set(i);
-      pc.halo.set(i);
-      grid_.around(i, [&](int j) { pc.halo.set(j); });
-    });
-    return pc;
-  }
+  Piece piece(const Segment& s) const { return piece_of<W>(grid_, s); }
   Bits<W> halo(const Bits<W>& b) const {
     Bits<W> out;
     b.each([&](int i) { out |= halo_of_[i]; });
