@@ -28,7 +28,7 @@ void add_battleship_commands(CLI::App& app, int& exit_code) {
       "5-4-3-3-2, sunk announced), over the same seeded games, side by side; with --against, "
       "the first bot's win rate in both seat orders");
   eval->add_option("--bot", args->bots,
-                   "random | hunt | tracker | density, once per bot to compare (default: all)");
+                   "random | hunt | tracker | density | posterior, once per bot to compare (default: all)");
   eval->add_option("--games", args->games, "How many games (default 10000)")
       ->check(CLI::Range(1, 10'000'000));
   eval->add_option("--seed", args->seed, "The master seed (default 1)")->check(natural_validator());

@@ -144,6 +144,8 @@ std::string_view to_string(ShooterKind kind) {
       return "tracker";
     case ShooterKind::density:
       return "density";
+    case ShooterKind::posterior:
+      return "posterior";
   }
   return "?";
 }
@@ -176,8 +178,11 @@ Expected<BotSpec> parse_bot(std::string_view text) {
     spec.shooter = ShooterKind::tracker;
   } else if (shooter == "density") {
     spec.shooter = ShooterKind::density;
+  } else if (shooter == "posterior") {
+    spec.shooter = ShooterKind::posterior;
   } else {
-    return fail(fmt::format("bot \"{}\": unknown shooter \"{}\" (random, hunt, tracker, density)",
+    return fail(fmt::format(
+        "bot \"{}\": unknown shooter \"{}\" (random, hunt, tracker, density, posterior)",
                             text, shooter));
   }
   if (plus == std::string_view::npos) return spec;
@@ -230,6 +235,7 @@ struct Shooter::Impl {
   ShooterKind kind;
   Config config;  // what `density` was built for
   std::unique_ptr<DensityModel> density;
+  std::unique_ptr<PosteriorModel> posterior;
   std::vector<double> p;
 
   DensityModel& model(const Config& c) {
@@ -238,6 +244,14 @@ struct Shooter::Impl {
       density = make_density(c);
     }
     return *density;
+  }
+  PosteriorModel& posterior_model(const Config& c) {
+    if (!posterior || !(config == c)) {
+      config = c;
+      posterior = make_posterior(c);
+      density.reset();
+    }
+    return *posterior;
   }
 };
 
@@ -268,6 +282,8 @@ Shots Shooter::choose(const View& view, Rng& rng) {
     case ShooterKind::density:
       impl_->model(view.config).estimate(k, impl_->p);
       return shoot_density(grid, k, impl_->p, count, rng);
+    case ShooterKind::posterior:
+      return impl_->posterior_model(view.config).choose(k, count, rng);
   }
   return {};
 }
@@ -284,6 +300,23 @@ std::vector<double> density_map(const View& view) {
   std::vector<double> p;
   make_density(view.config)->estimate(k, p);
   return p;
+}
+
+std::vector<Fleet> sample_fleets(const View& view, int count, Rng& rng) {
+  check_config(view.config);
+  const Grid grid(view.config);
+  const Knowledge k = read_view(view, grid);
+  const auto model = make_posterior(view.config);
+  FleetSampler& sampler = model->sampler();
+  std::vector<Fleet> out;
+  if (!sampler.prepare(k)) return out;
+  std::vector<Segment> segments;
+  for (int f = 0; f < count && sampler.draw(rng, segments); ++f) {
+    Fleet fleet;
+    for (const Segment& s : segments) fleet.push_back(grid.ship(s));
+    out.push_back(std::move(fleet));
+  }
+  return out;
 }
 
 }  // namespace arbiter::battleship

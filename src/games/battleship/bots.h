@@ -26,6 +26,7 @@ enum class ShooterKind {
   hunt,     // the textbook hunt/target: a checkerboard hunt, then the neighbours of hits
   tracker,  // hunt/target that follows lines of hits and reads sunk announcements
   density,  // the cell most likely to hold a ship given every answer so far (see below)
+  posterior,  // the same chance, from whole fleets drawn from the exact posterior
 };
 enum class PlacerKind {
   uniform,  // uniform over legal fleets
@@ -109,6 +110,10 @@ class Shooter {
 //           answer (misses, hits, sunk ships and their lengths, no_touch), computed exactly over
 //           the placements of the ships touching unresolved hits and with the other ships
 //           taken independently of each other. Salvo: the top cells of one estimate.
+//  posterior  like density, with the chance estimated from kPosteriorFleets (2,000) fleets drawn
+//           uniformly from all fleets consistent with every answer (the ships of a fleet do
+//           not overlap, which density's per-ship counts ignore); falls back to density's
+//           estimate in the rare positions whose covers of the hits exceed the budget.
 // Which hits a sunk ship covered is inferred: segments of its length through the sinking cell,
 // made of earlier hits, narrowed against the other sunk ships; when that leaves a choice, the
 // density shooter weighs every choice and tracker settles only the cells common to all.
@@ -119,6 +124,11 @@ Shots choose_shots(ShooterKind kind, const View& view, Rng& rng);
 // The density shooter's estimate, per cell (row-major), of the chance that it holds an unhit
 // ship cell: 0 for cells fired at. Exposed for tests and benchmarks.
 std::vector<double> density_map(const View& view);
+
+// `count` fleets drawn uniformly from all fleets of view.config consistent with every answer in
+// view.outgoing (the posterior the posterior shooter uses), each a whole fleet: the sunk ships
+// too. Empty when the view has too many ways to cover its hits for the budget, or none.
+std::vector<Fleet> sample_fleets(const View& view, int count, Rng& rng);
 
 // ---------------------------------------------------------------------------------------------
 // A house player for the referee

@@ -130,4 +130,30 @@ std::unique_ptr<DensityModel> make_density(const Config& config);
 Shots shoot_density(const Grid& grid, const Knowledge& k, const std::vector<double>& p, int count,
                     Rng& rng);
 
+// posterior_shooter.cpp
+// Fleets drawn uniformly from those consistent with a Knowledge.
+class FleetSampler {
+ public:
+  virtual ~FleetSampler() = default;
+  // Enumerates the ways the unresolved hits can be covered. False when they are too many for
+  // the budget, or none (only for views no fleet explains).
+  virtual bool prepare(const Knowledge& k) = 0;
+  // REQUIRES: prepare() returned true. One fleet, every ship's segment (the sunk ones too), or
+  // false when the free ships could not be placed within the proposal budget.
+  virtual bool draw(Rng& rng, std::vector<Segment>& fleet) = 0;
+};
+
+// Fleets the posterior shooter draws per shot.
+inline constexpr int kPosteriorFleets = 20000;
+
+class PosteriorModel {
+ public:
+  virtual ~PosteriorModel() = default;
+  virtual FleetSampler& sampler() = 0;
+  // `count` distinct unknown cells (bots.h says how).
+  virtual Shots choose(const Knowledge& k, int count, Rng& rng) = 0;
+};
+
+std::unique_ptr<PosteriorModel> make_posterior(const Config& config);
+
 }  // namespace arbiter::battleship

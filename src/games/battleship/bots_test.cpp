@@ -54,14 +54,15 @@ TEST(ParseBot, ShooterWithOptionalPlacement) {
   EXPECT_EQ(parse_bot("hunt+evasive"), (BotSpec{ShooterKind::hunt, PlacerKind::evasive}));
   EXPECT_EQ(parse_bot("tracker"), (BotSpec{ShooterKind::tracker, PlacerKind::uniform}));
   EXPECT_EQ(parse_bot("density+uniform"), (BotSpec{ShooterKind::density, PlacerKind::uniform}));
+  EXPECT_EQ(parse_bot("posterior"), (BotSpec{ShooterKind::posterior, PlacerKind::uniform}));
   for (std::string_view bad : {"", "Density", "dense", "hunt+", "hunt+sneaky", "+evasive"})
     EXPECT_FALSE(parse_bot(bad).has_value()) << bad;
   EXPECT_NE(parse_bot("hunt+sneaky").error().message.find("sneaky"), std::string::npos);
 }
 
 TEST(ParseBot, ToStringRoundTrips) {
-  for (ShooterKind s :
-       {ShooterKind::random, ShooterKind::hunt, ShooterKind::tracker, ShooterKind::density})
+  for (ShooterKind s : {ShooterKind::random, ShooterKind::hunt, ShooterKind::tracker,
+                       ShooterKind::density, ShooterKind::posterior})
     for (PlacerKind p : {PlacerKind::uniform, PlacerKind::evasive}) {
       const BotSpec spec{s, p};
       EXPECT_EQ(parse_bot(to_string(spec)), spec);
@@ -142,16 +143,48 @@ TEST(Placement, EvasiveAvoidsTheCentre) {
 // ---------------------------------------------------------------------------------------------
 // Shooting
 
+// How a hidden fleet answers shots, by the rules (docs/games/battleship.md §1).
+class Answers {
+ public:
+  Answers(const Config& config, const Fleet& fleet)
+      : config_(config), owner_(config.rows * config.cols, -1) {
+    for (std::size_t k = 0; k < fleet.size(); ++k) {
+      for (const Cell& c : ship_cells(fleet[k]))
+        owner_[c.row * config.cols + c.col] = static_cast<int>(k);
+      left_.push_back(fleet[k].length);
+      lengths_.push_back(fleet[k].length);
+    }
+    afloat_ = static_cast<int>(fleet.size());
+  }
+  // REQUIRES: c on the grid, never fired at before.
+  ShotResult fire(const Cell& c) {
+    const int k = owner_[c.row * config_.cols + c.col];
+    ShotResult r{c, Outcome::miss, 0};
+    if (k < 0) return r;
+    r.result = Outcome::hit;
+    if (--left_[k] == 0) {
+      --afloat_;
+      if (config_.announce_sunk) {
+        r.result = Outcome::sunk;
+        r.length = lengths_[k];
+      }
+    }
+    return r;
+  }
+  int afloat() const { return afloat_; }
+
+ private:
+  Config config_;
+  std::vector<int> owner_, left_, lengths_;
+  int afloat_ = 0;
+};
+
 // Plays `kind` against a uniform fleet until it is sunk (or the grid is exhausted), checking
 // every shot; returns the number of shots.
 int play_out(ShooterKind kind, const Config& config, std::uint64_t seed) {
   Rng fleet_rng(Rng::derive(seed, "fleet"));
   const Fleet fleet = place_uniform(config, fleet_rng);
-  std::vector<int> owner(config.rows * config.cols, -1), left;
-  for (std::size_t k = 0; k < fleet.size(); ++k) {
-    for (const Cell& c : ship_cells(fleet[k])) owner[c.row * config.cols + c.col] = k;
-    left.push_back(fleet[k].length);
-  }
+  Answers answers(config, fleet);
   // Salvo: give the shooter a fleet of its own, two ships of which are sunk.
   View view;
   view.config = config;
@@ -163,9 +196,8 @@ int play_out(ShooterKind kind, const Config& config, std::uint64_t seed) {
   Shooter shooter(kind);
   Rng rng(Rng::derive(seed, "shots"));
   std::set<Cell> fired;
-  int afloat = static_cast<int>(fleet.size());
   int shots = 0;
-  while (afloat > 0) {
+  while (answers.afloat() > 0) {
     const Shots s = shooter.choose(view, rng);
     const int due = shots_due(view);
     EXPECT_EQ(static_cast<int>(s.size()), due);
@@ -181,28 +213,18 @@ int play_out(ShooterKind kind, const Config& config, std::uint64_t seed) {
     }
     for (const Cell& c : s) {
       ++shots;
-      const int k = owner[c.row * config.cols + c.col];
-      ShotResult r{c, Outcome::miss, 0};
-      if (k >= 0) {
-        r.result = Outcome::hit;
-        if (--left[k] == 0) {
-          --afloat;
-          if (config.announce_sunk) {
-            r.result = Outcome::sunk;
-            r.length = fleet[k].length;
-          }
-        }
-      }
-      view.outgoing.push_back(r);
+      view.outgoing.push_back(answers.fire(c));
     }
   }
-  EXPECT_EQ(afloat, 0);
+  EXPECT_EQ(answers.afloat(), 0);
   return shots;
 }
 
+constexpr ShooterKind kShooters[] = {ShooterKind::random, ShooterKind::hunt, ShooterKind::tracker,
+                                     ShooterKind::density, ShooterKind::posterior};
+
 TEST(Shooters, NeverRepeatNeverLeaveTheGridAndFinish) {
-  for (ShooterKind kind :
-       {ShooterKind::random, ShooterKind::hunt, ShooterKind::tracker, ShooterKind::density})
+  for (ShooterKind kind : kShooters)
     for (const Config& c : configs())
       for (std::uint64_t seed = 0; seed < 6; ++seed) {
         SCOPED_TRACE(::testing::Message() << to_string(kind) << " " << c.rows << "x" << c.cols
@@ -229,8 +251,7 @@ TEST(Shooters, SalvoSizes) {
              {3, {4, 0}, Dir::h},
              {3, {6, 0}, Dir::h},
              {2, {8, 0}, Dir::h}};
-  for (ShooterKind kind :
-       {ShooterKind::random, ShooterKind::hunt, ShooterKind::tracker, ShooterKind::density}) {
+  for (ShooterKind kind : kShooters) {
     EXPECT_EQ(choose_shots(kind, v, rng).size(), 5u);
     View hit = v;  // the 2 sunk, the 5 only damaged
     hit.incoming = {
@@ -381,14 +402,147 @@ TEST(Density, AmbiguousSunkShipsKeepTheOtherHitInPlay) {
 }
 
 TEST(Shooters, SameSeedSameShots) {
-  for (ShooterKind kind :
-       {ShooterKind::random, ShooterKind::hunt, ShooterKind::tracker, ShooterKind::density}) {
+  for (ShooterKind kind : kShooters) {
     const View v = with_shots(Config{}, {{{1, 1}, Outcome::miss, 0}, {{6, 6}, Outcome::hit, 0}});
     Rng a(42), b(42);
     Shooter one(kind), two(kind);
     for (int i = 0; i < 5; ++i) EXPECT_EQ(one.choose(v, a), two.choose(v, b));
     EXPECT_EQ(play_out(kind, Config{}, 9), play_out(kind, Config{}, 9));
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The posterior sampler
+
+// A view of `shots` shots of the density shooter at a uniform fleet, with the fleet.
+std::pair<View, Fleet> midgame(const Config& config, std::uint64_t seed, int shots) {
+  Rng fleet_rng(Rng::derive(seed, "truth"));
+  const Fleet fleet = place_uniform(config, fleet_rng);
+  Answers answers(config, fleet);
+  View view;
+  view.config = config;
+  Rng rng(Rng::derive(seed, "midgame"));
+  for (int t = 0; t < shots && answers.afloat() > 0; ++t)
+    for (const Cell& c : choose_shots(ShooterKind::density, view, rng))
+      view.outgoing.push_back(answers.fire(c));
+  return {view, fleet};
+}
+
+// Does `fleet` answer every shot of `view` as the view says it was answered?
+bool explains(const View& view, const Fleet& fleet) {
+  if (fleet_foul(view.config, fleet)) return false;
+  Answers answers(view.config, fleet);
+  for (const ShotResult& s : view.outgoing)
+    if (!(answers.fire(s.cell) == s)) return false;
+  return true;
+}
+
+TEST(Posterior, EverySampledFleetExplainsEveryAnswer) {
+  Config quiet;
+  quiet.announce_sunk = false;
+  for (const Config& c : {Config{}, grid(10, 10, {5, 4, 3, 3, 2}, true), grid(5, 7, {3, 2, 2}),
+                          grid(7, 5, {1, 2, 3}), grid(26, 26, {6, 5, 5, 4, 3, 2}, true), quiet})
+    for (std::uint64_t seed = 0; seed < 4; ++seed)
+      for (int shots : {0, 5, 15, 30, 45}) {
+        SCOPED_TRACE(::testing::Message() << c.rows << "x" << c.cols << " no_touch " << c.no_touch
+                                          << " announce " << c.announce_sunk << " seed " << seed
+                                          << " shots " << shots);
+        const auto [view, truth] = midgame(c, seed, shots);
+        ASSERT_TRUE(explains(view, truth));
+        Rng rng(seed);
+        const std::vector<Fleet> fleets = sample_fleets(view, 100, rng);
+        ASSERT_EQ(fleets.size(), 100u);
+        for (const Fleet& f : fleets) {
+          ASSERT_TRUE(explains(view, f));
+          std::vector<int> lengths, wanted = c.ships;
+          for (const Ship& s : f) lengths.push_back(s.length);
+          std::ranges::sort(lengths);
+          std::ranges::sort(wanted);
+          ASSERT_EQ(lengths, wanted);
+        }
+      }
+}
+
+// Every fleet of `config`, one ship per entry of config.ships in that order (ships of one length
+// are counted once per order); f(fleet) for each.
+template <class F>
+void every_fleet(const Config& config, F&& f) {
+  std::vector<Ship> all;
+  Fleet fleet(config.ships.size());
+  auto place = [&](auto&& self, std::size_t k) -> void {
+    if (k == config.ships.size()) {
+      f(fleet);
+      return;
+    }
+    for (int r = 0; r < config.rows; ++r)
+      for (int col = 0; col < config.cols; ++col)
+        for (Dir d : {Dir::h, Dir::v}) {
+          if (config.ships[k] == 1 && d == Dir::v) continue;
+          fleet[k] = {config.ships[k], {r, col}, d};
+          bool inside = true;
+          for (const Cell& c : ship_cells(fleet[k])) inside = inside && on_grid(config, c);
+          if (inside) self(self, k + 1);
+        }
+  };
+  place(place, 0);
+}
+
+TEST(Posterior, SamplesFollowTheExactPosterior) {
+  // On small grids every fleet can be counted: the share of sampled fleets with a ship on each
+  // cell must match the share of all consistent fleets, within 5 standard errors.
+  for (const Config& c : {grid(5, 5, {3, 2, 2}), grid(5, 6, {3, 3, 2}, true), grid(5, 5, {4, 2})})
+    for (std::uint64_t seed = 0; seed < 3; ++seed)
+      for (int shots : {0, 3, 7}) {
+        SCOPED_TRACE(::testing::Message() << c.rows << "x" << c.cols << " no_touch " << c.no_touch
+                                          << " seed " << seed << " shots " << shots);
+        const auto [view, truth] = midgame(c, seed, shots);
+        const int n = c.rows * c.cols;
+        std::vector<double> exact(n, 0.0);
+        double consistent = 0;
+        every_fleet(c, [&](const Fleet& f) {
+          if (!explains(view, f)) return;
+          ++consistent;
+          for (const Ship& s : f)
+            for (const Cell& cell : ship_cells(s)) exact[cell.row * c.cols + cell.col] += 1;
+        });
+        ASSERT_GT(consistent, 0);
+        constexpr int kFleets = 20000;
+        Rng rng(seed + 100);
+        const std::vector<Fleet> fleets = sample_fleets(view, kFleets, rng);
+        ASSERT_EQ(fleets.size(), static_cast<std::size_t>(kFleets));
+        std::vector<double> seen(n, 0.0);
+        for (const Fleet& f : fleets)
+          for (const Ship& s : f)
+            for (const Cell& cell : ship_cells(s)) seen[cell.row * c.cols + cell.col] += 1;
+        for (int i = 0; i < n; ++i) {
+          const double p = exact[i] / consistent, q = seen[i] / kFleets;
+          const double se = std::sqrt(std::max(p * (1 - p), 1e-6) / kFleets);
+          EXPECT_NEAR(q, p, 5 * se + 1e-9) << "cell " << i;
+        }
+      }
+}
+
+TEST(Posterior, SameSeedSameFleets) {
+  const auto [view, truth] = midgame(Config{}, 5, 20);
+  Rng a(7), b(7), c(8);
+  const auto one = sample_fleets(view, 50, a);
+  EXPECT_EQ(one, sample_fleets(view, 50, b));
+  EXPECT_NE(one, sample_fleets(view, 50, c));
+}
+
+TEST(Posterior, ImpossibleViewsGiveNoFleets) {
+  // A hit with misses on all four sides cannot be a ship of length 2 or more.
+  const View v = with_shots(grid(5, 5, {3, 2}), {{{2, 2}, Outcome::hit, 0},
+                                                 {{1, 2}, Outcome::miss, 0},
+                                                 {{3, 2}, Outcome::miss, 0},
+                                                 {{2, 1}, Outcome::miss, 0},
+                                                 {{2, 3}, Outcome::miss, 0}});
+  Rng rng(1);
+  EXPECT_TRUE(sample_fleets(v, 10, rng).empty());
+  // The shooter still fires somewhere new.
+  const Shots s = choose_shots(ShooterKind::posterior, v, rng);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_FALSE(s[0] == (Cell{2, 2}));
 }
 
 // ---------------------------------------------------------------------------------------------
