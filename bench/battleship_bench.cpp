@@ -1,5 +1,5 @@
-// Battleship benchmarks: one density decision on real mid-game views, whole shots-to-sink games
-// per house shooter, and fleet placement.
+// Battleship benchmarks: one density or posterior decision on real mid-game views, whole
+// shots-to-sink games per house shooter, and fleet placement.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -59,9 +59,11 @@ const std::vector<View>& mid_game_views(Phase phase) {
   return pools[static_cast<int>(phase)];
 }
 
-void BM_DensityDecision(benchmark::State& state) {
-  const auto& views = mid_game_views(static_cast<Phase>(state.range(0)));
-  Shooter shooter(ShooterKind::density);
+// One decision of the shooter range(0) on the views of phase range(1).
+void BM_Decision(benchmark::State& state) {
+  const auto kind = static_cast<ShooterKind>(state.range(0));
+  const auto& views = mid_game_views(static_cast<Phase>(state.range(1)));
+  Shooter shooter(kind);
   Rng rng(1);
   std::size_t i = 0;
   for (auto _ : state) {
@@ -69,11 +71,14 @@ void BM_DensityDecision(benchmark::State& state) {
     if (++i == views.size()) i = 0;
   }
   state.SetItemsProcessed(state.iterations());
-  state.SetLabel(state.range(0) == 0   ? "any"
-                 : state.range(0) == 1 ? "after a miss or sinking"
-                                       : "after a hit");
+  state.SetLabel(std::string(to_string(kind)) + (state.range(1) == 0   ? ", any"
+                                                 : state.range(1) == 1 ? ", after a miss or sinking"
+                                                                       : ", after a hit"));
 }
-BENCHMARK(BM_DensityDecision)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Decision)
+    ->ArgsProduct({{static_cast<int>(ShooterKind::density), static_cast<int>(ShooterKind::posterior)},
+                   {0, 1, 2}})
+    ->Unit(benchmark::kMicrosecond);
 
 // One shots-to-sink game per iteration (eval_shots_to_sink with games = 1, a new seed each
 // time): items per second are games per second.
@@ -91,6 +96,7 @@ BENCHMARK(BM_EvalGame)
     ->Arg(static_cast<int>(ShooterKind::hunt))
     ->Arg(static_cast<int>(ShooterKind::tracker))
     ->Arg(static_cast<int>(ShooterKind::density))
+    ->Arg(static_cast<int>(ShooterKind::posterior))
     ->Unit(benchmark::kMicrosecond);
 
 void BM_Place(benchmark::State& state) {
@@ -101,7 +107,12 @@ void BM_Place(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(place(kind, config, rng));
   state.SetLabel(std::string(to_string(kind)) + (config.no_touch ? ", no_touch" : ""));
 }
-BENCHMARK(BM_Place)->Args({0, 0})->Args({0, 1})->Args({1, 0})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Place)
+    ->Args({static_cast<int>(PlacerKind::uniform), 0})
+    ->Args({static_cast<int>(PlacerKind::uniform), 1})
+    ->Args({static_cast<int>(PlacerKind::evasive), 0})
+    ->Args({static_cast<int>(PlacerKind::hardest), 0})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace arbiter::battleship

@@ -20,6 +20,7 @@ void add_battleship_commands(CLI::App& app, int& exit_code) {
     int games = 10000;
     std::string seed = "1";
     std::string config;
+    std::string fleets = "uniform";
   };
   auto args = std::make_shared<Args>();
   auto* eval = bs->add_subcommand(
@@ -28,13 +29,16 @@ void add_battleship_commands(CLI::App& app, int& exit_code) {
       "5-4-3-3-2, sunk announced), over the same seeded games, side by side; with --against, "
       "the first bot's win rate in both seat orders");
   eval->add_option("--bot", args->bots,
-                   "random | hunt | tracker | density | posterior, once per bot to compare (default: all)");
+                   "random | hunt | tracker | density | posterior, once per bot to compare (default: all but "
+                   "the slower posterior)");
   eval->add_option("--games", args->games, "How many games (default 10000)")
       ->check(CLI::Range(1, 10'000'000));
   eval->add_option("--seed", args->seed, "The master seed (default 1)")->check(natural_validator());
   eval->add_option("--config", args->config,
                    "The game's rules as for arbiter play battleship, e.g. '{\"salvo\": true}' "
                    "(salvo: counts volleys) or '{\"rows\": 8, \"cols\": 8, \"no_touch\": true}'");
+  eval->add_option("--fleets", args->fleets,
+                   "How the target fleets are placed: uniform (default), evasive or hardest");
   eval->add_option("--against", args->against, "A second bot: report head-to-head wins instead");
   eval->callback([&exit_code, args] {
     const std::vector<std::string> names =
@@ -66,7 +70,20 @@ void add_battleship_commands(CLI::App& app, int& exit_code) {
       }
       config = *decoded;
     }
+    auto fleets = battleship::parse_bot("random+" + args->fleets);
+    if (!fleets) {
+      report_error(fmt::format("--fleets: unknown placement \"{}\" (uniform, evasive, hardest)",
+                               args->fleets));
+      exit_code = kBadInput;
+      return;
+    }
     const std::uint64_t seed = std::stoull(args->seed);
+    if (!args->against.empty() && fleets->placer != battleship::PlacerKind::uniform) {
+      report_error("--fleets: not with --against; head to head each bot places its own fleet "
+                   "(name it as BOT+PLACEMENT, e.g. density+hardest)");
+      exit_code = kBadInput;
+      return;
+    }
     if (!args->against.empty()) {
       auto other = battleship::parse_bot(args->against);
       if (!other) {
@@ -80,12 +97,17 @@ void add_battleship_commands(CLI::App& app, int& exit_code) {
       fmt::print("{} wins {:.1f}% (draws count half)\n", names.front(), share * 100);
       return;
     }
-    fmt::print("{} to sink a random fleet: {} games each, seed {}, the same fleets for every bot\n",
-               config.salvo ? "volleys" : "shots", args->games, seed);
+    fmt::print("{} to sink {}: {} games each, seed {}, the same fleets for every bot\n",
+               config.salvo ? "volleys" : "shots",
+               fleets->placer == battleship::PlacerKind::uniform
+                   ? std::string("a random fleet")
+                   : fmt::format("fleets placed by {}", to_string(fleets->placer)),
+               args->games, seed);
     fmt::print("{:<10} {:>8}  {:>17}  {:>7} {:>5} {:>5} {:>5}  {:>10}\n", "bot", "mean",
                "95% CI of mean", "median", "p90", "p95", "max", "us/game");
     for (std::size_t i = 0; i < bots.size(); ++i) {
-      const auto r = battleship::eval_shots_to_sink(bots[i], args->games, seed, config);
+      const auto r = battleship::eval_shots_to_sink(bots[i], args->games, seed, config,
+                                                    fleets->placer);
       fmt::print("{:<10} {:>8.2f}  [{:>6.2f}, {:>6.2f}]  {:>7.1f} {:>5.0f} {:>5.0f} {:>5}  {:>10.1f}\n",
                  names[i], r.mean, r.ci_low, r.ci_high, r.median, r.p90, r.p95, r.max,
                  r.seconds_per_game * 1e6);

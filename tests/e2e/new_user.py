@@ -873,6 +873,10 @@ def sweep():
              words=['"insane"']),
         Case("sweep", "battleship eval: an unknown bot", ["battleship", "eval", "--bot", "psychic"],
              words=['"psychic"']),
+        Case("sweep", "battleship eval: an unknown placement", ["battleship", "eval", "--fleets", "sneaky"],
+             words=['"sneaky"', "hardest"]),
+        Case("sweep", "battleship eval: --fleets with --against",
+             ["battleship", "eval", "--fleets", "hardest", "--against", "hunt"], words=["density+hardest"]),
         Case("sweep", "an error line with control bytes stays one printable line",
              ["play", "q", "-p", "a\x1b[31m:dag", "-p", "b:dag"], words=["player name"],
              check=lambda d, o, e: ["a raw control byte on stderr"] if re.search(rb"[\x00-\x09\x0b-\x1f]", e)

@@ -132,6 +132,34 @@ Shots pick(const Grid& grid, const std::vector<int>& ranked, int count) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// A hidden fleet under fire
+
+Target::Target(const Config& config, const Fleet& fleet)
+    : config_(config), owner_(config.rows * config.cols, -1), fired_(owner_.size(), 0) {
+  for (std::size_t k = 0; k < fleet.size(); ++k) {
+    for (const Cell& c : ship_cells(fleet[k])) owner_[index(c)] = static_cast<int>(k);
+    left_.push_back(fleet[k].length);
+    lengths_.push_back(fleet[k].length);
+  }
+  afloat_ = static_cast<int>(fleet.size());
+}
+
+ShotResult Target::fire(const Cell& c) {
+  if (c.row < 0 || c.row >= config_.rows || c.col < 0 || c.col >= config_.cols)
+    throw std::logic_error(fmt::format("shot off the grid at ({}, {})", c.row, c.col));
+  const int i = index(c);
+  if (fired_[i]) throw std::logic_error(fmt::format("second shot at ({}, {})", c.row, c.col));
+  fired_[i] = 1;
+  const int k = owner_[i];
+  if (k < 0) return {c, Outcome::miss, 0};
+  ++hits_;
+  if (--left_[k] > 0) return {c, Outcome::hit, 0};
+  --afloat_;
+  if (!config_.announce_sunk) return {c, Outcome::hit, 0};
+  return {c, Outcome::sunk, lengths_[k]};
+}
+
+// ---------------------------------------------------------------------------------------------
 // Names
 
 std::string_view to_string(ShooterKind kind) {
@@ -156,6 +184,8 @@ std::string_view to_string(PlacerKind kind) {
       return "uniform";
     case PlacerKind::evasive:
       return "evasive";
+    case PlacerKind::hardest:
+      return "hardest";
   }
   return "?";
 }
@@ -191,9 +221,11 @@ Expected<BotSpec> parse_bot(std::string_view text) {
     spec.placer = PlacerKind::uniform;
   } else if (placer == "evasive") {
     spec.placer = PlacerKind::evasive;
+  } else if (placer == "hardest") {
+    spec.placer = PlacerKind::hardest;
   } else {
-    return fail(
-        fmt::format("bot \"{}\": unknown placement \"{}\" (uniform, evasive)", text, placer));
+    return fail(fmt::format("bot \"{}\": unknown placement \"{}\" (uniform, evasive, hardest)",
+                            text, placer));
   }
   return spec;
 }

@@ -31,6 +31,7 @@ enum class ShooterKind {
 enum class PlacerKind {
   uniform,  // uniform over legal fleets
   evasive,  // the fleet, among many uniform ones, on the cells density shooters try last
+  hardest,  // of several evasive fleets, the one density shooters took longest to sink
 };
 
 struct BotSpec {
@@ -68,6 +69,17 @@ Fleet place_uniform(const Config& config, Rng& rng);
 // empty-board density, i.e. the ships density shooters find last (edges and corners).
 inline constexpr int kEvasiveDraws = 100;
 Fleet place_evasive(const Config& config, Rng& rng);
+
+// Of kHardestCandidates evasive fleets, the one a density shooter needed the most shots to sink
+// over kHardestTrials trial games each (its shots drawn from `rng` too; ties: the first). On
+// grids over 100 cells the 64 trial games shrink to 64 * (100 / cells)^2, one per candidate
+// when fewer than 16; at 1 (from 283 cells on) it is place_evasive. On crowded grids (twice the
+// ships' cells, with no_touch twice (length + 1) each, exceed the grid) the candidates are
+// uniform fleets. About 40 ms on the standard grid, where density needs about 11 shots more
+// against it than against uniform fleets, posterior about 9.
+inline constexpr int kHardestCandidates = 16;
+inline constexpr int kHardestTrials = 4;
+Fleet place_hardest(const Config& config, Rng& rng);
 
 Fleet place(PlacerKind kind, const Config& config, Rng& rng);
 
@@ -110,7 +122,7 @@ class Shooter {
 //           answer (misses, hits, sunk ships and their lengths, no_touch), computed exactly over
 //           the placements of the ships touching unresolved hits and with the other ships
 //           taken independently of each other. Salvo: the top cells of one estimate.
-//  posterior  like density, with the chance estimated from kPosteriorFleets (2,000) fleets drawn
+//  posterior  like density, with the chance estimated from kPosteriorFleets (4,000) fleets drawn
 //           uniformly from all fleets consistent with every answer (the ships of a fleet do
 //           not overlap, which density's per-ship counts ignore); falls back to density's
 //           estimate in the rare positions whose covers of the hits exceed the budget.

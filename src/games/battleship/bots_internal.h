@@ -109,6 +109,30 @@ Knowledge read_view(const View& view, const Grid& grid);
 Shots pick(const Grid& grid, const std::vector<int>& ranked, int count);
 
 // ---------------------------------------------------------------------------------------------
+// A hidden fleet under fire (bots.cpp): the answers of §1 to a lone shooter, for the eval and
+// for placements that try fleets out.
+class Target {
+ public:
+  Target(const Config& config, const Fleet& fleet);
+  // Throws std::logic_error for a shot off the grid or at a cell fired at before.
+  ShotResult fire(const Cell& c);
+  bool sunk() const { return afloat_ == 0; }
+  int afloat() const { return afloat_; }
+  int hits() const { return hits_; }
+
+ private:
+  int index(const Cell& c) const { return c.row * config_.cols + c.col; }
+
+  Config config_;
+  std::vector<int> owner_;  // per cell: the ship on it, or -1
+  std::vector<std::uint8_t> fired_;
+  std::vector<int> left_;     // per ship: cells not hit
+  std::vector<int> lengths_;  // per ship
+  int afloat_ = 0;
+  int hits_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
 // The shooters (bots.h says how each aims): `count` distinct cells never fired at
 
 // hunt_shooters.cpp
@@ -144,7 +168,7 @@ class FleetSampler {
 };
 
 // Fleets the posterior shooter draws per shot.
-inline constexpr int kPosteriorFleets = 20000;
+inline constexpr int kPosteriorFleets = 4000;
 
 class PosteriorModel {
  public:

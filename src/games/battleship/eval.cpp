@@ -1,5 +1,6 @@
 // Measuring the house bots by direct simulation: shots to sink a fleet, head-to-head win rates.
 #include "games/battleship/eval.h"
+#include "games/battleship/bots_internal.h"
 
 #include "games/battleship/state.h"
 
@@ -14,56 +15,14 @@
 namespace arbiter::battleship {
 namespace {
 
-// One side's hidden fleet and how the shots at it land.
-class Target {
- public:
-  Target(const Config& config, const Fleet& fleet)
-      : config_(config), owner_(config.rows * config.cols, -1), fired_(owner_.size(), 0) {
-    for (std::size_t k = 0; k < fleet.size(); ++k) {
-      for (const Cell& c : ship_cells(fleet[k])) owner_[index(c)] = static_cast<int>(k);
-      left_.push_back(fleet[k].length);
-    }
-    afloat_ = static_cast<int>(fleet.size());
-  }
-
-  ShotResult fire(const Cell& c) {
-    if (c.row < 0 || c.row >= config_.rows || c.col < 0 || c.col >= config_.cols)
-      throw std::logic_error(fmt::format("shot off the grid at ({}, {})", c.row, c.col));
-    const int i = index(c);
-    if (fired_[i]) throw std::logic_error(fmt::format("second shot at ({}, {})", c.row, c.col));
-    fired_[i] = 1;
-    const int k = owner_[i];
-    if (k < 0) return {c, Outcome::miss, 0};
-    ++hits_;
-    if (--left_[k] > 0) return {c, Outcome::hit, 0};
-    --afloat_;
-    if (!config_.announce_sunk) return {c, Outcome::hit, 0};
-    int length = 0;
-    for (int o : owner_) length += o == k;
-    return {c, Outcome::sunk, length};
-  }
-
-  bool sunk() const { return afloat_ == 0; }
-  int hits() const { return hits_; }
-
- private:
-  int index(const Cell& c) const { return c.row * config_.cols + c.col; }
-
-  Config config_;
-  std::vector<int> owner_;
-  std::vector<std::uint8_t> fired_;
-  std::vector<int> left_;
-  int afloat_ = 0;
-  int hits_ = 0;
-};
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace
 
-EvalResult eval_shots_to_sink(BotSpec spec, int games, std::uint64_t seed, const Config& config) {
+EvalResult eval_shots_to_sink(BotSpec spec, int games, std::uint64_t seed, const Config& config,
+                              PlacerKind fleets) {
   EvalResult result;
   if (games <= 0) return result;
   const Config& c = config;
@@ -72,7 +31,7 @@ EvalResult eval_shots_to_sink(BotSpec spec, int games, std::uint64_t seed, const
   double seconds = 0;
   for (int g = 0; g < games; ++g) {
     Rng fleet_rng(Rng::derive(seed, "fleet", g));
-    Target target(c, place_uniform(c, fleet_rng));
+    Target target(c, place(fleets, c, fleet_rng));
     Rng rng(Rng::derive(seed, "shots", g));
     View view;
     view.config = c;

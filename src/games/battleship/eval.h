@@ -22,14 +22,14 @@ struct EvalResult {
   bool volleys = false;  // salvo: the counts are turns (volleys), not single shots
 };
 
-// Game i: the target fleet is place_uniform(config, Rng(Rng::derive(seed, "fleet", i))); the
+// Game i: the target fleet is place(fleets, config, Rng(Rng::derive(seed, "fleet", i))); the
 // shooter (spec.shooter; its placement is unused) fires with Rng(Rng::derive(seed, "shots", i))
 // until every ship is sunk; the game counts its shots. With config.salvo it fires a volley a
 // turn, one shot per ship afloat of its own fleet (place_uniform with derive(seed, "own", i),
 // never hit here), and the game counts its volleys. Throws std::logic_error if the shooter fires
 // off the grid, twice at a cell, or the wrong number of shots.
 EvalResult eval_shots_to_sink(BotSpec spec, int games, std::uint64_t seed,
-                              const Config& config = {});
+                              const Config& config = {}, PlacerKind fleets = PlacerKind::uniform);
 
 // The fraction of `games` that bot a wins against bot b (a draw counts half): game i places
 // both fleets with the bots' placements and plays to the end (docs/games/battleship.md §1:

@@ -1,9 +1,11 @@
-// Battleship house placements: uniform over legal fleets, and evasive (of many uniform fleets, the
-// one on the cells density shooters try last).
+// Battleship house placements: uniform over legal fleets, evasive (of many uniform fleets, the
+// one on the cells density shooters try last) and hardest (of several evasive fleets, the one
+// density shooters took longest to sink in trial games).
 #include "games/battleship/bots.h"
 #include "games/battleship/bots_internal.h"
 #include "games/battleship/state.h"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -52,8 +54,55 @@ Fleet place_evasive(const Config& config, Rng& rng) {
   return best;
 }
 
+Fleet place_hardest(const Config& config, Rng& rng) {
+  // A density game costs about the square of the cells: keep the trials near the standard
+  // grid's cost.
+  constexpr int kFull = kHardestCandidates * kHardestTrials;
+  const int cells = config.rows * config.cols;
+  const int budget = std::clamp(kFull * 10'000 / (cells * cells), 1, kFull);
+  const int trials = budget >= 16 ? kHardestTrials : 1;
+  // On crowded grids a uniform fleet alone can take milliseconds (random_fleet's search), and
+  // an evasive one a hundred of those: the candidates are uniform there.
+  int footprint = 0;
+  for (int len : config.ships) footprint += config.no_touch ? 2 * (len + 1) : len;
+  const bool crowded = 2 * footprint > cells;
+  if (budget == 1) return crowded ? place_uniform(config, rng) : place_evasive(config, rng);
+  Shooter trial(ShooterKind::density);
+  Fleet best;
+  int most = -1;
+  for (int candidate = 0; candidate < budget / trials; ++candidate) {
+    Fleet fleet = crowded ? place_uniform(config, rng) : place_evasive(config, rng);
+    int shots = 0;
+    for (int t = 0; t < trials; ++t) {
+      Target target(config, fleet);
+      View view;
+      view.config = config;
+      view.fleet = fleet;  // salvo: a whole fleet of its own, never hit
+      while (!target.sunk()) {
+        const Shots volley = trial.choose(view, rng);
+        if (volley.empty()) break;
+        for (const Cell& c : volley) view.outgoing.push_back(target.fire(c));
+      }
+      shots += static_cast<int>(view.outgoing.size());
+    }
+    if (shots > most) {
+      most = shots;
+      best = std::move(fleet);
+    }
+  }
+  return best;
+}
+
 Fleet place(PlacerKind kind, const Config& config, Rng& rng) {
-  return kind == PlacerKind::evasive ? place_evasive(config, rng) : place_uniform(config, rng);
+  switch (kind) {
+    case PlacerKind::uniform:
+      return place_uniform(config, rng);
+    case PlacerKind::evasive:
+      return place_evasive(config, rng);
+    case PlacerKind::hardest:
+      return place_hardest(config, rng);
+  }
+  return place_uniform(config, rng);
 }
 
 }  // namespace arbiter::battleship

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <vector>
+#include <cmath>
 
 namespace arbiter::battleship {
 namespace {
@@ -116,18 +117,21 @@ class Sampler final : public FleetSampler {
     return false;
   }
 
-  int sample(Rng& rng, int fleets, std::vector<Bits<W>>& out) {
+  // Up to `fleets` fleets into `out`, each as its pieces (the ships but the sunk ones whose
+  // segment is known), `stride` of them per fleet; returns how many.
+  int sample(Rng& rng, int fleets, std::vector<const Piece<W>*>& out, std::size_t& stride) {
     out.clear();
-    for (int f = 0; f < fleets; ++f) {
+    stride = 0;
+    int drawn = 0;
+    for (; drawn < fleets; ++drawn) {
       bool accepted = false;
       for (int attempt = 0; attempt < kProposalsPerFleet && !accepted; ++attempt)
         accepted = propose(rng);
       if (!accepted) break;
-      Bits<W> cells;
-      for (const Piece<W>* pc : drawn_) cells |= pc->cells;
-      out.push_back(cells);
+      stride = drawn_.size();
+      out.insert(out.end(), drawn_.begin(), drawn_.end());
     }
-    return static_cast<int>(out.size());
+    return drawn;
   }
 
  private:
@@ -265,7 +269,10 @@ class Sampler final : public FleetSampler {
   std::vector<const Piece<W>*> room_list_;
 };
 
-// The shooter on top of the sampler.
+// The shooter on top of the sampler: per unknown cell, the share of drawn fleets with a ship
+// there; then as density (the best cell, near ties drawn at random; salvo: the top cells).
+// Looking one answer ahead (the most expected hits over two shots) and adding the answer's
+// entropy were tried and measured no better (docs/benchmarks.md).
 template <int W>
 class Posterior final : public PosteriorModel {
  public:
@@ -276,14 +283,18 @@ class Posterior final : public PosteriorModel {
 
   Shots choose(const Knowledge& k, int count, Rng& rng) override {
     const int n = grid_.size();
-    if (!sampler_.prepare(k) || sampler_.sample(rng, kPosteriorFleets, fleets_) == 0) {
+    std::size_t stride = 0;
+    const int fleets =
+        sampler_.prepare(k) ? sampler_.sample(rng, kPosteriorFleets, pieces_, stride) : 0;
+    if (fleets == 0) {
       density_->estimate(k, p_);
       return shoot_density(grid_, k, p_, count, rng);
     }
-    p_.assign(n, 0.0);
-    for (const Bits<W>& f : fleets_) f.each([&](int i) { p_[i] += 1.0; });
+    Bits<W> unknown;
     for (int i = 0; i < n; ++i)
-      if (k.state[i] != kUnknown) p_[i] = 0.0;
+      if (k.state[i] == kUnknown) unknown.set(i);
+    p_.assign(n, 0.0);
+    for (const Piece<W>* pc : pieces_) (pc->cells & unknown).each([&](int i) { p_[i] += 1.0; });
     return shoot_density(grid_, k, p_, count, rng);
   }
 
@@ -291,7 +302,7 @@ class Posterior final : public PosteriorModel {
   Grid grid_;
   Sampler<W> sampler_;
   std::unique_ptr<DensityModel> density_;
-  std::vector<Bits<W>> fleets_;
+  std::vector<const Piece<W>*> pieces_;
   std::vector<double> p_;
 };
 
