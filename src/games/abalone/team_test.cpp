@@ -1,11 +1,12 @@
-// The acceptance test of bots/abalone/team.lua: it beats the baseline simple.lua in at least 95
-// of 100 seeded games in each colour order (default Config and Runtime), plays the same game
-// byte for byte from the same
-// seed, spawns its 14 pieces, and keeps to the rules of the sandbox while coordinating through
-// `shared`, `cas` and a barrier.
+// The acceptance tests of the house teams: bots/abalone/team.lua beats the baseline simple.lua in
+// at least 95 of 100 seeded games in each colour order (default Config and Runtime);
+// lookahead.lua wins at least 60 of 100 games against team.lua (50 seeds, both colour orders).
+// Each plays the same game byte for byte from the same seed, spawns its 14 pieces, and keeps to
+// the rules of the sandbox while coordinating through `shared`, `cas` and a barrier.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cctype>
 #include <chrono>
 #include <fstream>
@@ -115,8 +116,12 @@ std::string strip_comments(const std::string& source) {
   return out;
 }
 
-TEST(AbaloneTeam, ReplaysByteForByteSpawnsFourteenAndKeepsToTheRules) {
-  const std::string team = read_bot("team.lua");
+// The house team in `file` against simple.lua from seed 42 in both colours: the same log twice,
+// a win by score, 14 pieces, no piece ended but by being pushed off, and no forfeit.
+void expect_a_well_kept_team(const std::string& file) {
+  SCOPED_TRACE(file);
+  const std::string team = read_bot(file);
+  ASSERT_FALSE(team.empty());
   const std::string simple = read_bot("simple.lua");
   // The coordination the team is about, and nothing the sandbox forbids or that would make it
   // nondeterministic (`pairs` over string keys).
@@ -164,6 +169,51 @@ TEST(AbaloneTeam, ReplaysByteForByteSpawnsFourteenAndKeepsToTheRules) {
       EXPECT_NE(e.at("type"), "forfeit") << dump(e);
     }
   }
+}
+
+TEST(AbaloneTeam, ReplaysByteForByteSpawnsFourteenAndKeepsToTheRules) {
+  expect_a_well_kept_team("team.lua");
+}
+
+// ---------------------------------------------------------------------------------------------
+// lookahead.lua
+
+TEST(AbaloneLookahead, ReplaysByteForByteSpawnsFourteenAndKeepsToTheRules) {
+  expect_a_well_kept_team("lookahead.lua");
+  // Against team too: the same log twice.
+  const std::string lookahead = read_bot("lookahead.lua"), team = read_bot("team.lua");
+  EXPECT_EQ(play_logged(lookahead, team, 7).log, play_logged(lookahead, team, 7).log);
+  EXPECT_EQ(play_logged(team, lookahead, 7).log, play_logged(team, lookahead, 7).log);
+}
+
+TEST(AbaloneLookahead, WinsSixtyOfAHundredGamesAgainstTeam) {
+  const TeamProgram lookahead{"lookahead", read_bot("lookahead.lua")};
+  const TeamProgram team{"team", read_bot("team.lua")};
+  ASSERT_FALSE(lookahead.source.empty());
+  ASSERT_FALSE(team.source.empty());
+  const auto as_black = play_seeds(lookahead, team, 1, 50);
+  const auto as_white = play_seeds(team, lookahead, 1, 50);
+  int wins = 0, draws = 0;
+  for (const auto* games : {&as_black, &as_white}) {
+    const Team side = games == &as_black ? Team::black : Team::white;
+    for (const MatchSummary& s : *games) {
+      EXPECT_TRUE(s.failure[0].empty() && s.failure[1].empty()) << s.failure[0] << s.failure[1];
+      if (s.result.winner == side) ++wins;
+      if (!s.result.winner) ++draws;
+    }
+  }
+  std::printf("[lookahead] against team: %d wins, %d draws, %d losses of 100\n", wins, draws,
+              100 - wins - draws);
+  EXPECT_GE(wins, 60);
+}
+
+TEST(AbaloneLookahead, BeatsSimple) {
+  const TeamProgram lookahead{"lookahead", read_bot("lookahead.lua")};
+  const TeamProgram simple{"simple", read_bot("simple.lua")};
+  int wins = 0;
+  for (const MatchSummary& s : play_seeds(lookahead, simple, 1, 20)) wins += s.result.winner == Team::black;
+  for (const MatchSummary& s : play_seeds(simple, lookahead, 1, 20)) wins += s.result.winner == Team::white;
+  EXPECT_GE(wins, 38);
 }
 
 }  // namespace
