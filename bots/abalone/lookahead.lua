@@ -10,8 +10,10 @@
 --      off at ours, a kill or an outward push now, and where our pieces stand (inner rings and
 --      teammates around are better). Only moves better than standing still are proposed;
 --   3. the lowest-numbered piece picks the best proposals that share no piece and no hex (so the
---      order in which the chains resolve cannot matter) and publishes the plan; every piece
---      commits its part.
+--      order in which the chains resolve cannot matter), playing each on its own copy of the
+--      board and dropping one that together with those before it leaves the position worse
+--      than judged alone (while 5 or more cycles are left before the resolution); it publishes
+--      the plan and every piece commits its part.
 -- Only the enemy's next reply is looked at: the search is one of our moves deep against every
 -- push the enemy could answer with. Deterministic: integer-indexed tables, no randomness.
 
@@ -118,7 +120,9 @@ local function reserve_id()
 end
 
 -- This piece's proposals on board B (its own copy, changed and restored): each {value, dir,
--- ids, cells}, the value relative to standing still (`base`, the exposure of the board as it is).
+-- ids, cells, ex, set}, the value relative to standing still (`base`, the exposure of the board
+-- as it is), ex the part of it that is exposure, set the hexes the move changes and what they
+-- become (hex, code, hex, code, ...).
 local function proposals(B, owner, id, x, base)
   local list = {}
   for d = 1, 6 do
@@ -128,9 +132,13 @@ local function proposals(B, owner, id, x, base)
     if o1 == EMPTY then
       local before = standing(B, x)
       B[x], B[h1] = EMPTY, OWN
-      local v = exposure(B) - base + standing(B, h1) - before
+      local ex = exposure(B) - base
+      local v = ex + standing(B, h1) - before
       B[x], B[h1] = OWN, EMPTY
-      if v > 0 then list[#list + 1] = {value = v, dir = d, ids = {id}, cells = {x, h1}} end
+      if v > 0 then
+        list[#list + 1] = {value = v, dir = d, ids = {id}, cells = {x, h1}, ex = ex,
+                           set = {x, EMPTY, h1, OWN}}
+      end
     elseif o1 == ENEMY then
       -- e enemies in a row, then an empty hex or the edge; k own pieces in line behind.
       local h2 = ahead[h1]
@@ -149,7 +157,8 @@ local function proposals(B, owner, id, x, base)
         -- Play it: the tail hex empties, the head takes h1, the front enemy goes to dest.
         B[tail], B[h1] = EMPTY, OWN
         if dest ~= 0 then B[dest] = ENEMY end
-        local v = exposure(B) - base
+        local ex = exposure(B) - base
+        local v = ex
         if dest == 0 then
           v = v + KILL
         else
@@ -163,7 +172,9 @@ local function proposals(B, owner, id, x, base)
             ids[3] = owner[s2]
             cells[5], cells[6] = s2, h3
           end
-          list[#list + 1] = {value = v, dir = d, ids = ids, cells = cells}
+          local set = {tail, EMPTY, h1, OWN}
+          if dest ~= 0 then set[5], set[6] = dest, ENEMY end
+          list[#list + 1] = {value = v, dir = d, ids = ids, cells = cells, ex = ex, set = set}
         end
       end
     end
@@ -187,11 +198,36 @@ local function plan(round)
   end
   table.sort(keys)
   local used, claimed, out = {}, {[0] = false}, round.plan
+  -- Moves are judged one by one; together two may expose what neither does alone (a teammate
+  -- behind a rim piece steps away while another steps next to it). The leader plays the plan
+  -- on its own copy and drops a move that makes the position worse than its own judgement
+  -- said, while time allows.
+  local B = {[0] = OFF}
+  local src = round.board
+  for i = 1, NCELLS do
+    local c = CELLS[i]
+    B[c] = src[c]
+  end
+  local now = round.base
   for k = n, 1, -1 do
     local rec = recs[keys[k] % 1024]
     local free = true
     for _, p in ipairs(rec.ids) do if used[p] then free = false end end
     for _, c in ipairs(rec.cells) do if claimed[c] then free = false end end
+    if free then
+      local _, left = gamestat()
+      if left > 4 then
+        local set, old = rec.set, {}
+        for i = 1, #set, 2 do old[i] = B[set[i]]; B[set[i]] = set[i + 1] end
+        local after = exposure(B)
+        if after < now + rec.ex then
+          free = false
+          for i = #set - 1, 1, -2 do B[set[i]] = old[i] end
+        else
+          now = after
+        end
+      end
+    end
     if free then
       for _, p in ipairs(rec.ids) do used[p] = true; out[p] = rec.dir end
       for _, c in ipairs(rec.cells) do if c ~= 0 then claimed[c] = true end end
