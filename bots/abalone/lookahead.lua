@@ -12,8 +12,9 @@
 --   3. the lowest-numbered piece picks the best proposals that share no piece and no hex (so the
 --      order in which the chains resolve cannot matter), playing each on its own copy of the
 --      board and dropping one that together with those before it leaves the position worse
---      than judged alone (while 5 or more cycles are left before the resolution); it publishes
---      the plan and every piece commits its part.
+--      than judged alone (while more than CHECK_UNTIL cycles are left before the resolution). The
+--      plan grows one whole move at a time; every piece commits its part when the plan is done,
+--      or at the last cycle before the resolution whatever the plan holds by then.
 -- Only the enemy's next reply is looked at: the search is one of our moves deep against every
 -- push the enemy could answer with. Deterministic: integer-indexed tables, no randomness.
 
@@ -28,6 +29,9 @@ local RING_W = {[0] = 12, 10, 7, 3, -6}  -- own piece by ring (4 = rim)
 local MATE = 4       -- per teammate next to a moved piece
 local NEAR = 3       -- per enemy next to a moved piece
 local CHUNK = 8
+-- The leader checks the plan's moves together only while more cycles than this are left before
+-- the resolution (one check can take up to 4 cycles); later moves go into the plan unchecked.
+local CHECK_UNTIL = 5
 
 -- Geometry: hex (r, d) is cell (r + 4) * 9 + d + 5; 0 is "off the board". Directions 1..6 are
 -- (dr, dd) = (0,1) (1,1) (1,0) (0,-1) (-1,-1) (-1,0).
@@ -182,7 +186,7 @@ local function proposals(B, owner, id, x, base)
   return list
 end
 
--- The leader's plan: the best proposals whose pieces and hexes are all still free. Keys sort in
+-- The leader's plan (round.moves): the best proposals whose pieces and hexes are all still free. Keys sort in
 -- C (numbers only): value * 1024 + index, so the index is key % 1024.
 local function plan(round)
   local recs, keys, n = {}, {}, 0
@@ -197,7 +201,10 @@ local function plan(round)
     end
   end
   table.sort(keys)
-  local used, claimed, out = {}, {[0] = false}, round.plan
+  -- The plan grows one whole move at a time in round.moves, so a teammate that stops waiting
+  -- at the last cycle commits what is there, never half of a push; the leader stops adding
+  -- when its teammates may have committed.
+  local used, claimed, moves = {}, {[0] = false}, round.moves
   -- Moves are judged one by one; together two may expose what neither does alone (a teammate
   -- behind a rim piece steps away while another steps next to it). The leader plays the plan
   -- on its own copy and drops a move that makes the position worse than its own judgement
@@ -210,30 +217,42 @@ local function plan(round)
   end
   local now = round.base
   for k = n, 1, -1 do
+    local _, left = gamestat()
+    if left <= 1 then break end
     local rec = recs[keys[k] % 1024]
     local free = true
     for _, p in ipairs(rec.ids) do if used[p] then free = false end end
     for _, c in ipairs(rec.cells) do if claimed[c] then free = false end end
-    if free then
-      local _, left = gamestat()
-      if left > 4 then
-        local set, old = rec.set, {}
-        for i = 1, #set, 2 do old[i] = B[set[i]]; B[set[i]] = set[i + 1] end
-        local after = exposure(B)
-        if after < now + rec.ex then
-          free = false
-          for i = #set - 1, 1, -2 do B[set[i]] = old[i] end
-        else
-          now = after
-        end
+    if free and left > CHECK_UNTIL then
+      local set, old = rec.set, {}
+      for i = 1, #set, 2 do old[i] = B[set[i]]; B[set[i]] = set[i + 1] end
+      local after = exposure(B)
+      if after < now + rec.ex then
+        free = false
+        for i = #set - 1, 1, -2 do B[set[i]] = old[i] end
+      else
+        now = after
       end
     end
     if free then
-      for _, p in ipairs(rec.ids) do used[p] = true; out[p] = rec.dir end
+      for _, p in ipairs(rec.ids) do used[p] = true end
       for _, c in ipairs(rec.cells) do if c ~= 0 then claimed[c] = true end end
+      moves[#moves + 1] = rec
     end
   end
   round.ready = true
+end
+
+-- The direction the plan gives piece `id`, or 0.
+local function my_move(round, id)
+  local moves = round.moves
+  for i = 1, #moves do
+    local rec = moves[i]
+    for _, p in ipairs(rec.ids) do
+      if p == id then return rec.dir end
+    end
+  end
+  return 0
 end
 
 local function play_turn(id)
@@ -241,7 +260,7 @@ local function play_turn(id)
   local round = shared.round
   if round == nil or round.turn ~= turn then
     local fresh = {turn = turn, bar = barrier.new(teamstat()), board = {[0] = OFF}, owner = {},
-                   pos = {}, cursor = 0, cand = {}, plan = {}, ready = false}
+                   pos = {}, cursor = 0, cand = {}, moves = {}, ready = false}
     cas(shared, "round", round, fresh)
     round = shared.round
   end
@@ -281,7 +300,7 @@ local function play_turn(id)
     if left <= 1 then break end
     yield()
   end
-  commit(round.plan[id] or 0)
+  commit(my_move(round, id))
 end
 
 local function piece(id)
