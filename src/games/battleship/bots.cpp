@@ -343,7 +343,8 @@ std::vector<Fleet> sample_fleets(const View& view, int count, Rng& rng) {
   std::vector<Fleet> out;
   if (!sampler.prepare(k)) return out;
   std::vector<Segment> segments;
-  for (int f = 0; f < count && sampler.draw(rng, segments); ++f) {
+  for (long budget = 200L * count; static_cast<int>(out.size()) < count && budget > 0; --budget) {
+    if (!sampler.propose(rng, segments)) continue;
     Fleet fleet;
     for (const Segment& s : segments) fleet.push_back(grid.ship(s));
     out.push_back(std::move(fleet));

@@ -125,7 +125,8 @@ class Shooter {
 //  posterior  like density, with the chance estimated from kPosteriorFleets (4,000) fleets drawn
 //           uniformly from all fleets consistent with every answer (the ships of a fleet do
 //           not overlap, which density's per-ship counts ignore); falls back to density's
-//           estimate in the rare positions whose covers of the hits exceed the budget.
+//           estimate in the rare positions whose covers of the hits exceed the budget, or
+//           when fewer than 200 fleets come out of 50 proposals a fleet (crowded grids).
 // Which hits a sunk ship covered is inferred: segments of its length through the sinking cell,
 // made of earlier hits, narrowed against the other sunk ships; when that leaves a choice, the
 // density shooter weighs every choice and tracker settles only the cells common to all.
@@ -137,9 +138,11 @@ Shots choose_shots(ShooterKind kind, const View& view, Rng& rng);
 // ship cell: 0 for cells fired at. Exposed for tests and benchmarks.
 std::vector<double> density_map(const View& view);
 
-// `count` fleets drawn uniformly from all fleets of view.config consistent with every answer in
-// view.outgoing (the posterior the posterior shooter uses), each a whole fleet: the sunk ships
-// too. Empty when the view has too many ways to cover its hits for the budget, or none.
+// Up to `count` fleets drawn uniformly from all fleets of view.config consistent with every
+// answer in view.outgoing (the posterior the posterior shooter uses), each a whole fleet: the
+// sunk ships too. Fewer when 200 * count proposals run out first (free ships that rarely fit:
+// crowded grids); empty when the view has too many ways to cover its hits for the budget, or
+// none.
 std::vector<Fleet> sample_fleets(const View& view, int count, Rng& rng);
 
 // ---------------------------------------------------------------------------------------------

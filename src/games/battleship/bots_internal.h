@@ -162,9 +162,10 @@ class FleetSampler {
   // Enumerates the ways the unresolved hits can be covered. False when they are too many for
   // the budget, or none (only for views no fleet explains).
   virtual bool prepare(const Knowledge& k) = 0;
-  // REQUIRES: prepare() returned true. One fleet, every ship's segment (the sunk ones too), or
-  // false when the free ships could not be placed within the proposal budget.
-  virtual bool draw(Rng& rng, std::vector<Segment>& fleet) = 0;
+  // REQUIRES: prepare() returned true. One proposal: true and a fleet (every ship's segment,
+  // the sunk ones too) when it is accepted, false when its free ships clash. Accepted fleets
+  // are uniform over the consistent ones.
+  virtual bool propose(Rng& rng, std::vector<Segment>& fleet) = 0;
 };
 
 // Fleets the posterior shooter draws per shot.

@@ -496,6 +496,16 @@ TEST(Posterior, SameSeedSameFleets) {
   EXPECT_NE(one, sample_fleets(view, 50, c));
 }
 
+TEST(Posterior, CrowdedGridsStillGiveFleets) {
+  // On an 8x8 grid with no_touch most proposals clash: the budget is over all the fleets asked
+  // for, not per fleet, so they still come (a few thousand proposals for 100 fleets).
+  const View v = with_shots(grid(8, 8, {5, 4, 3, 3, 2}, true), {});
+  Rng rng(3);
+  const std::vector<Fleet> fleets = sample_fleets(v, 100, rng);
+  EXPECT_EQ(fleets.size(), 100u);
+  for (const Fleet& f : fleets) EXPECT_TRUE(explains(v, f));
+}
+
 TEST(Posterior, ImpossibleViewsGiveNoFleets) {
   // A hit with misses on all four sides cannot be a ship of length 2 or more.
   const View v = with_shots(grid(5, 5, {3, 2}), {{{2, 2}, Outcome::hit, 0},

@@ -14,10 +14,13 @@ namespace arbiter::battleship {
 namespace {
 
 // Budget of the cover enumeration (calls and leaves) before the shooter falls back to the
-// density estimate, and of proposals per requested fleet before sampling gives up.
+// density estimate, and of proposals per requested fleet.
 constexpr long kMaxNodes = 200'000;
 constexpr long kMaxCovers = 20'000;
-constexpr int kProposalsPerFleet = 200;
+constexpr int kProposalsPerFleet = 50;
+// Fewer fleets than this (free ships that rarely fit, e.g. no_touch on a small grid) and the
+// shooter takes density's estimate instead.
+constexpr int kMinFleets = 200;
 
 double unit(Rng& rng) {
   return static_cast<double>(rng.next() >> 11) * 0x1.0p-53;
@@ -44,29 +47,26 @@ class Sampler final : public FleetSampler {
     return complete && total_ > 0.0;
   }
 
-  bool draw(Rng& rng, std::vector<Segment>& fleet) override {
-    for (int attempt = 0; attempt < kProposalsPerFleet; ++attempt)
-      if (propose(rng)) {
-        fleet = covers_.fixed();
-        for (const Piece<W>* pc : drawn_) fleet.push_back(pc->seg);
-        return true;
-      }
-    return false;
+  bool propose(Rng& rng, std::vector<Segment>& fleet) override {
+    if (!propose(rng)) return false;
+    fleet = covers_.fixed();
+    for (const Piece<W>* pc : drawn_) fleet.push_back(pc->seg);
+    return true;
   }
 
   // Up to `fleets` fleets into `out`, each as its pieces (the ships but the sunk ones whose
-  // segment is known), `stride` of them per fleet; returns how many.
+  // segment is known), `stride` of them per fleet, from at most fleets * kProposalsPerFleet
+  // proposals; returns how many.
   int sample(Rng& rng, int fleets, std::vector<const Piece<W>*>& out, std::size_t& stride) {
     out.clear();
     stride = 0;
     int drawn = 0;
-    for (; drawn < fleets; ++drawn) {
-      bool accepted = false;
-      for (int attempt = 0; attempt < kProposalsPerFleet && !accepted; ++attempt)
-        accepted = propose(rng);
-      if (!accepted) break;
+    for (long budget = static_cast<long>(fleets) * kProposalsPerFleet; drawn < fleets && budget > 0;
+         --budget) {
+      if (!propose(rng)) continue;
       stride = drawn_.size();
       out.insert(out.end(), drawn_.begin(), drawn_.end());
+      ++drawn;
     }
     return drawn;
   }
@@ -162,7 +162,7 @@ class Posterior final : public PosteriorModel {
     std::size_t stride = 0;
     const int fleets =
         sampler_.prepare(k) ? sampler_.sample(rng, kPosteriorFleets, pieces_, stride) : 0;
-    if (fleets == 0) {
+    if (fleets < kMinFleets) {
       density_->estimate(k, p_);
       return shoot_density(grid_, k, p_, count, rng);
     }
