@@ -2,6 +2,7 @@
 // and (with --against) how often one beats another, over seeded games.
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -25,9 +26,9 @@ void add_battleship_commands(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<Args>();
   auto* eval = bs->add_subcommand(
       "eval",
-      "Shots each bot needs to sink a uniformly random fleet (by default the standard one: 10x10, "
-      "5-4-3-3-2, sunk announced), over the same seeded games, side by side; with --against, "
-      "the first bot's win rate in both seat orders");
+      "Shots each bot needs to sink a fleet (uniformly random unless --fleets says otherwise; by "
+      "default the standard one: 10x10, 5-4-3-3-2, sunk announced), over the same seeded games, "
+      "side by side; with --against, the first bot's win rate in both seat orders");
   eval->add_option("--bot", args->bots,
                    "random | hunt | tracker | density | posterior, once per bot to compare (default: all but "
                    "the slower posterior)");
@@ -84,33 +85,42 @@ void add_battleship_commands(CLI::App& app, int& exit_code) {
       exit_code = kBadInput;
       return;
     }
-    if (!args->against.empty()) {
-      auto other = battleship::parse_bot(args->against);
-      if (!other) {
-        report_error("--against: " + other.error().message);
-        exit_code = kBadInput;
+    // A config that decodes may still leave no room for the fleet: the placement says so, here
+    // before anything is printed, or in a later game.
+    try {
+      Rng probe(Rng::derive(seed, "fleet", 0));
+      (void)battleship::place_uniform(config, probe);
+      if (!args->against.empty()) {
+        auto other = battleship::parse_bot(args->against);
+        if (!other) {
+          report_error("--against: " + other.error().message);
+          exit_code = kBadInput;
+          return;
+        }
+        const double share = battleship::head_to_head(bots.front(), *other, args->games, seed, config);
+        fmt::print("{} against {}: {} games, seed {}, both seat orders\n", names.front(),
+                   args->against, args->games, seed);
+        fmt::print("{} wins {:.1f}% (draws count half)\n", names.front(), share * 100);
         return;
       }
-      const double share = battleship::head_to_head(bots.front(), *other, args->games, seed, config);
-      fmt::print("{} against {}: {} games, seed {}, both seat orders\n", names.front(),
-                 args->against, args->games, seed);
-      fmt::print("{} wins {:.1f}% (draws count half)\n", names.front(), share * 100);
-      return;
-    }
-    fmt::print("{} to sink {}: {} games each, seed {}, the same fleets for every bot\n",
-               config.salvo ? "volleys" : "shots",
-               fleets->placer == battleship::PlacerKind::uniform
-                   ? std::string("a random fleet")
-                   : fmt::format("fleets placed by {}", to_string(fleets->placer)),
-               args->games, seed);
-    fmt::print("{:<10} {:>8}  {:>17}  {:>7} {:>5} {:>5} {:>5}  {:>10}\n", "bot", "mean",
-               "95% CI of mean", "median", "p90", "p95", "max", "us/game");
-    for (std::size_t i = 0; i < bots.size(); ++i) {
-      const auto r = battleship::eval_shots_to_sink(bots[i], args->games, seed, config,
-                                                    fleets->placer);
-      fmt::print("{:<10} {:>8.2f}  [{:>6.2f}, {:>6.2f}]  {:>7.1f} {:>5.0f} {:>5.0f} {:>5}  {:>10.1f}\n",
-                 names[i], r.mean, r.ci_low, r.ci_high, r.median, r.p90, r.p95, r.max,
-                 r.seconds_per_game * 1e6);
+      fmt::print("{} to sink {}: {} games each, seed {}, the same fleets for every bot\n",
+                 config.salvo ? "volleys" : "shots",
+                 fleets->placer == battleship::PlacerKind::uniform
+                     ? std::string("a random fleet")
+                     : fmt::format("fleets placed by {}", to_string(fleets->placer)),
+                 args->games, seed);
+      fmt::print("{:<10} {:>8}  {:>17}  {:>7} {:>5} {:>5} {:>5}  {:>10}\n", "bot", "mean",
+                 "95% CI of mean", "median", "p90", "p95", "max", "us/game");
+      for (std::size_t i = 0; i < bots.size(); ++i) {
+        const auto r = battleship::eval_shots_to_sink(bots[i], args->games, seed, config,
+                                                      fleets->placer);
+        fmt::print("{:<10} {:>8.2f}  [{:>6.2f}, {:>6.2f}]  {:>7.1f} {:>5.0f} {:>5.0f} {:>5}  {:>10.1f}\n",
+                   names[i], r.mean, r.ci_low, r.ci_high, r.median, r.p90, r.p95, r.max,
+                   r.seconds_per_game * 1e6);
+      }
+    } catch (const std::invalid_argument& e) {
+      report_error(fmt::format("--config: {}", e.what()));
+      exit_code = kBadInput;
     }
   });
 }

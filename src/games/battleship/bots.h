@@ -71,11 +71,11 @@ inline constexpr int kEvasiveDraws = 100;
 Fleet place_evasive(const Config& config, Rng& rng);
 
 // Of kHardestCandidates evasive fleets, the one a density shooter needed the most shots to sink
-// over kHardestTrials trial games each (its shots drawn from `rng` too; ties: the first). On
-// grids over 100 cells the 64 trial games shrink to 64 * (100 / cells)^2, one per candidate
-// when fewer than 16; at 1 (from 283 cells on) it is place_evasive. On crowded grids (twice the
-// ships' cells, with no_touch twice (length + 1) each, exceed the grid) the candidates are
-// uniform fleets. About 40 ms on the standard grid, where density needs about 11 shots more
+// over kHardestTrials trial games each (its shots drawn from `rng` too; ties: the first). The 64
+// trial games shrink to 64 * (100 / cells)^2 * 5 / ships when that is less (one per candidate
+// under 16; place_evasive at 1). Where whole fleets rarely fit (fewer than 1 in 50 uniform drops
+// of the ships without a clash) it is place_uniform: both evasive draws and trial games cost
+// too much there. About 40 ms on the standard grid, where density needs about 11 shots more
 // against it than against uniform fleets, posterior about 9.
 inline constexpr int kHardestCandidates = 16;
 inline constexpr int kHardestTrials = 4;

@@ -1,6 +1,7 @@
 // Private to the Battleship house bots: grid geometry on cell indices, what the outgoing shots
-// tell (Knowledge), and the entry points of the shooter families, shared by bots.cpp,
-// placement.cpp, hunt_shooters.cpp and density_shooter.cpp.
+// tell (Knowledge), a hidden fleet under fire (Target), and the entry points of the shooter
+// families, shared by bots.cpp, placement.cpp, hunt_shooters.cpp, density_shooter.cpp,
+// posterior_shooter.cpp and eval.cpp.
 #pragma once
 
 #include <cstdint>

@@ -113,7 +113,8 @@ class Covers {
   const std::vector<Segment>& fixed() const { return fixed_; }  // the sunk ships pinned down
   const std::vector<Piece<W>>& pieces(int length) const { return by_length_[length]; }
   const Bits<W>& hit() const { return hit_; }
-  const Bits<W>& blocked() const { return blocked_; }  // misses and the pinned sunk ships
+  // Misses and the pinned sunk ships (with no_touch, and the hexes around those ships).
+  const Bits<W>& blocked() const { return blocked_; }
   const Bits<W>& loose() const { return loose_; }      // hits not on a pinned sunk ship
   Bits<W> halo(const Bits<W>& b) const {
     Bits<W> out;

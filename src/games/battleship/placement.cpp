@@ -6,6 +6,7 @@
 #include "games/battleship/state.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -25,6 +26,35 @@ std::vector<double> prior_density(const Config& config) {
     for (const Segment& s : segs) for_cells(s, [&](int i) { p[i] += w; });
   }
   return p;
+}
+
+// Whether whole fleets rarely fit when each ship is dropped uniformly on its segments: fewer
+// than 4 of 200 trial drops (from a stream of its own, so the caller's draws are untouched)
+// without an overlap (with no_touch, a touch).
+bool hard_to_fit(const Config& config) {
+  const Grid grid(config);
+  std::vector<std::vector<Segment>> segments;
+  for (int len : config.ships) {
+    segments.push_back(grid.segments(len));
+    if (segments.back().empty()) return true;
+  }
+  Rng rng(Rng::derive(0, "hard_to_fit"));
+  std::vector<std::uint8_t> taken(grid.size());
+  int fit = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    std::fill(taken.begin(), taken.end(), 0);
+    bool ok = true;
+    for (std::size_t k = 0; k < segments.size() && ok; ++k) {
+      const Segment& s = segments[k][rng.below(segments[k].size())];
+      for_cells(s, [&](int i) {
+        ok = ok && !taken[i];
+        if (config.no_touch) grid.around(i, [&](int j) { ok = ok && !taken[j]; });
+      });
+      for_cells(s, [&](int i) { taken[i] = 1; });
+    }
+    fit += ok;
+  }
+  return fit < 4;
 }
 
 }  // namespace
@@ -55,23 +85,23 @@ Fleet place_evasive(const Config& config, Rng& rng) {
 }
 
 Fleet place_hardest(const Config& config, Rng& rng) {
-  // A density game costs about the square of the cells: keep the trials near the standard
-  // grid's cost.
-  constexpr int kFull = kHardestCandidates * kHardestTrials;
-  const int cells = config.rows * config.cols;
-  const int budget = std::clamp(kFull * 10'000 / (cells * cells), 1, kFull);
+  // Where whole fleets rarely fit, uniform fleets are hard enough, and both an evasive draw (a
+  // hundred uniform ones, each possibly random_fleet's search) and a density trial game (many
+  // ways to cover each hit) cost too much.
+  if (hard_to_fit(config)) return place_uniform(config, rng);
+  // A density game costs about the square of the cells and grows with the ships: keep the
+  // trials near the standard grid's cost.
+  constexpr long kFull = kHardestCandidates * kHardestTrials;
+  const long cells = config.rows * config.cols;
+  const long ships = std::max<long>(1, static_cast<long>(config.ships.size()));
+  const int budget = static_cast<int>(std::clamp(kFull * 10'000 * 5 / (cells * cells * ships), 1L, kFull));
   const int trials = budget >= 16 ? kHardestTrials : 1;
-  // On crowded grids a uniform fleet alone can take milliseconds (random_fleet's search), and
-  // an evasive one a hundred of those: the candidates are uniform there.
-  int footprint = 0;
-  for (int len : config.ships) footprint += config.no_touch ? 2 * (len + 1) : len;
-  const bool crowded = 2 * footprint > cells;
-  if (budget == 1) return crowded ? place_uniform(config, rng) : place_evasive(config, rng);
+  if (budget == 1) return place_evasive(config, rng);
   Shooter trial(ShooterKind::density);
   Fleet best;
   int most = -1;
   for (int candidate = 0; candidate < budget / trials; ++candidate) {
-    Fleet fleet = crowded ? place_uniform(config, rng) : place_evasive(config, rng);
+    Fleet fleet = place_evasive(config, rng);
     int shots = 0;
     for (int t = 0; t < trials; ++t) {
       Target target(config, fleet);
