@@ -8,8 +8,8 @@
 
 #include "core/rng.h"
 #include "games/battleship/bots.h"
-#include "games/battleship/state.h"
 #include "games/battleship/eval.h"
+#include "games/battleship/state.h"
 #include "games/battleship/types.h"
 
 namespace arbiter::battleship {
@@ -76,7 +76,8 @@ void BM_Decision(benchmark::State& state) {
                                                                        : ", after a hit"));
 }
 BENCHMARK(BM_Decision)
-    ->ArgsProduct({{static_cast<int>(ShooterKind::density), static_cast<int>(ShooterKind::posterior)},
+    ->ArgsProduct({{static_cast<int>(ShooterKind::density),
+                    static_cast<int>(ShooterKind::posterior)},
                    {0, 1, 2}})
     ->Unit(benchmark::kMicrosecond);
 

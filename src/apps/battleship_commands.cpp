@@ -29,9 +29,10 @@ void add_battleship_commands(CLI::App& app, int& exit_code) {
       "Shots each bot needs to sink a fleet (uniformly random unless --fleets says otherwise; by "
       "default the standard one: 10x10, 5-4-3-3-2, sunk announced), over the same seeded games, "
       "side by side; with --against, the first bot's win rate in both seat orders");
-  eval->add_option("--bot", args->bots,
-                   "random | hunt | tracker | density | posterior, once per bot to compare (default: all but "
-                   "the slower posterior)");
+  eval->add_option(
+      "--bot", args->bots,
+      "random | hunt | tracker | density | posterior, once per bot to compare (default: all but "
+      "the slower posterior)");
   eval->add_option("--games", args->games, "How many games (default 10000)")
       ->check(CLI::Range(1, 10'000'000));
   eval->add_option("--seed", args->seed, "The master seed (default 1)")->check(natural_validator());
@@ -80,8 +81,9 @@ void add_battleship_commands(CLI::App& app, int& exit_code) {
     }
     const std::uint64_t seed = std::stoull(args->seed);
     if (!args->against.empty() && fleets->placer != battleship::PlacerKind::uniform) {
-      report_error("--fleets: not with --against; head to head each bot places its own fleet "
-                   "(name it as BOT+PLACEMENT, e.g. density+hardest)");
+      report_error(
+          "--fleets: not with --against; head to head each bot places its own fleet "
+          "(name it as BOT+PLACEMENT, e.g. density+hardest)");
       exit_code = kBadInput;
       return;
     }
@@ -97,7 +99,8 @@ void add_battleship_commands(CLI::App& app, int& exit_code) {
           exit_code = kBadInput;
           return;
         }
-        const double share = battleship::head_to_head(bots.front(), *other, args->games, seed, config);
+        const double share =
+            battleship::head_to_head(bots.front(), *other, args->games, seed, config);
         fmt::print("{} against {}: {} games, seed {}, both seat orders\n", names.front(),
                    args->against, args->games, seed);
         fmt::print("{} wins {:.1f}% (draws count half)\n", names.front(), share * 100);
@@ -112,11 +115,12 @@ void add_battleship_commands(CLI::App& app, int& exit_code) {
       fmt::print("{:<10} {:>8}  {:>17}  {:>7} {:>5} {:>5} {:>5}  {:>10}\n", "bot", "mean",
                  "95% CI of mean", "median", "p90", "p95", "max", "us/game");
       for (std::size_t i = 0; i < bots.size(); ++i) {
-        const auto r = battleship::eval_shots_to_sink(bots[i], args->games, seed, config,
-                                                      fleets->placer);
-        fmt::print("{:<10} {:>8.2f}  [{:>6.2f}, {:>6.2f}]  {:>7.1f} {:>5.0f} {:>5.0f} {:>5}  {:>10.1f}\n",
-                   names[i], r.mean, r.ci_low, r.ci_high, r.median, r.p90, r.p95, r.max,
-                   r.seconds_per_game * 1e6);
+        const auto r =
+            battleship::eval_shots_to_sink(bots[i], args->games, seed, config, fleets->placer);
+        fmt::print(
+            "{:<10} {:>8.2f}  [{:>6.2f}, {:>6.2f}]  {:>7.1f} {:>5.0f} {:>5.0f} {:>5}  {:>10.1f}\n",
+            names[i], r.mean, r.ci_low, r.ci_high, r.median, r.p90, r.p95, r.max,
+            r.seconds_per_game * 1e6);
       }
     } catch (const std::invalid_argument& e) {
       report_error(fmt::format("--config: {}", e.what()));

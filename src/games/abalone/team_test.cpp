@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <cstdio>
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -131,9 +131,9 @@ void expect_a_well_kept_team(const std::string& file) {
   EXPECT_NE(team.find("barrier.new("), std::string::npos);
   EXPECT_NE(team.find("barrier.wait("), std::string::npos);
   const std::string code = strip_comments(team);
-  for (const char* forbidden : {"pairs", "next", "math.random", "io", "os", "debug", "package",
-                                "require", "load", "loadfile", "dofile", "collectgarbage",
-                                "coroutine"}) {
+  for (const char* forbidden :
+       {"pairs", "next", "math.random", "io", "os", "debug", "package", "require", "load",
+        "loadfile", "dofile", "collectgarbage", "coroutine"}) {
     EXPECT_FALSE(has_word(code, forbidden)) << forbidden;
   }
 
@@ -211,8 +211,10 @@ TEST(AbaloneLookahead, BeatsSimple) {
   const TeamProgram lookahead{"lookahead", read_bot("lookahead.lua")};
   const TeamProgram simple{"simple", read_bot("simple.lua")};
   int wins = 0;
-  for (const MatchSummary& s : play_seeds(lookahead, simple, 1, 20)) wins += s.result.winner == Team::black;
-  for (const MatchSummary& s : play_seeds(simple, lookahead, 1, 20)) wins += s.result.winner == Team::white;
+  for (const MatchSummary& s : play_seeds(lookahead, simple, 1, 20))
+    wins += s.result.winner == Team::black;
+  for (const MatchSummary& s : play_seeds(simple, lookahead, 1, 20))
+    wins += s.result.winner == Team::white;
   EXPECT_GE(wins, 38);
 }
 

@@ -212,8 +212,8 @@ Expected<BotSpec> parse_bot(std::string_view text) {
     spec.shooter = ShooterKind::posterior;
   } else {
     return fail(fmt::format(
-        "bot \"{}\": unknown shooter \"{}\" (random, hunt, tracker, density, posterior)",
-                            text, shooter));
+        "bot \"{}\": unknown shooter \"{}\" (random, hunt, tracker, density, posterior)", text,
+        shooter));
   }
   if (plus == std::string_view::npos) return spec;
   const std::string_view placer = text.substr(plus + 1);

@@ -64,7 +64,7 @@ TEST(ParseBot, ShooterWithOptionalPlacement) {
 
 TEST(ParseBot, ToStringRoundTrips) {
   for (ShooterKind s : {ShooterKind::random, ShooterKind::hunt, ShooterKind::tracker,
-                       ShooterKind::density, ShooterKind::posterior})
+                        ShooterKind::density, ShooterKind::posterior})
     for (PlacerKind p : {PlacerKind::uniform, PlacerKind::evasive, PlacerKind::hardest}) {
       const BotSpec spec{s, p};
       EXPECT_EQ(parse_bot(to_string(spec)), spec);
@@ -410,9 +410,9 @@ TEST(Posterior, EverySampledFleetExplainsEveryAnswer) {
                           grid(7, 5, {1, 2, 3}), grid(26, 26, {6, 5, 5, 4, 3, 2}, true), quiet})
     for (std::uint64_t seed = 0; seed < 4; ++seed)
       for (int shots : {0, 5, 15, 30, 45}) {
-        SCOPED_TRACE(::testing::Message() << c.rows << "x" << c.cols << " no_touch " << c.no_touch
-                                          << " announce " << c.announce_sunk << " seed " << seed
-                                          << " shots " << shots);
+        SCOPED_TRACE(::testing::Message()
+                     << c.rows << "x" << c.cols << " no_touch " << c.no_touch << " announce "
+                     << c.announce_sunk << " seed " << seed << " shots " << shots);
         const auto [view, truth] = midgame(c, seed, shots);
         ASSERT_TRUE(explains(view, truth));
         Rng rng(seed);
@@ -598,7 +598,8 @@ TEST(Eval, HardestFleetsCostDensityShootersShots) {
   // The same seeds, the fleets placed two ways: density needs several shots more against the
   // hardest fleets (about 11 over many games), and the posterior shooter too.
   const EvalResult uniform = eval_shots_to_sink({ShooterKind::density}, 30, 4);
-  const EvalResult hardest = eval_shots_to_sink({ShooterKind::density}, 30, 4, {}, PlacerKind::hardest);
+  const EvalResult hardest =
+      eval_shots_to_sink({ShooterKind::density}, 30, 4, {}, PlacerKind::hardest);
   EXPECT_GT(hardest.mean, uniform.mean + 5);
   const EvalResult posterior =
       eval_shots_to_sink({ShooterKind::posterior}, 30, 4, {}, PlacerKind::hardest);

@@ -115,7 +115,7 @@ class Covers {
   const Bits<W>& hit() const { return hit_; }
   // Misses and the pinned sunk ships (with no_touch, and the hexes around those ships).
   const Bits<W>& blocked() const { return blocked_; }
-  const Bits<W>& loose() const { return loose_; }      // hits not on a pinned sunk ship
+  const Bits<W>& loose() const { return loose_; }  // hits not on a pinned sunk ship
   Bits<W> halo(const Bits<W>& b) const {
     Bits<W> out;
     b.each([&](int i) { out |= halo_of_[i]; });

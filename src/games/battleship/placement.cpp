@@ -94,7 +94,8 @@ Fleet place_hardest(const Config& config, Rng& rng) {
   constexpr long kFull = kHardestCandidates * kHardestTrials;
   const long cells = config.rows * config.cols;
   const long ships = std::max<long>(1, static_cast<long>(config.ships.size()));
-  const int budget = static_cast<int>(std::clamp(kFull * 10'000 * 5 / (cells * cells * ships), 1L, kFull));
+  const int budget =
+      static_cast<int>(std::clamp(kFull * 10'000 * 5 / (cells * cells * ships), 1L, kFull));
   const int trials = budget >= 16 ? kHardestTrials : 1;
   if (budget == 1) return place_evasive(config, rng);
   Shooter trial(ShooterKind::density);
