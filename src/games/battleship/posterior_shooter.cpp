@@ -55,16 +55,14 @@ class Sampler final : public FleetSampler {
   }
 
   // Up to `fleets` fleets into `out`, each as its pieces (the ships but the sunk ones whose
-  // segment is known), `stride` of them per fleet, from at most fleets * kProposalsPerFleet
-  // proposals; returns how many.
-  int sample(Rng& rng, int fleets, std::vector<const Piece<W>*>& out, std::size_t& stride) {
+  // segment is known), back to back, from at most fleets * kProposalsPerFleet proposals;
+  // returns how many.
+  int sample(Rng& rng, int fleets, std::vector<const Piece<W>*>& out) {
     out.clear();
-    stride = 0;
     int drawn = 0;
     for (long budget = static_cast<long>(fleets) * kProposalsPerFleet; drawn < fleets && budget > 0;
          --budget) {
       if (!propose(rng)) continue;
-      stride = drawn_.size();
       out.insert(out.end(), drawn_.begin(), drawn_.end());
       ++drawn;
     }
@@ -159,9 +157,7 @@ class Posterior final : public PosteriorModel {
 
   Shots choose(const Knowledge& k, int count, Rng& rng) override {
     const int n = grid_.size();
-    std::size_t stride = 0;
-    const int fleets =
-        sampler_.prepare(k) ? sampler_.sample(rng, kPosteriorFleets, pieces_, stride) : 0;
+    const int fleets = sampler_.prepare(k) ? sampler_.sample(rng, kPosteriorFleets, pieces_) : 0;
     if (fleets < kMinFleets) {
       density_->estimate(k, p_);
       return shoot_density(grid_, k, p_, count, rng);
