@@ -17,9 +17,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
@@ -302,6 +304,12 @@ Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string&
                                 "working directory)",
                                 real.string(), p.string()));
   }
+  // A path shown after one below it (an argument in the parent of the working directory) is
+  // mounted first, so that it does not cover the deeper one: the working directory stays shown
+  // as it is inside a parent made the program's own.
+  std::stable_sort(shown.begin(), shown.end(), [](const fs::path& a, const fs::path& b) {
+    return std::distance(a.begin(), a.end()) < std::distance(b.begin(), b.end());
+  });
   // Staged in this order: the root's own directories, the scratch mount, then the shown paths
   // (a shown path under /tmp lands inside the scratch directory, read-only).
   plan.dirs_ = {std::string(kStaging) + "/proc", std::string(kStaging) + "/dev",

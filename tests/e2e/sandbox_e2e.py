@@ -23,7 +23,8 @@ checked from outside.
      runs them with --unsafe-no-sandbox, warning.
   i. A program given a working directory (--workdir; a tournament entrant's dir) starts there
      and reads its files by relative paths, but cannot write there, nor read the organizer's
-     0600 file there; unwalled, it can write (so the check can fail).
+     0600 file there, also when an argument names a file in its parent directory; unwalled,
+     it can write (so the check can fail).
   j. A program is never started where it would see the referee's private files: beside the
      game log of its own match (play --log), or beside the SQLite store of its tournament; it is
      ejected with the reason, and started as usual once they are elsewhere.
@@ -297,6 +298,14 @@ def check_programs_elsewhere(tmp):
 WORKDIR_BOT = r"""
 import os, sys
 sys.path.insert(0, os.getcwd())
+# An absolute path among its arguments is a file of its own elsewhere: read, then dropped.
+notes = [a for a in sys.argv[1:] if os.path.isabs(a)]
+sys.argv = [a for a in sys.argv if a not in notes]
+for path in notes:
+    try:
+        open(path).read()
+    except OSError as e:
+        sys.stderr.write("NOTES unreadable: " + str(e) + "\n")
 try:
     read = open("weights.txt").read().strip()
 except OSError as e:
@@ -321,10 +330,18 @@ battleship_bot.main()
 
 def check_workdir(tmp):
     """i. --workdir: the program starts in its directory, reads its files relative to it, and
-    cannot write there behind the walls; with --unsafe-no-sandbox it can."""
-    for sandboxed in (True, False):
-        work = tmp / f"work dir {'walled' if sandboxed else 'open'}"
+    cannot write there behind the walls; with --unsafe-no-sandbox it can. Also when an argument
+    names a file in the directory's parent, which makes that parent the program's own: the
+    working directory inside it is still shown as it is."""
+    for sandboxed, parent_arg in ((True, False), (True, True), (False, False)):
+        label = ("walled, an argument in its parent" if parent_arg
+                 else "walled" if sandboxed else "open")
+        parent = tmp / f"parent {label}"
+        parent.mkdir()
+        work = parent / "work dir"
         work.mkdir()
+        notes = parent / "notes.txt"
+        notes.write_text("the bot's notes\n")
         (work / "weights.txt").write_text("the weights\n")
         (work / "battleship_bot.py").write_text(
             (pathlib.Path(ARGS.root) / "bots/python/battleship_bot.py").read_text())
@@ -332,10 +349,11 @@ def check_workdir(tmp):
         # The organizer's own file in the same directory (a store, tokens): not the program's.
         (work / "secret.txt").write_text("the organizer's tokens\n")
         os.chmod(work / "secret.txt", 0o600)
-        logs = tmp / f"logs-workdir-{sandboxed}"
+        logs = tmp / f"logs-workdir-{label}"
         logs.mkdir()
         extra = [] if sandboxed else ["--unsafe-no-sandbox"]
-        r = arbiter("play", "battleship", "-p", "a:hunt", "-p", f"me:cmd:{PY} bot.py --seed 1",
+        command = f"{PY} bot.py --seed 1" + (f" '{notes}'" if parent_arg else "")
+        r = arbiter("play", "battleship", "-p", "a:hunt", "-p", f"me:cmd:{command}",
                     "--workdir", str(work), "--stderr-dir", str(logs), "--json", *extra)
         line = next((l for l in (logs / "me.stderr").read_text().splitlines()
                      if l.startswith("WORKDIR ")), "") if (logs / "me.stderr").exists() else ""
@@ -359,8 +377,13 @@ def check_workdir(tmp):
             problems.append("a file appeared in its directory")
         if not sandboxed and not (work / "dropped.txt").exists():
             problems.append("unwalled, its file is missing: the walled check proves nothing")
-        report(f"i. --workdir, {'behind the walls: reads, cannot write or read a 0600 file' if sandboxed else 'unwalled: reads and writes'}",
-               problems)
+        stderr = (logs / "me.stderr").read_text() if (logs / "me.stderr").exists() else ""
+        if "NOTES unreadable" in stderr:
+            problems.append("it could not read the file its argument names")
+        what = ("unwalled: reads and writes" if not sandboxed
+                else "behind the walls: reads, cannot write or read a 0600 file"
+                + (", with an argument in its parent" if parent_arg else ""))
+        report(f"i. --workdir, {what}", problems)
 
 
 def check_private_files(tmp):
