@@ -3,18 +3,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ranges>
 #include <set>
 
 #include <fmt/format.h>
 
 #include <toml++/toml.h>
 
+#include "arena/registry.h"
+#include "arena/seating.h"
 #include "core/file.h"
 #include "core/rng.h"
 #include "core/seat_name.h"
 #include "core/shell_words.h"
-#include "arena/registry.h"
-#include "arena/seating.h"
 
 namespace arbiter::tournament {
 
@@ -112,9 +113,9 @@ Json encode_spec(const TournamentSpec& spec) {
 
 Expected<TournamentSpec> decode_spec(const Json& j) {
   constexpr std::string_view what = "the tournament spec";
-  if (auto ok = only_keys(j, {"name", "game", "players", "schedule", "seats", "rounds", "seed",
-                              "config", "per_call_ms", "hero", "program", "clock", "pairing",
-                              "sprt"},
+  if (auto ok = only_keys(j,
+                          {"name", "game", "players", "schedule", "seats", "rounds", "seed",
+                           "config", "per_call_ms", "hero", "program", "clock", "pairing", "sprt"},
                           what);
       !ok)
     return std::unexpected(ok.error());
@@ -133,8 +134,7 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
   if (!players) return std::unexpected(players.error());
   if (!(*players)->is_array()) return fail("players: expected a list of {name, bot}");
   for (const Json& p : **players) {
-    if (auto ok = only_keys(p, {"name", "bot", "program", "per_call_ms", "clock"}, "a player");
-        !ok)
+    if (auto ok = only_keys(p, {"name", "bot", "program", "per_call_ms", "clock"}, "a player"); !ok)
       return std::unexpected(ok.error());
     auto name_field = member(p, "name", "a player");
     if (!name_field) return std::unexpected(name_field.error());
@@ -214,6 +214,18 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
     if (!hero) return std::unexpected(hero.error());
     spec.hero = *hero;
   }
+  // A spec stored before pairing existed was stored before cmd: commands were split like a
+  // shell, when they were split at spaces alone: its commands are quoted so that they still
+  // give the same arguments (a quote or backslash in them was literal then).
+  if (!j.contains("pairing")) {
+    for (auto& entrant : spec.players) {
+      if (!entrant.bot.starts_with("cmd:")) continue;
+      std::vector<std::string> words;
+      for (const auto& word : std::views::split(std::string_view(entrant.bot).substr(4), ' '))
+        if (!word.empty()) words.emplace_back(word.begin(), word.end());
+      entrant.bot = "cmd:" + join_shell_words(words);
+    }
+  }
   spec.pairing = false;
   if (j.contains("pairing")) {
     if (!j["pairing"].is_boolean()) return fail("pairing: expected true or false");
@@ -266,20 +278,20 @@ Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
     if (at.line == 0) return fail(fmt::format("{}: {}", path, why));
     return fail(fmt::format("{}:{}:{}: {}", path, at.line, at.column, why));
   }
-  static const std::set<std::string> known{"name",   "game",   "schedule", "seats",
-                                           "rounds", "seed",   "per_call", "hero",
-                                           "config", "player", "clock",    "pairing",
-                                           "sprt"};
+  static const std::set<std::string> known{"name",  "game",     "schedule", "seats",  "rounds",
+                                           "seed",  "per_call", "hero",     "config", "player",
+                                           "clock", "pairing",  "sprt"};
   const auto is_term = [](std::string_view key) {
     return std::find(std::begin(kTermKeys), std::end(kTermKeys), key) != std::end(kTermKeys);
   };
   for (const auto& [key, value] : table)
     if (!known.contains(std::string(key.str())) && !is_term(key.str()))
-      return fail(fmt::format("{}:{}: unknown key \"{}\" (known: name, game, schedule, seats, "
-                              "rounds, seed, per_call, hero, clock, pairing, [sprt], [config], [[player]], and the "
-                              "program terms memory, processes, cpu_time, output, open_files, dir, "
-                              "stderr, network, read_only, env, sandbox)",
-                              path, value.source().begin.line, key.str()));
+      return fail(fmt::format(
+          "{}:{}: unknown key \"{}\" (known: name, game, schedule, seats, "
+          "rounds, seed, per_call, hero, clock, pairing, [sprt], [config], [[player]], and the "
+          "program terms memory, processes, cpu_time, output, open_files, dir, "
+          "stderr, network, read_only, env, sandbox)",
+          path, value.source().begin.line, key.str()));
   // A [[player]]'s own keys, each unknown one named with its line.
   if (const auto* players = table.get_as<toml::array>("player"))
     for (const auto& node : *players)
@@ -288,11 +300,12 @@ Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
           static const std::set<std::string> player_keys{"name", "bot", "command", "per_call",
                                                          "clock"};
           if (!player_keys.contains(std::string(key.str())) && !is_term(key.str()))
-            return fail(fmt::format("{}:{}: unknown key \"{}\" in a [[player]] (known: name, "
-                                    "bot or command, per_call, clock, and the program terms "
-                                    "memory, processes, cpu_time, output, open_files, dir, "
-                                    "stderr, network, read_only, env, sandbox)",
-                                    path, value.source().begin.line, key.str()));
+            return fail(
+                fmt::format("{}:{}: unknown key \"{}\" in a [[player]] (known: name, "
+                            "bot or command, per_call, clock, and the program terms "
+                            "memory, processes, cpu_time, output, open_files, dir, "
+                            "stderr, network, read_only, env, sandbox)",
+                            path, value.source().begin.line, key.str()));
         }
   // The program terms, as written, with the line each is on.
   ProgramTerms terms;
@@ -366,9 +379,10 @@ Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
         return fail(fmt::format("{}: {}: give bot or command, not both", path, who));
       if (!command.is_array() || command.empty() ||
           !std::all_of(command.begin(), command.end(), [](const Json& w) { return w.is_string(); }))
-        return fail(fmt::format("{}: {}: command: expected a list of strings, the program first "
-                                "(e.g. [\"python3\", \"my bot.py\"])",
-                                path, who));
+        return fail(
+            fmt::format("{}: {}: command: expected a list of strings, the program first "
+                        "(e.g. [\"python3\", \"my bot.py\"])",
+                        path, who));
       p["bot"] = "cmd:" + join_shell_words(command.get<std::vector<std::string>>());
       p.erase("command");
     }
@@ -403,7 +417,8 @@ namespace {
 
 Expected<void> validate_unescaped(const TournamentSpec& spec) {
   const GameEntry* game = find_game(spec.game);
-  if (game == nullptr) return fail(fmt::format("unknown game \"{}\" (see arbiter games)", spec.game));
+  if (game == nullptr)
+    return fail(fmt::format("unknown game \"{}\" (see arbiter games)", spec.game));
   if (!valid_tournament_name(spec.name))
     return fail(fmt::format("tournament name \"{}\": use letters, digits, '_' and '-'", spec.name));
   std::set<std::string> names;
@@ -424,8 +439,8 @@ Expected<void> validate_unescaped(const TournamentSpec& spec) {
                             game->min_seats, game->max_seats, spec.seats));
   if (spec.players.size() < std::max<std::size_t>(seats, 2))
     return fail(fmt::format("{} matches of {} need at least {} players, got {}",
-                            schedule_name(spec.schedule), spec.seats, std::max<std::size_t>(seats, 2),
-                            spec.players.size()));
+                            schedule_name(spec.schedule), spec.seats,
+                            std::max<std::size_t>(seats, 2), spec.players.size()));
   if (spec.rounds < 1) return fail("rounds must be at least 1");
   if (spec.config.is_object() && spec.config.contains("players") &&
       spec.config["players"] != Json(spec.seats))
@@ -442,9 +457,10 @@ Expected<void> validate_unescaped(const TournamentSpec& spec) {
     for (std::size_t i = 0; i < picks; ++i) matches *= static_cast<double>(pool - i);
     matches *= static_cast<double>(spec.rounds);
     if (matches > kMaxMatches)
-      return fail(fmt::format("this schedule has {:.3g} matches; the limit is {} (fewer players, "
-                              "seats or rounds)",
-                              matches, kMaxMatches));
+      return fail(
+          fmt::format("this schedule has {:.3g} matches; the limit is {} (fewer players, "
+                      "seats or rounds)",
+                      matches, kMaxMatches));
   } else if (static_cast<double>(spec.players.size()) * static_cast<double>(spec.rounds) >
              kMaxMatches) {
     return fail(fmt::format("this Swiss tournament has more than {} matches", kMaxMatches));
@@ -452,19 +468,21 @@ Expected<void> validate_unescaped(const TournamentSpec& spec) {
   if (spec.schedule == Schedule::swiss && spec.seats != 2)
     return fail("swiss pairs two players per match; use --seats 2");
   if (spec.clock && !game->clocked)
-    return fail(fmt::format("--clock: {} has no turns to clock (only q and battleship have)",
-                            spec.game));
+    return fail(
+        fmt::format("--clock: {} has no turns to clock (only q and battleship have)", spec.game));
   for (const auto& p : spec.players) {
     if (p.clock && !game->clocked)
-      return fail(fmt::format("player {}: clock: {} has no turns to clock (only q and "
-                              "battleship have)",
-                              p.name, spec.game));
+      return fail(
+          fmt::format("player {}: clock: {} has no turns to clock (only q and "
+                      "battleship have)",
+                      p.name, spec.game));
     if (p.per_call_ms && (*p.per_call_ms < 1 || *p.per_call_ms > 600'000))
       return fail(fmt::format("player {}: per_call: expected 1 ms to 600 s", p.name));
     if (p.per_call_ms && !game->seat_per_call)
-      return fail(fmt::format("player {}: per_call: {} gives every player the same time (only "
-                              "q, battleship and abalone take a player's own)",
-                              p.name, spec.game));
+      return fail(
+          fmt::format("player {}: per_call: {} gives every player the same time (only "
+                      "q, battleship and abalone take a player's own)",
+                      p.name, spec.game));
   }
   if (!spec.hero.empty() && spec.schedule != Schedule::gauntlet)
     return fail("a hero is only for the gauntlet schedule");
@@ -472,9 +490,10 @@ Expected<void> validate_unescaped(const TournamentSpec& spec) {
     return fail(fmt::format("hero \"{}\" is not among the players", spec.hero));
   if (const auto& t = spec.sprt) {
     if (spec.players.size() != 2 || spec.seats != 2)
-      return fail(fmt::format("--sprt compares two entrants in two-seat matches; this tournament "
-                              "has {} entrants and {} seats",
-                              spec.players.size(), spec.seats));
+      return fail(
+          fmt::format("--sprt compares two entrants in two-seat matches; this tournament "
+                      "has {} entrants and {} seats",
+                      spec.players.size(), spec.seats));
     if (!(t->elo0 < t->elo1))
       return fail(fmt::format("--sprt {} {}: ELO0 must be below ELO1", t->elo0, t->elo1));
     if (!(t->alpha > 0 && t->alpha < 1) || !(t->beta > 0 && t->beta < 1) ||
@@ -482,8 +501,9 @@ Expected<void> validate_unescaped(const TournamentSpec& spec) {
       return fail(fmt::format("--alpha {} --beta {}: each must be in (0, 1), their sum below 1",
                               t->alpha, t->beta));
     if (t->pentanomial && !spec.pairing)
-      return fail("the pentanomial SPRT counts pairs of matches and needs paired seeds: drop "
-                  "--no-pairing, or use --sprt-model trinomial");
+      return fail(
+          "the pentanomial SPRT counts pairs of matches and needs paired seeds: drop "
+          "--no-pairing, or use --sprt-model trinomial");
   }
   return {};
 }

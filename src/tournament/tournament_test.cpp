@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "core/seed_tree.h"
+#include "core/shell_words.h"
 #include "referee/game_log.h"
 #include "tournament/audit.h"
 #include "tournament/integrity.h"
@@ -457,6 +458,12 @@ TEST(Spec, CommandArraysPairingAndTheSprtInToml) {
   old.erase("pairing");
   old.erase("sprt");
   EXPECT_FALSE(decode_spec(old).value().pairing);
+  // ... and before commands were split like a shell: at spaces only, quotes and backslashes
+  // literal. Such a command still gives the arguments it gave then.
+  old["players"][0]["bot"] = "cmd:/bin/cat  it's\\x \"a\tb\" ";
+  const auto then = decode_spec(old).value().players[0].bot;
+  const std::vector<std::string> words{"/bin/cat", "it's\\x", "\"a\tb\""};
+  EXPECT_EQ(split_shell_words(then.substr(4)).value(), words) << then;
   const std::pair<const char*, const char*> bad[] = {
       {"[[player]]\nname = \"a\"\ncommand = [\"python3\", 7]\n", "list of strings"},
       {"[[player]]\nname = \"a\"\ncommand = []\n", "list of strings"},
