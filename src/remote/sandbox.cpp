@@ -226,18 +226,27 @@ const char* SandboxPlan::step_name(int step) {
   return step > 0 && step < static_cast<int>(std::size(kSteps)) ? kSteps[step] : "?";
 }
 
-Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string& program,
-                                           std::vector<std::string>& argv,
-                                           const std::filesystem::path& workdir) {
-  SandboxPlan plan;
-  std::vector<fs::path> shown;  // absolute, canonical
-  std::set<std::string> seen;
-  std::set<std::string> own;  // the program's own paths (not the system's): owned by it
+namespace {
+
+// What a program is shown besides its scratch directory, and where it starts.
+struct Sight {
+  std::vector<fs::path> shown;  // absolute, canonical; shallowest first
+  std::set<std::string> own;    // the program's own paths (not the system's): owned by it
+  std::vector<std::pair<std::string, std::string>> symlinks;  // {link target, staged path}
+  std::string workdir = "/tmp";
+};
+
+// The paths shown to `program` with `argv` (both made absolute), refused with one line when a
+// path is missing or when a shown directory holds one of spec.private_paths.
+Expected<Sight> look(const SandboxSpec& spec, std::string& program,
+                     std::vector<std::string>& argv, const fs::path& workdir) {
+  Sight sight;
+  std::vector<fs::path>& shown = sight.shown;
   auto show = [&](const fs::path& p, bool its_own = false) {
     for (const auto& s : shown)
       if (under(p, s)) return;
     shown.push_back(p);
-    if (its_own) own.insert(p.string());
+    if (its_own) sight.own.insert(p.string());
   };
   // The system, read-only: what interpreters and libraries need.
   std::set<std::string> system{"/usr", "/etc"};
@@ -247,7 +256,7 @@ Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string&
     const auto status = fs::symlink_status(top, ec);
     if (ec || !fs::exists(status)) continue;
     if (fs::is_symlink(status))
-      plan.symlinks_.push_back({fs::read_symlink(top, ec).string(), std::string(kStaging) + top});
+      sight.symlinks.push_back({fs::read_symlink(top, ec).string(), std::string(kStaging) + top});
     else if (fs::is_directory(status)) {
       show(top);
       system.insert(top);
@@ -263,7 +272,7 @@ Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string&
     if (ec || !fs::is_directory(dir, ec))
       return fail(fmt::format("sandbox: its directory {} does not exist", workdir.string()));
     show(dir, false);
-    plan.workdir_ = dir.string();
+    sight.workdir = dir.string();
   }
   // The program: where it is installed (its bin directory's parent, for an interpreter such as
   // a pyenv Python that needs its lib directory too).
@@ -310,6 +319,31 @@ Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string&
   std::stable_sort(shown.begin(), shown.end(), [](const fs::path& a, const fs::path& b) {
     return std::distance(a.begin(), a.end()) < std::distance(b.begin(), b.end());
   });
+  return sight;
+}
+
+}  // namespace
+
+Expected<void> SandboxPlan::check(const SandboxSpec& spec, std::string program,
+                                  std::vector<std::string> argv,
+                                  const std::filesystem::path& workdir) {
+  auto sight = look(spec, program, argv, workdir);
+  if (!sight) return std::unexpected(sight.error());
+  return {};
+}
+
+Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string& program,
+                                           std::vector<std::string>& argv,
+                                           const std::filesystem::path& workdir) {
+  auto sight = look(spec, program, argv, workdir);
+  if (!sight) return std::unexpected(sight.error());
+  SandboxPlan plan;
+  plan.workdir_ = sight->workdir;
+  plan.symlinks_ = std::move(sight->symlinks);
+  const std::vector<fs::path>& shown = sight->shown;
+  const std::set<std::string>& own = sight->own;
+  std::set<std::string> seen;
+  std::error_code ec;
   // Staged in this order: the root's own directories, the scratch mount, then the shown paths
   // (a shown path under /tmp lands inside the scratch directory, read-only).
   plan.dirs_ = {std::string(kStaging) + "/proc", std::string(kStaging) + "/dev",

@@ -56,6 +56,13 @@ class SandboxPlan {
                                        std::vector<std::string>& argv,
                                        const std::filesystem::path& workdir = {});
 
+  // What prepare() would refuse, found without preparing anything: a read_only path missing,
+  // or a shown directory holding one of spec.private_paths. For refusing a program before a
+  // run rather than when its match starts.
+  static Expected<void> check(const SandboxSpec& spec, std::string program,
+                              std::vector<std::string> argv,
+                              const std::filesystem::path& workdir = {});
+
   // The extra clone() flags for the child.
   int clone_flags() const;
 
