@@ -299,9 +299,20 @@ std::unique_ptr<Store> open_or_report(const std::string& url, OpenMode mode, int
   return std::move(*store);
 }
 
+// The files no program of the run may see: a SQLite store (a program beside it would read
+// every match), the tokens file.
+std::vector<std::filesystem::path> private_paths_of(const RunArgs& a) {
+  std::vector<std::filesystem::path> paths;
+  const std::string& url = a.store;
+  if (!url.starts_with("postgresql://") && !url.starts_with("postgres://"))
+    paths.emplace_back(url.starts_with("sqlite:") ? url.substr(7) : url);
+  if (!a.tokens_file.empty()) paths.emplace_back(a.tokens_file);
+  return paths;
+}
+
 // Whether the stored tournament can be played on this machine (its programs may exist where it
-// was created and not here); if not, says why (exit code 2).
-bool playable_here(Store& store, std::int64_t id, int& exit_code) {
+// was created and not here, or see the store here); if not, says why (exit code 2).
+bool playable_here(Store& store, std::int64_t id, const RunArgs& a, int& exit_code) {
   auto spec = load_spec(store, id);
   if (!spec) {
     report_error(spec.error().message);
@@ -309,6 +320,11 @@ bool playable_here(Store& store, std::int64_t id, int& exit_code) {
     return false;
   }
   if (auto ok = validate_spec(*spec); !ok) {
+    report_error(fmt::format("tournament {} cannot be played here: {}", id, ok.error().message));
+    exit_code = kBadInput;
+    return false;
+  }
+  if (auto ok = check_entrants_start(*spec, private_paths_of(a)); !ok) {
     report_error(fmt::format("tournament {} cannot be played here: {}", id, ok.error().message));
     exit_code = kBadInput;
     return false;
@@ -395,6 +411,11 @@ std::optional<Created> create_from_args(const SpecArgs& args, const RunArgs& run
   } else if (has_tcp_entrants(*spec)) {
     report_error("tcp entrants connect to the one process that plays their matches, which arbiter "
                  "worker cannot be: use tournament run --listen HOST:PORT");
+    exit_code = kBadInput;
+    return std::nullopt;
+  }
+  if (auto ok = check_entrants_start(*spec, private_paths_of(run)); !ok) {
+    report_error(ok.error().message);
     exit_code = kBadInput;
     return std::nullopt;
   }
@@ -604,13 +625,7 @@ int report_results(Store& store, std::int64_t id, const RunArgs& a) {
 // The worker settings every command that plays matches takes from its flags.
 WorkerOptions worker_options(const RunArgs& a) {
   WorkerOptions options;
-  // A SQLite store is a file beside which no program may run (it would read every match).
-  const std::string& url = a.store;
-  if (!url.starts_with("postgresql://") && !url.starts_with("postgres://")) {
-    const std::string file = url.starts_with("sqlite:") ? url.substr(7) : url;
-    options.private_paths.emplace_back(file);
-  }
-  if (!a.tokens_file.empty()) options.private_paths.emplace_back(a.tokens_file);
+  options.private_paths = private_paths_of(a);
   options.threads = a.workers;
   options.batch = a.batch;
   options.lease = std::chrono::milliseconds(std::llround(a.lease * 1000));
@@ -856,7 +871,7 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
     if (!outputs_ok(*run_args, exit_code)) return;
     auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
     if (!store) return;
-    if (!playable_here(*store, run_args->tournament, exit_code)) return;
+    if (!playable_here(*store, run_args->tournament, *run_args, exit_code)) return;
     exit_code = play_tournament(*store, run_args->tournament, *run_args);
   });
 
@@ -1026,7 +1041,8 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
     if (!outputs_ok(*run_args, exit_code)) return;
     auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
     if (!store) return;
-    if (run_args->tournament != 0 && !playable_here(*store, run_args->tournament, exit_code))
+    if (run_args->tournament != 0 &&
+        !playable_here(*store, run_args->tournament, *run_args, exit_code))
       return;
     WorkerOptions options = worker_options(*run_args);
     options.only = run_args->tournament;

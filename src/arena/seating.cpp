@@ -96,6 +96,37 @@ Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tc
   return {};
 }
 
+namespace {
+
+// How a "cmd:" seat is started: its command, its terms, what it may not see, its stderr.
+Expected<ChildSpec> child_spec(const Seating& seat, const Hosting& hosting) {
+  ChildSpec child;
+  auto words = split_shell_words(seat.bot.substr(4));
+  if (!words) return fail(fmt::format("player {}: {}", seat.name, words.error().message));
+  child.argv = std::move(*words);
+  if (child.argv.empty()) return fail(fmt::format("player {}: cmd: needs a program", seat.name));
+  const ProgramTerms& terms = terms_of(seat, hosting);
+  child.limits = terms.limits;
+  child.sandbox = terms.sandbox;
+  if (child.sandbox) child.sandbox->private_paths = hosting.private_paths;
+  child.cwd = terms.dir;
+  const auto& stderr_dir = terms.stderr_dir.empty() ? hosting.stderr_dir : terms.stderr_dir;
+  if (!stderr_dir.empty())
+    child.stderr_log = stderr_dir / (hosting.stderr_prefix + seat.name + ".stderr");
+  return child;
+}
+
+}  // namespace
+
+Expected<void> check_program_start(const Seating& seat, const Hosting& hosting) {
+  if (!seat.bot.starts_with("cmd:")) return {};
+  auto child = child_spec(seat, hosting);
+  if (!child) return std::unexpected(child.error());
+  if (auto ok = ChildProcess::check(*child); !ok)
+    return fail(fmt::format("player {}: {}", seat.name, ok.error().message));
+  return {};
+}
+
 Expected<void> check_program_terms(const Seating& seat, const Hosting& hosting) {
   if (!seat.bot.starts_with("cmd:")) return {};
   const ProgramTerms& terms = terms_of(seat, hosting);
@@ -137,6 +168,7 @@ Expected<void> check_play(const GameEntry& game, const PlaySpec& spec) {
         !ok)
       return ok;
     if (auto ok = check_program_terms(seat, spec.hosting); !ok) return ok;
+    if (auto ok = check_program_start(seat, spec.hosting); !ok) return ok;
     if (seat.bot == "tcp" && token_of(spec.hosting, seat.name).size() < 16)
       return fail(fmt::format("player {}: a tcp seat needs its token (Hosting::tokens; see "
                               "make_seat_tokens)",
@@ -180,20 +212,9 @@ Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpe
     if (seat.bot == "tcp") {
       tcp_seats.push_back(i);
     } else if (seat.bot.starts_with("cmd:")) {
-      ChildSpec child;
-      auto words = split_shell_words(seat.bot.substr(4));
-      if (!words) return fail(fmt::format("player {}: {}", seat.name, words.error().message));
-      child.argv = std::move(*words);
-      if (child.argv.empty())
-        return fail(fmt::format("player {}: cmd: needs a program", seat.name));
-      const ProgramTerms& terms = terms_of(seat, spec.hosting);
-      child.limits = terms.limits;
-      child.sandbox = terms.sandbox;
-      if (child.sandbox) child.sandbox->private_paths = spec.hosting.private_paths;
-      child.cwd = terms.dir;
-      const auto& stderr_dir = terms.stderr_dir.empty() ? spec.hosting.stderr_dir : terms.stderr_dir;
-      if (!stderr_dir.empty())
-        child.stderr_log = stderr_dir / (spec.hosting.stderr_prefix + seat.name + ".stderr");
+      auto made = child_spec(seat, spec.hosting);
+      if (!made) return std::unexpected(made.error());
+      const ChildSpec& child = *made;
       OpenedSeat opened;
       auto process = ChildProcess::spawn(child);
       if (!process) {

@@ -44,13 +44,18 @@ const ProgramTerms& terms_of(const Seating& seat, const Hosting& hosting);
 // sandbox works on this machine unless they turn it off. Other seats pass.
 Expected<void> check_program_terms(const Seating& seat, const Hosting& hosting);
 
+// A "cmd:" seat can be started as the hosting would start it: what ChildProcess::check
+// refuses, such as walls that would show the program one of hosting.private_paths. Other
+// seats pass. Errors read "player NAME: ...".
+Expected<void> check_program_start(const Seating& seat, const Hosting& hosting);
+
 // A secret token for every "tcp" seat of `roster` (remote/tcp.h's make_token), for
 // Hosting::tokens: the organizer hands each player its own.
 std::map<std::string, std::string> make_seat_tokens(const std::vector<Seating>& roster);
 std::string token_of(const Hosting& hosting, const std::string& seat);  // empty: none
 
 // Everything about a match the organizer has to get right, before anything starts: every seat
-// (check_seating, check_program_terms), distinct names, and the hosting (stderr_dir an existing writable directory).
+// (check_seating, check_program_terms, check_program_start), distinct names, and the hosting (stderr_dir an existing writable directory).
 // The game's config is checked by the game's play, also before anything starts.
 Expected<void> check_play(const GameEntry& game, const PlaySpec& spec);
 

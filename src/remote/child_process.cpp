@@ -418,8 +418,16 @@ void ChildProcess::ignore_sigpipe() {
   std::call_once(once, [] { ::signal(SIGPIPE, SIG_IGN); });
 }
 
-Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spec) {
-  ignore_sigpipe();
+namespace {
+
+// The program file and arguments spawn() runs for `spec`: relative paths read against its
+// directory, the program looked up in PATH.
+struct Resolved {
+  std::string path;
+  std::vector<std::string> args;
+};
+
+Expected<Resolved> resolve(const ChildSpec& spec) {
   if (spec.argv.empty()) return fail("cannot run a program without a name");
   std::vector<std::string> args = spec.argv;
   if (!spec.cwd.empty()) {
@@ -437,12 +445,32 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
         args[i] = (base / arg).lexically_normal().string();
     }
   }
-  const std::string& name = spec.argv[0];
   auto path = find_program(args[0]);
   if (!path) return std::unexpected(path.error());
+  return Resolved{std::move(*path), std::move(args)};
+}
+
+}  // namespace
+
+Expected<void> ChildProcess::check(const ChildSpec& spec) {
+  auto resolved = resolve(spec);
+  if (!resolved) return std::unexpected(resolved.error());
+  if (spec.sandbox)
+    if (auto ok = SandboxPlan::check(*spec.sandbox, resolved->path, resolved->args, spec.cwd); !ok)
+      return fail(fmt::format("cannot run \"{}\": {}", spec.argv[0], ok.error().message));
+  return {};
+}
+
+Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spec) {
+  ignore_sigpipe();
+  auto resolved = resolve(spec);
+  if (!resolved) return std::unexpected(resolved.error());
+  const std::string& name = spec.argv[0];
+  auto path = std::move(resolved->path);
+  auto args = std::move(resolved->args);
 
   Launch l;
-  l.path = std::move(*path);
+  l.path = std::move(path);
   l.args = std::move(args);
   if (!spec.sandbox && !spec.cwd.empty()) l.cwd = spec.cwd.string();
   std::optional<SandboxPlan> plan;

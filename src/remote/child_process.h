@@ -75,6 +75,10 @@ class ChildProcess {
   // Call it from a thread that outlives the child (the referee's main thread): the kernel sends
   // PR_SET_PDEATHSIG when the *thread* that forked exits, not only when the process does.
   static Expected<std::unique_ptr<ChildProcess>> spawn(const ChildSpec& spec);
+  // What spawn() would refuse before starting anything, found without starting anything: no
+  // such program or directory, or walls that refuse to show what the program would see
+  // (SandboxPlan::check). Failing with the message spawn() would give.
+  static Expected<void> check(const ChildSpec& spec);
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;

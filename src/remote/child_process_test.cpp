@@ -18,6 +18,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "core/timing_test.h"
 #include "remote/cgroup.h"
 
@@ -471,6 +473,55 @@ TEST(ChildProcess, MissingProgramIsAnError) {
   // Nothing was left behind.
   EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);
   EXPECT_EQ(errno, ECHILD);
+}
+
+TEST(ChildProcess, CheckRefusesWhatSpawnRefusesAndStartsNothing) {
+  for (const ChildSpec& spec :
+       {ChildSpec{.argv = {"arbiter-no-such-program"}}, ChildSpec{.argv = {"/etc/passwd"}},
+        ChildSpec{.argv = {"/bin/cat"}, .cwd = "/nonexistent/dir"}, ChildSpec{}}) {
+    auto checked = ChildProcess::check(spec);
+    auto spawned = ChildProcess::spawn(spec);
+    ASSERT_FALSE(checked);
+    ASSERT_FALSE(spawned);
+    EXPECT_EQ(checked.error().message, spawned.error().message);
+  }
+  EXPECT_TRUE(ChildProcess::check(ChildSpec{.argv = {"/bin/cat"}}));
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);
+  EXPECT_EQ(errno, ECHILD);
+}
+
+// The walls refuse to show a program a directory that holds one of the referee's private files
+// (the store, a game log, tokens): its own directory, an argument's, its working directory.
+// The refusal comes before any wall is built, so it needs no privileges.
+TEST(ChildProcess, ThePrivateFilesOfTheRefereeAreNeverShown) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("arbiter-private-{}", ::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir / "bot");
+  fs::create_directories(dir / "elsewhere");
+  std::ofstream(dir / "bot" / "weights.txt") << "1 2 3\n";
+  const auto walled = [&](std::vector<std::filesystem::path> secret, fs::path cwd = {}) {
+    ChildSpec spec{.argv = {"/bin/cat", (dir / "bot" / "weights.txt").string()}};
+    spec.cwd = std::move(cwd);
+    spec.sandbox = SandboxSpec{};
+    spec.sandbox->private_paths = std::move(secret);
+    return spec;
+  };
+  for (const ChildSpec& spec :
+       {walled({dir / "bot" / "store.db"}),         // beside a file its argument names
+        walled({dir / "elsewhere" / "m.jsonl"}, dir / "elsewhere"),  // in its working directory
+        walled({dir / "bot" / "deep" / "tokens"})}) {  // below one, not yet written
+    auto checked = ChildProcess::check(spec);
+    ASSERT_FALSE(checked);
+    EXPECT_NE(checked.error().message.find("which no program may read"), std::string::npos)
+        << checked.error().message;
+    auto spawned = ChildProcess::spawn(spec);
+    ASSERT_FALSE(spawned);
+    EXPECT_EQ(spawned.error().message, checked.error().message);
+  }
+  // Elsewhere, or where only the system is shown, it may start.
+  EXPECT_TRUE(ChildProcess::check(walled({dir / "elsewhere" / "store.db"})));
+  EXPECT_TRUE(ChildProcess::check(walled({"/usr/share/arbiter-store.db"})));
+  fs::remove_all(dir);
 }
 
 TEST(ChildProcess, FiftyChildrenLeaveNothingBehind) {

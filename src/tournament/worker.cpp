@@ -59,6 +59,17 @@ bool seats_tcp(const TournamentSpec& spec, const Job& job) {
 
 }  // namespace
 
+Expected<void> check_entrants_start(const TournamentSpec& spec,
+                                    const std::vector<std::filesystem::path>& private_paths) {
+  Hosting hosting;
+  hosting.program = spec.program;
+  hosting.private_paths = private_paths;
+  for (const Entrant& entrant : spec.players)
+    if (auto ok = check_program_start({entrant.name, entrant.bot, entrant.program}, hosting); !ok)
+      return ok;
+  return {};
+}
+
 JobResult play_job(const TournamentSpec& spec, const Job& job,
                    const std::filesystem::path& stderr_dir,
                    const std::vector<MatchObserver*>& observers, const RemoteDesk* remote,

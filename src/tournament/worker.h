@@ -62,6 +62,12 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
                    const RemoteDesk* remote = nullptr,
                    const std::vector<std::filesystem::path>& private_paths = {});
 
+// Every program entrant of `spec` can be started as play_job starts it, with `private_paths`
+// kept from it (check_program_start): for refusing a run in one line before any match, rather
+// than ejecting the entrant from every match. Errors read "player NAME: ...".
+Expected<void> check_entrants_start(const TournamentSpec& spec,
+                                    const std::vector<std::filesystem::path>& private_paths);
+
 // Swiss: adds the next round's jobs when every enqueued round has all its results. Safe to call
 // from any worker at any time (the jobs of a round are a function of earlier results, and a job
 // already stored is ignored). Does nothing for other schedules.

@@ -353,6 +353,17 @@ def item1():
                  [*cmd, "-g", "speed_scrabble", "-p", "a:solver", "-p", "b:solver", "--config",
                   '{"dictionary": "words.txt"}'], words=["words.txt: No such file or directory"]),
         ]
+    def made_with_a_bot_then_gone(d):
+        # The bot in a folder of its own: beside the store it would be refused at once.
+        (d / "mine").mkdir()
+        (d / "mine/bot.py").write_text("import sys\n")
+        (d / "mine/bot.py").chmod(0o755)
+        made = subprocess.run([ARGS.arbiter, "tournament", "create", "-g", "q", "-p", "a:dag", "-p",
+                               f"b:cmd:{d}/mine/bot.py", "--store", "t.db"], cwd=d,
+                              capture_output=True, text=True)
+        assert made.returncode == 0, made.stderr
+        (d / "mine/bot.py").unlink()
+
     c += [
         Case(1, "tournament run: --csv into a missing directory (before anything is played)",
              ["tournament", "run", *Q2, "--csv", "no/s.csv"], words=["--csv no/s.csv: cannot be created"]),
@@ -374,21 +385,13 @@ def item1():
              words=["no tournament 7"]),
         Case(1, "worker: a tournament whose program is missing here",
              ["worker", "--store", "t.db", "--tournament", "1", "--until-finished"],
-             setup=lambda d: (
-                 (d / "bot.py").write_text("import sys\n"), (d / "bot.py").chmod(0o755),
-                 subprocess.run([ARGS.arbiter, "tournament", "create", "-g", "q", "-p", "a:dag", "-p",
-                                 f"b:cmd:{d}/bot.py", "--store", "t.db"], cwd=d, capture_output=True),
-                 (d / "bot.py").unlink()),
+             setup=made_with_a_bot_then_gone,
              words=["tournament 1 cannot be played here", "bot.py"]),
         Case(1, "worker: --stderr-dir that is missing", ["worker", "--store", "t.db", "--stderr-dir", "nope"],
              setup=made_store, words=["--stderr-dir nope: No such file or directory"]),
         Case(1, "resume: a tournament whose program is missing here",
              ["tournament", "resume", "1", "--store", "t.db"],
-             setup=lambda d: (
-                 (d / "bot.py").write_text("import sys\n"), (d / "bot.py").chmod(0o755),
-                 subprocess.run([ARGS.arbiter, "tournament", "create", "-g", "q", "-p", "a:dag", "-p",
-                                 f"b:cmd:{d}/bot.py", "--store", "t.db"], cwd=d, capture_output=True),
-                 (d / "bot.py").unlink()),
+             setup=made_with_a_bot_then_gone,
              words=["tournament 1 cannot be played here"]),
         Case(1, "play: an unknown house bot creates no log",
              ["play", "q", "-p", "a:nosuch", "-p", "b:dag", "--log", "g.jsonl"],

@@ -26,8 +26,9 @@ checked from outside.
      0600 file there, also when an argument names a file in its parent directory; unwalled,
      it can write (so the check can fail).
   j. A program is never started where it would see the referee's private files: beside the
-     game log of its own match (play --log), or beside the SQLite store of its tournament; it is
-     ejected with the reason, and started as usual once they are elsewhere.
+     game log of its own match (play --log), or beside the SQLite store of its tournament (run,
+     create, and a store moved there for resume or a worker): one line, exit 2, nothing created
+     or changed; started as usual once they are elsewhere.
 
 Usage: sandbox_e2e.py --arbiter PATH --root REPO --qbot PATH   (as root; Python: /usr/bin/python3)
 """
@@ -387,31 +388,53 @@ def check_workdir(tmp):
 
 
 def check_private_files(tmp):
-    """j. No program runs beside the log of its match or the store of its tournament."""
+    """j. No program runs beside the log of its match or the store of its tournament: the run is
+    refused in one line (exit 2) before anything is created or played."""
     spy = tmp / "spy dir"
     spy.mkdir()
     bot = spy / "bot.py"
     bot.write_text((pathlib.Path(ARGS.root) / "bots/python/battleship_bot.py").read_text())
     store = f"sqlite:{spy / 't.db'}"
+    me = f"me:cmd:{PY} '{bot}'"
     cases = (
         ("play --log beside the bot",
-         ["play", "battleship", "-p", "a:hunt", "-p", f"me:cmd:{PY} '{bot}'", "--log",
-          str(spy / "m.jsonl")], spy / "m.jsonl", lambda: (spy / "m.jsonl").read_text()),
-        ("a tournament whose SQLite store is beside the bot",
-         ["tournament", "run", "-g", "battleship", "-p", "a:hunt", "-p", f"me:cmd:{PY} '{bot}'",
-          "--store", store, "-q"], spy / "t.db",
-         lambda: arbiter("tournament", "log", "1", "0", "--store", store).stdout),
+         ["play", "battleship", "-p", "a:hunt", "-p", me, "--log", str(spy / "m.jsonl")]),
+        ("tournament run with its SQLite store beside the bot",
+         ["tournament", "run", "-g", "battleship", "-p", "a:hunt", "-p", me, "--store", store,
+          "-q"]),
+        ("tournament create with its SQLite store beside the bot",
+         ["tournament", "create", "-g", "battleship", "-p", "a:hunt", "-p", me, "--store",
+          store]),
     )
-    for name, argv, secret, log in cases:
+    for name, argv in cases:
         r = arbiter(*argv)
         problems = []
-        if not secret.exists():
-            problems.append(f"{secret.name} was not written: exit {r.returncode}: {r.stderr[-300:]}")
-        elif "which no program may read" not in log():
-            problems.append(f"the log names no refusal: exit {r.returncode}: {r.stderr[-300:]}")
-        report(f"j. {name}: the program is not started", problems)
+        if r.returncode != 2 or len(r.stderr.splitlines()) != 1 or \
+                "which no program may read" not in r.stderr:
+            problems.append(f"exit {r.returncode}, not a one-line refusal: {r.stderr[-300:]}")
+        made = sorted(p.name for p in spy.iterdir() if p.name != "bot.py")
+        if made:
+            problems.append(f"created {made}")
+        report(f"j. {name}: refused in one line, nothing created", problems)
+    # A store made elsewhere and then moved beside the bot is not resumed there either.
+    elsewhere = f"sqlite:{tmp / 'made elsewhere.db'}"
+    r = arbiter("tournament", "create", "-g", "battleship", "-p", "a:hunt", "-p", me, "--store",
+                elsewhere)
+    problems = [] if r.returncode == 0 else [f"create: exit {r.returncode}: {r.stderr[-300:]}"]
+    shutil.copy(tmp / "made elsewhere.db", spy / "t.db")
+    before = (spy / "t.db").read_bytes()
+    for verb in (["tournament", "resume", "1"], ["worker", "--tournament", "1"]):
+        r = arbiter(*verb, "--store", store, "-q" if verb[0] == "tournament" else "--until-finished")
+        if r.returncode != 2 or "cannot be played here" not in r.stderr or \
+                "which no program may read" not in r.stderr:
+            problems.append(f"{' '.join(verb)}: exit {r.returncode}: {r.stderr[-300:]}")
+    if (spy / "t.db").read_bytes() != before:
+        problems.append("the store beside the bot changed")
+    report("j. a store moved beside the bot: resume and worker refuse it, the store unchanged",
+           problems)
+    (spy / "t.db").unlink()
     # Elsewhere, the same bot plays.
-    r = arbiter("play", "battleship", "-p", "a:hunt", "-p", f"me:cmd:{PY} '{bot}'", "--log",
+    r = arbiter("play", "battleship", "-p", "a:hunt", "-p", me, "--log",
                 str(tmp / "elsewhere.jsonl"), "--json")
     report("j. the same bot with the log elsewhere plays",
            [] if r.returncode == 0 and '"ejections":[]' in r.stdout.replace(" ", "")
