@@ -518,6 +518,12 @@ TEST(ChildProcess, ThePrivateFilesOfTheRefereeAreNeverShown) {
     ASSERT_FALSE(spawned);
     EXPECT_EQ(spawned.error().message, checked.error().message);
   }
+  // An argument in / would show the whole file system: refused whatever is private.
+  ChildSpec root = walled({});
+  root.argv.push_back("/");
+  auto refused = ChildProcess::check(root);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("the whole file system"), std::string::npos);
   // Elsewhere, or where only the system is shown, it may start.
   EXPECT_TRUE(ChildProcess::check(walled({dir / "elsewhere" / "store.db"})));
   EXPECT_TRUE(ChildProcess::check(walled({"/usr/share/arbiter-store.db"})));

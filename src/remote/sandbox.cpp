@@ -299,6 +299,11 @@ Expected<Sight> look(const SandboxSpec& spec, std::string& program,
       return fail(fmt::format("sandbox: the read-only path {} does not exist", p.string()));
     show(fs::canonical(p, ec), true);
   }
+  // The root made the program's own would be no wall at all (every file of the referee's).
+  for (const auto& p : shown)
+    if (p == p.root_path())
+      return fail("sandbox: the program or an argument is a file in / (or / itself), which would "
+                  "show it the whole file system: keep its files in a directory of their own");
   // Nothing shown besides the system may hold a file the referee keeps from programs: a bot in
   // the directory of the store would read every match in it (with paired seeds, the deal of
   // the match it is playing), one beside the game log its own match as it is written.

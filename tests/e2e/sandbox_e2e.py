@@ -495,6 +495,8 @@ def check_bad_options():
         (["-p", f"b:cmd:{PY} no/such/dir/bot.py"], 'argument "no/such/dir/bot.py": no directory'),
         (["-p", "b:tcp", "--tokens", "/no/such/dir/tokens.json"], "--tokens /no/such/dir/tokens.json"),
         (["-p", "b:ldasg", "--tokens", "/tmp/tokens.json"], "no tcp seat"),
+        # An argument in / would show the program the whole file system as its own.
+        (["-p", f"b:cmd:{PY} bots/python/q_bot.py /"], "would show it the whole file system"),
     ]
     for extra, words in cases:
         r = arbiter("play", "q", "-p", "a:dag", *extra)
