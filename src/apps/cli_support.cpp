@@ -6,11 +6,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -184,6 +186,57 @@ int checked_stdout(int exit_code) {
     if (exit_code == 0) exit_code = kFailed;
   }
   return exit_code;
+}
+
+Expected<void> apply_entrant_settings(const std::vector<std::string>& settings,
+                                      std::vector<tournament::Entrant>& entrants,
+                                      const ProgramTerms& base) {
+  std::map<std::pair<std::string, std::string>, Json> lists;  // env and read_only add up
+  for (const std::string& text : settings) {
+    const auto colon = text.find(':');
+    const auto equals = text.find('=', colon == std::string::npos ? 0 : colon);
+    if (colon == std::string::npos || equals == std::string::npos || colon == 0 ||
+        equals == colon + 1)
+      return fail(fmt::format("--entrant \"{}\": expected NAME:KEY=VALUE, e.g. new:per_call=0.5",
+                              text));
+    const std::string name = text.substr(0, colon);
+    const std::string key = text.substr(colon + 1, equals - colon - 1);
+    const std::string value = text.substr(equals + 1);
+    auto it = std::find_if(entrants.begin(), entrants.end(),
+                           [&](const tournament::Entrant& e) { return e.name == name; });
+    if (it == entrants.end())
+      return fail(fmt::format("--entrant \"{}\": no entrant is named {}", text, name));
+    const auto where = [&](const std::string& why) {
+      return fail(fmt::format("--entrant {}:{}: {}", name, key, why));
+    };
+    if (key == "per_call") {
+      char* end = nullptr;
+      const double seconds = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || !(seconds >= 0.001 && seconds <= 600))
+        return where("expected seconds between 0.001 and 600");
+      it->per_call_ms = std::llround(seconds * 1000);
+      continue;
+    }
+    if (key == "clock") {
+      auto tc = parse_time_control(value);
+      if (!tc) return where(tc.error().message);
+      it->clock = *tc;
+      continue;
+    }
+    if (std::find(std::begin(kTermKeys), std::end(kTermKeys), key) == std::end(kTermKeys))
+      return where("unknown key (known: per_call, clock, dir, stderr, memory, processes, "
+                   "cpu_time, output, open_files, env, read_only, network, sandbox)");
+    Json j = value == "true" ? Json(true) : value == "false" ? Json(false) : Json(value);
+    if (key == "env" || key == "read_only") {
+      Json& list = lists[{name, key}];
+      if (list.is_null()) list = Json::array();
+      list.push_back(value);
+      j = list;
+    }
+    if (!it->program) it->program = base;
+    if (auto ok = set_term(*it->program, key, j); !ok) return where(ok.error().message);
+  }
+  return {};
 }
 
 }  // namespace arbiter::cli

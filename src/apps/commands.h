@@ -11,6 +11,7 @@
 #include "core/printable.h"
 #include "remote/program_terms.h"
 #include "server/live.h"
+#include "tournament/spec.h"
 
 namespace arbiter::server {
 class ViewerServer;
@@ -94,6 +95,14 @@ void add_program_options(CLI::App* command, ProgramOptions& options);
 // Sets the given options over `terms` (the defaults, or a tournament file's). One-line errors
 // naming the option ("--memory \"5X\": ...").
 Expected<void> apply_program_options(const ProgramOptions& options, ProgramTerms& terms);
+
+// --entrant NAME:KEY=VALUE (play and tournament run/create), over the settings the entrant
+// named has from a file or other flags: per_call (seconds), clock, and the keys of
+// ProgramTerms (kTermKeys; env and read_only add up). The first term set on an entrant without
+// terms of its own starts from `base`. One-line errors naming the setting.
+Expected<void> apply_entrant_settings(const std::vector<std::string>& settings,
+                                      std::vector<tournament::Entrant>& entrants,
+                                      const ProgramTerms& base);
 
 // The line printed (and logged) whenever programs run without the sandbox.
 inline constexpr const char* kUnsandboxedWarning =

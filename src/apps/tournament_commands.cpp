@@ -168,57 +168,6 @@ void add_spec_options(CLI::App* cmd, SpecArgs& a) {
   add_program_options(cmd, a.program);
 }
 
-// --entrant NAME:KEY=VALUE, over the file's and the other flags' settings of that entrant.
-Expected<void> apply_entrant_settings(const std::vector<std::string>& settings,
-                                      TournamentSpec& spec) {
-  std::map<std::pair<std::string, std::string>, Json> lists;  // env and read_only add up
-  for (const std::string& text : settings) {
-    const auto colon = text.find(':');
-    const auto equals = text.find('=', colon == std::string::npos ? 0 : colon);
-    if (colon == std::string::npos || equals == std::string::npos || colon == 0 ||
-        equals == colon + 1)
-      return fail(fmt::format("--entrant \"{}\": expected NAME:KEY=VALUE, e.g. new:per_call=0.5",
-                              text));
-    const std::string name = text.substr(0, colon);
-    const std::string key = text.substr(colon + 1, equals - colon - 1);
-    const std::string value = text.substr(equals + 1);
-    auto it = std::find_if(spec.players.begin(), spec.players.end(),
-                           [&](const Entrant& e) { return e.name == name; });
-    if (it == spec.players.end())
-      return fail(fmt::format("--entrant \"{}\": no entrant is named {}", text, name));
-    const auto where = [&](const std::string& why) {
-      return fail(fmt::format("--entrant {}:{}: {}", name, key, why));
-    };
-    if (key == "per_call") {
-      char* end = nullptr;
-      const double seconds = std::strtod(value.c_str(), &end);
-      if (value.empty() || *end != '\0' || !(seconds >= 0.001 && seconds <= 600))
-        return where("expected seconds between 0.001 and 600");
-      it->per_call_ms = std::llround(seconds * 1000);
-      continue;
-    }
-    if (key == "clock") {
-      auto tc = parse_time_control(value);
-      if (!tc) return where(tc.error().message);
-      it->clock = *tc;
-      continue;
-    }
-    if (std::find(std::begin(kTermKeys), std::end(kTermKeys), key) == std::end(kTermKeys))
-      return where("unknown key (known: per_call, clock, dir, stderr, memory, processes, "
-                   "cpu_time, output, open_files, env, read_only, network, sandbox)");
-    Json j = value == "true" ? Json(true) : value == "false" ? Json(false) : Json(value);
-    if (key == "env" || key == "read_only") {
-      Json& list = lists[{name, key}];
-      if (list.is_null()) list = Json::array();
-      list.push_back(value);
-      j = list;
-    }
-    if (!it->program) it->program = spec.program;
-    if (auto ok = set_term(*it->program, key, j); !ok) return where(ok.error().message);
-  }
-  return {};
-}
-
 Expected<TournamentSpec> build_spec(const SpecArgs& a) {
   TournamentSpec spec;
   if (!a.file.empty()) {
@@ -280,7 +229,7 @@ Expected<TournamentSpec> build_spec(const SpecArgs& a) {
   // Over the file's terms for every entrant (an entrant's own terms in the file stay its own).
   if (auto ok = apply_program_options(a.program, spec.program); !ok)
     return std::unexpected(ok.error());
-  if (auto ok = apply_entrant_settings(a.entrant_settings, spec); !ok)
+  if (auto ok = apply_entrant_settings(a.entrant_settings, spec.players, spec.program); !ok)
     return std::unexpected(ok.error());
   if (spec.game.empty()) return fail("no game: give --game or a --file with game = \"...\"");
   if (spec.players.empty()) return fail("no players: give --player NAME:BOT (twice or more)");

@@ -413,6 +413,20 @@ Expected<TournamentSpec> read_spec_file(const std::string& path) {
   return spec;
 }
 
+Expected<void> check_entrant_limits(const GameEntry& game, const Entrant& p) {
+  if (p.clock && !game.clocked)
+    return fail(fmt::format("player {}: clock: {} has no turns to clock (only q and "
+                            "battleship have)",
+                            p.name, game.name));
+  if (p.per_call_ms && (*p.per_call_ms < 1 || *p.per_call_ms > 600'000))
+    return fail(fmt::format("player {}: per_call: expected 1 ms to 600 s", p.name));
+  if (p.per_call_ms && !game.seat_per_call)
+    return fail(fmt::format("player {}: per_call: {} gives every player the same time (only "
+                            "q, battleship and abalone take a player's own)",
+                            p.name, game.name));
+  return {};
+}
+
 namespace {
 
 Expected<void> validate_unescaped(const TournamentSpec& spec) {
@@ -470,20 +484,8 @@ Expected<void> validate_unescaped(const TournamentSpec& spec) {
   if (spec.clock && !game->clocked)
     return fail(
         fmt::format("--clock: {} has no turns to clock (only q and battleship have)", spec.game));
-  for (const auto& p : spec.players) {
-    if (p.clock && !game->clocked)
-      return fail(
-          fmt::format("player {}: clock: {} has no turns to clock (only q and "
-                      "battleship have)",
-                      p.name, spec.game));
-    if (p.per_call_ms && (*p.per_call_ms < 1 || *p.per_call_ms > 600'000))
-      return fail(fmt::format("player {}: per_call: expected 1 ms to 600 s", p.name));
-    if (p.per_call_ms && !game->seat_per_call)
-      return fail(
-          fmt::format("player {}: per_call: {} gives every player the same time (only "
-                      "q, battleship and abalone take a player's own)",
-                      p.name, spec.game));
-  }
+  for (const auto& p : spec.players)
+    if (auto ok = check_entrant_limits(*game, p); !ok) return ok;
   if (!spec.hero.empty() && spec.schedule != Schedule::gauntlet)
     return fail("a hero is only for the gauntlet schedule");
   if (!spec.hero.empty() && !names.contains(spec.hero))

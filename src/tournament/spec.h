@@ -12,6 +12,10 @@
 #include "core/time_control.h"
 #include "remote/program_terms.h"
 
+namespace arbiter {
+struct GameEntry;  // arena/registry.h
+}  // namespace arbiter
+
 namespace arbiter::tournament {
 
 enum class Schedule {
@@ -35,6 +39,10 @@ struct Entrant {
 
 // "NAME:BOT" as given to --player (by arbiter play too): split at the first colon.
 Expected<Entrant> parse_entrant(std::string_view text);
+
+// The entrant's own time limits are ones `game` can give: a clock only where it has turns, a
+// per-call limit of 1 ms to 600 s only where players may differ. Errors read "player NAME: ...".
+Expected<void> check_entrant_limits(const GameEntry& game, const Entrant& entrant);
 
 // A sequential probability ratio test between the two entrants of a two-seat tournament
 // (docs/ratings.md, "SPRT"): H0 "the first entrant is elo0 stronger", H1 "elo1 stronger".
