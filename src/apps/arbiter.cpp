@@ -46,6 +46,7 @@ struct PlayArgs {
   std::string config;
   bool config_given = false;
   double per_call = 6.0;
+  std::vector<std::string> entrant_settings;  // NAME:KEY=VALUE
   bool json = false;
   std::string listen = "127.0.0.1:0";
   double accept_timeout = 60.0;
@@ -68,6 +69,8 @@ std::string play_reproduce_command(const PlayArgs& a) {
   const bool tcp = std::any_of(a.players.begin(), a.players.end(), [](const std::string& p) {
     return p.ends_with(":tcp");
   });
+  for (const std::string& setting : a.entrant_settings)
+    flags.insert(flags.end(), {"--entrant", setting});
   if (tcp && a.listen != PlayArgs{}.listen) flags.insert(flags.end(), {"--listen", a.listen});
   if (tcp && a.accept_timeout != PlayArgs{}.accept_timeout)
     flags.insert(flags.end(), {"--accept-timeout", fmt::format("{}", a.accept_timeout)});
@@ -148,6 +151,28 @@ int play(const PlayArgs& a) {
   if (auto ok = apply_program_options(a.program, spec.hosting.program); !ok) {
     report_error(ok.error().message);
     return kBadInput;
+  }
+  // A seat's own settings, as a tournament entrant's.
+  if (!a.entrant_settings.empty()) {
+    std::vector<tournament::Entrant> entrants;
+    for (const Seating& seat : spec.roster) entrants.push_back({seat.name, seat.bot, {}});
+    if (auto ok = apply_entrant_settings(a.entrant_settings, entrants, spec.hosting.program);
+        !ok) {
+      report_error(ok.error().message);
+      return kBadInput;
+    }
+    for (std::size_t i = 0; i < entrants.size(); ++i) {
+      const tournament::Entrant& own = entrants[i];
+      if (auto ok = tournament::check_entrant_limits(*game, own); !ok) {
+        report_error(ok.error().message);
+        return kBadInput;
+      }
+      spec.roster[i].program = own.program;
+      spec.options.seat_per_call.push_back(
+          own.per_call_ms ? std::optional<Duration>(std::chrono::milliseconds(*own.per_call_ms))
+                          : std::nullopt);
+      spec.options.seat_time_control.push_back(own.clock);
+    }
   }
   if (!spec.hosting.gui.empty() && !game->streams_gui) {
     report_error(fmt::format("--gui: {} has no viewer stream (only abalone has)", a.game));
@@ -398,6 +423,7 @@ int main(int argc, char** argv) {
       ->check(seconds_validator(0, 86400));
   play_cmd->add_option("--stderr-dir", play_args.stderr_dir,
                        "Keep each cmd player's stderr (first MiB) in DIR/NAME.stderr");
+  play_cmd->add_option("--entrant", play_args.entrant_settings, kEntrantHelp);
   add_program_options(play_cmd, play_args.program);
   std::string house_bots;
   for (const auto& g : registered_games()) house_bots += fmt::format("  {}: {}\n", g.name, g.bots);

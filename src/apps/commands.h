@@ -96,6 +96,11 @@ void add_program_options(CLI::App* command, ProgramOptions& options);
 // naming the option ("--memory \"5X\": ...").
 Expected<void> apply_program_options(const ProgramOptions& options, ProgramTerms& terms);
 
+inline constexpr const char* kEntrantHelp =
+    "NAME:KEY=VALUE, a setting of one player, as its [[player]] keys in a tournament file: "
+    "per_call, clock, dir, stderr, memory, processes, cpu_time, output, open_files, env, "
+    "read_only, network, sandbox (repeat for more; env and read_only add up)";
+
 // --entrant NAME:KEY=VALUE (play and tournament run/create), over the settings the entrant
 // named has from a file or other flags: per_call (seconds), clock, and the keys of
 // ProgramTerms (kTermKeys; env and read_only add up). The first term set on an entrant without

@@ -147,11 +147,7 @@ void add_spec_options(CLI::App* cmd, SpecArgs& a) {
   cmd->add_option("--clock", a.clock,
                   "A chess clock per seat, BANK+INCREMENT[/GRACE][~DELAY], e.g. 10s+0.1s (q, "
                   "battleship)");
-  cmd->add_option("--entrant", a.entrant_settings,
-                  "NAME:KEY=VALUE, a setting of one entrant, as its [[player]] keys in a file: "
-                  "per_call, clock, dir, stderr, memory, processes, cpu_time, output, "
-                  "open_files, env, read_only, network, sandbox (repeat for more; env and "
-                  "read_only add up)");
+  cmd->add_option("--entrant", a.entrant_settings, kEntrantHelp);
   cmd->add_flag("--no-pairing", a.no_pairing,
                 "Give every match its own seed (by default the matches of one set of entrants in "
                 "a round, one per seat order, share a seed, so the luck of the deal cancels)");

@@ -271,24 +271,23 @@ std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec) 
       differ += fmt::format("{}{}: {}", differ.empty() ? "" : "; ", entrant.name,
                             describe_terms(own));
   }
-  std::string cmd = play_command(spec.game, players, seed_of(job_spec), spec.config,
-                                 spec.per_call_ms / 1000.0,
-                                 spec.clock ? format_time_control(*spec.clock) : std::string(),
-                                 terms ? term_flags(*terms) : std::vector<std::string>());
-  if (!differ.empty()) cmd += "  # runs under other terms: " + differ;
-  // `play` gives every seat the same time limits; an entrant's own are said in a comment.
-  std::string own_limits;
+  std::vector<std::string> flags = terms ? term_flags(*terms) : std::vector<std::string>();
+  // An entrant's own time limits, as play takes them.
   for (std::size_t e : seated(job_spec)) {
     if (e >= spec.players.size()) continue;
     const Entrant& entrant = spec.players[e];
-    if (!entrant.per_call_ms && !entrant.clock) continue;
-    std::vector<std::string> parts;
-    if (entrant.per_call_ms) parts.push_back(fmt::format("per call {} ms", *entrant.per_call_ms));
-    if (entrant.clock) parts.push_back("clock " + format_time_control(*entrant.clock));
-    own_limits += fmt::format("{}{}: {}", own_limits.empty() ? "" : "; ", entrant.name,
-                              fmt::join(parts, ", "));
+    if (entrant.per_call_ms)
+      flags.insert(flags.end(), {"--entrant", fmt::format("{}:per_call={}", entrant.name,
+                                                          *entrant.per_call_ms / 1000.0)});
+    if (entrant.clock)
+      flags.insert(flags.end(), {"--entrant", entrant.name + ":clock=" +
+                                                  format_time_control(*entrant.clock)});
   }
-  if (!own_limits.empty()) cmd += "  # with time limits of their own: " + own_limits;
+  std::string cmd = play_command(spec.game, players, seed_of(job_spec), spec.config,
+                                 spec.per_call_ms / 1000.0,
+                                 spec.clock ? format_time_control(*spec.clock) : std::string(),
+                                 flags);
+  if (!differ.empty()) cmd += "  # runs under other terms: " + differ;
   return cmd;
 }
 

@@ -222,6 +222,26 @@ def test_entrant_limits(tmp):
     rows2 = {s["name"]: s["ejected_for"] for s in j2["standings"]} if j2 else {}
     if r.returncode != 0 or rows2 != {"hasty": {"timeout": 2}, "calm": {}}:
         problems.append(f"with --entrant flags: exit {r.returncode}, {rows2}, {r.stderr.strip()}")
+    # The reproduce command gives each seat its own limits (play --entrant): the same header
+    # limits and the same result as the stored match.
+    line = next((l for l in r.stdout.splitlines() if l.startswith("reproduce a match")), "")
+    command = line.split(": ", 1)[1] if ": " in line else ""
+    if not command.startswith("arbiter play ") or "--entrant hasty:per_call=0.001" not in command:
+        problems.append(f"the reproduce command: {line!r}")
+    else:
+        again = subprocess.run(["bash", "-c", ARGS.arbiter + command[len("arbiter"):] +
+                                f" --log '{tmp}/again.jsonl' --json"],
+                               capture_output=True, text=True, timeout=120)
+        stored = arbiter("tournament", "log", "1", str(line.split("#")[1].split(":")[0]),
+                         "--store", flags).stdout.splitlines()
+        played = open(f"{tmp}/again.jsonl").read().splitlines() if os.path.exists(
+            f"{tmp}/again.jsonl") else []
+        if again.returncode != 0 or not stored or not played:
+            problems.append(f"reproduce: exit {again.returncode}: {again.stderr.strip()[:300]}")
+        elif json.loads(played[0]).get("seat_limits") != json.loads(stored[0]).get("seat_limits") \
+                or played[-1] != stored[-1]:
+            problems.append(f"reproduced: {played[0][:300]} ... {played[-1]} against the stored "
+                            f"{stored[0][:300]} ... {stored[-1]}")
     TALLY.report("entrants with limits of their own", problems,
                  f"hasty: {rows.get('hasty', {}).get('ejected_for')}; seat_limits {limits}")
 
