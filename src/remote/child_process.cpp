@@ -516,7 +516,15 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
       close_fd(*fd);
   };
   if (!spec.stderr_log.empty()) {
-    s->log_fd = ::open(spec.stderr_log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    // A new file in place of whatever is there, never through a link: the directory may be
+    // an entrant's (a per-entrant stderr setting), and a link planted there would have the
+    // referee write the program's text into a file of the referee's choosing. Private to the
+    // organizer: other programs (a shared working directory) must not read it while it grows.
+    if (::unlink(spec.stderr_log.c_str()) < 0 && errno != ENOENT)
+      return fail(fmt::format("cannot replace the stderr log {}: {}", spec.stderr_log.string(),
+                              std::strerror(errno)));
+    s->log_fd = ::open(spec.stderr_log.c_str(),
+                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (s->log_fd < 0) {
       return fail(fmt::format("cannot open the stderr log {}: {}", spec.stderr_log.string(),
                               std::strerror(errno)));

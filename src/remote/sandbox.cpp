@@ -274,13 +274,34 @@ Expected<Sight> look(const SandboxSpec& spec, std::string& program,
     show(dir, false);
     sight.workdir = dir.string();
   }
-  // The program: where it is installed (its bin directory's parent, for an interpreter such as
-  // a pyenv Python that needs its lib directory too).
-  const fs::path real = fs::canonical(program, ec);
-  if (ec) return fail(fmt::format("sandbox: {}: {}", program, ec.message()));
-  const fs::path home = real.parent_path().filename() == "bin" ? real.parent_path().parent_path()
-                                                               : real.parent_path();
-  show(home, true);
+  // A path is followed only where a link stays in its directory (python3 -> python3.11): a link
+  // planted in a program's directory and named in its command would otherwise show its target,
+  // anywhere on the host, as the program's own. The system's links (/bin -> usr/bin) are fine.
+  const auto locate = [&](const fs::path& given, const std::string& what) -> Expected<fs::path> {
+    std::error_code ec;
+    const fs::path real = fs::canonical(given, ec);
+    if (ec) return fail(fmt::format("sandbox: {}: {}", given.string(), ec.message()));
+    for (const auto& s : system)
+      if (under(real, s)) return real;
+    const fs::path lexical = fs::absolute(given, ec).lexically_normal();
+    if (real.parent_path() != lexical.parent_path())
+      return fail(fmt::format("sandbox: {} {} leads through a link to {}: name it where it is "
+                              "(links out of a program's directories are not followed)",
+                              what, given.string(), real.string()));
+    return real;
+  };
+  // The program: its directory; for a program in a bin directory (an interpreter such as a
+  // pyenv Python), the lib directories beside it too, which it needs.
+  auto real = locate(program, "the program");
+  if (!real) return std::unexpected(real.error());
+  show(real->parent_path(), true);
+  if (real->parent_path().filename() == "bin")
+    for (const char* lib : {"lib", "lib64"})
+      if (const fs::path dir = real->parent_path().parent_path() / lib; fs::is_directory(dir, ec)) {
+        auto found = locate(dir, "the program's library directory");
+        if (!found) return std::unexpected(found.error());
+        show(*found, true);
+      }
   program = fs::absolute(program, ec).lexically_normal().string();
   // Arguments that name files: their directories, read-only; the arguments made absolute.
   for (std::size_t i = 1; i < argv.size(); ++i) {
@@ -289,15 +310,17 @@ Expected<Sight> look(const SandboxSpec& spec, std::string& program,
                              ? fs::path(argv[i])
                              : fs::absolute(workdir, ec) / argv[i];
     if (argv[i].empty() || !fs::exists(arg, ec)) continue;
-    const fs::path abs = fs::canonical(arg, ec);
-    if (ec) continue;
-    show(fs::is_directory(abs) ? abs : abs.parent_path(), true);
-    argv[i] = abs.string();
+    auto abs = locate(arg, "the argument");
+    if (!abs) return std::unexpected(abs.error());
+    show(fs::is_directory(*abs) ? *abs : abs->parent_path(), true);
+    argv[i] = abs->string();
   }
   for (const auto& p : spec.read_only) {
     if (!fs::exists(p, ec))
       return fail(fmt::format("sandbox: the read-only path {} does not exist", p.string()));
-    show(fs::canonical(p, ec), true);
+    auto found = locate(p, "the read-only path");
+    if (!found) return std::unexpected(found.error());
+    show(*found, true);
   }
   // The root made the program's own would be no wall at all (every file of the referee's).
   for (const auto& p : shown)

@@ -5,7 +5,7 @@ It extracts every ```sh block of docs/writing-a-bot.md and examples/README.md (a
 walk-through of docs/tournaments.md) and runs each
 command in order with bash (set -e -o pipefail, one bash per command; a line ending in `\\`
 continues the command on the next line). Each document runs in a fresh temporary directory that
-holds symlinks `bots`, `examples` and `tests` into the repository (--root), so the docs' relative
+holds copies of `bots`, `examples` and `tests` from the repository (--root), so the docs' relative
 paths work and nothing is written into the repository; the commands of one document share that
 directory, so later commands see the files earlier ones wrote. `arbiter` (--arbiter) is first on
 PATH, then /usr/bin (the system's python3). Each command has a time limit (--timeout, default
@@ -92,7 +92,10 @@ def workdir(root: pathlib.Path, parent: pathlib.Path, name: str) -> pathlib.Path
     d = parent / name
     d.mkdir()
     for link in LINKS:
-        (d / link).symlink_to(root / link, target_is_directory=True)
+        # Copies, not links: the walls refuse a program or argument reached through a link out
+        # of its directory (docs/security.md), as a bot author's planted link would be.
+        shutil.copytree(root / link, d / link, symlinks=True,
+                        ignore=shutil.ignore_patterns("__pycache__"))
     return d
 
 

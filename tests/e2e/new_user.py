@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import pathlib
+import shutil
 import re
 import signal
 import socket
@@ -100,8 +101,18 @@ class Case:
 def run_case(case):
     with tempfile.TemporaryDirectory(prefix="arbiter-new-user-") as d:
         d = pathlib.Path(d)
-        for name in ("bots", "examples", "tests"):
-            (d / name).symlink_to(pathlib.Path(ARGS.root) / name)
+        # Programs' files are copies: the walls refuse a program or argument reached through a
+        # link out of its directory. The rest of tests/ (golden logs, course data) is linked.
+        root = pathlib.Path(ARGS.root)
+        for name in ("bots", "examples"):
+            shutil.copytree(root / name, d / name, ignore=shutil.ignore_patterns("__pycache__"))
+        (d / "tests").mkdir()
+        for child in (root / "tests").iterdir():
+            if child.name == "misbehaving":
+                shutil.copytree(child, d / "tests" / child.name,
+                                ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                (d / "tests" / child.name).symlink_to(child)
         if case.setup:
             try:
                 case.setup(d)

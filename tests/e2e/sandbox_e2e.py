@@ -30,6 +30,11 @@ checked from outside.
      create, and a store moved there for resume or a worker): one line, exit 2, nothing created
      or changed; started as usual once they are elsewhere.
 
+  k. Links an entrant plants in its own directory get it nothing: a link named as an argument
+     that leads out of its directory is refused in one line (a link within it is followed); a
+     link where its stderr file will be is replaced, not written through; a program in a bin
+     directory is not shown the directories beside it.
+
 Usage: sandbox_e2e.py --arbiter PATH --root REPO --qbot PATH   (as root; Python: /usr/bin/python3)
 """
 import argparse
@@ -387,6 +392,92 @@ def check_workdir(tmp):
         report(f"i. --workdir, {what}", problems)
 
 
+LINK_BOT = r"""
+import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+for path in sys.argv[1:] + [p for p in os.environ.get("PROBE_PATHS", "").split(":") if p]:
+    try:
+        sys.stderr.write("READ " + path + " " + open(path).read().strip() + "\n")
+    except OSError as e:
+        sys.stderr.write("CLOSED " + path + " " + type(e).__name__ + "\n")
+sys.stderr.flush()
+sys.argv = sys.argv[:1]
+import battleship_bot
+battleship_bot.main()
+"""
+
+
+def check_links(tmp):
+    """k. Links an entrant plants in its own directory get it nothing: a link named as an
+    argument that leads out of its directory is refused in one line (a link within its directory
+    works); a link where its stderr file will be is replaced, not written through; a program in
+    a bin directory is not shown that directory's parent (only the lib beside it)."""
+    secret = tmp / "organizer"
+    secret.mkdir(mode=0o700)
+    (secret / "keys.txt").write_text("the organizer's keys\n")
+    os.chmod(secret / "keys.txt", 0o600)
+    evil = tmp / "entrants" / "evil"
+    evil.mkdir(parents=True)
+    (evil / "battleship_bot.py").write_text(
+        (pathlib.Path(ARGS.root) / "bots/python/battleship_bot.py").read_text())
+    (evil / "bot.py").write_text(LINK_BOT)
+    (evil / "book.txt").symlink_to(secret / "keys.txt")
+    (evil / "cache").symlink_to(secret)
+    (evil / "weights-v2.txt").write_text("the weights\n")
+    (evil / "weights.txt").symlink_to("weights-v2.txt")
+    logs = tmp / "logs-links"
+    logs.mkdir()
+    for arg in ("book.txt", "cache", "cache/keys.txt"):
+        r = arbiter("play", "battleship", "-p", "a:hunt", "-p", f"me:cmd:{PY} bot.py {arg}",
+                    "--workdir", str(evil), "--stderr-dir", str(logs))
+        problems = []
+        if r.returncode != 2 or len(r.stderr.splitlines()) != 1 or "leads through a link" not in r.stderr:
+            problems.append(f"exit {r.returncode}: {r.stderr[-300:]}")
+        if "organizer's keys" in r.stdout + r.stderr or (logs / "me.stderr").exists():
+            problems.append("the program ran or its output holds the secret")
+        report(f"k. a planted link named as an argument ({arg}) is refused in one line", problems)
+    r = arbiter("play", "battleship", "-p", "a:hunt", "-p", f"me:cmd:{PY} bot.py weights.txt",
+                "--workdir", str(evil), "--stderr-dir", str(logs), "--json")
+    err = (logs / "me.stderr").read_text() if (logs / "me.stderr").exists() else ""
+    report("k. a link that stays in its directory is followed",
+           [] if r.returncode == 0 and "READ " in err and "the weights" in err
+           else [f"exit {r.returncode}: {r.stderr[-200:]} stderr {err[-300:]}"])
+    # A link where the referee will write the program's stderr.
+    victim = secret / "crontab"
+    victim.write_text("ORIGINAL\n")
+    own_logs = evil / "logs"
+    own_logs.mkdir()
+    (own_logs / "me.stderr").symlink_to(victim)
+    r = arbiter("play", "battleship", "-p", "a:hunt", "-p", f"me:cmd:{PY} {evil / 'bot.py'}",
+                "--stderr-dir", str(own_logs), "--json")
+    problems = [] if r.returncode == 0 else [f"exit {r.returncode}: {r.stderr[-300:]}"]
+    if victim.read_text() != "ORIGINAL\n":
+        problems.append("the file the link pointed at was written")
+    log = own_logs / "me.stderr"
+    if log.is_symlink() or not log.exists() or (log.stat().st_mode & 0o077):
+        problems.append("the stderr file is not a new file private to the organizer")
+    report("k. a link planted where the stderr file goes is replaced, not written through",
+           problems)
+    # A program in a bin directory: the directory beside it stays closed.
+    box = tmp / "srv"
+    (box / "bin").mkdir(parents=True)
+    (box / "other").mkdir(mode=0o700)
+    (box / "other" / "bot.py").write_text("another entrant's bot\n")
+    os.chmod(box / "other" / "bot.py", 0o600)
+    (box / "bin" / "battleship_bot.py").write_text(
+        (pathlib.Path(ARGS.root) / "bots/python/battleship_bot.py").read_text())
+    (box / "bin" / "evil").write_text(f"#!{PY}\n" + LINK_BOT)
+    os.chmod(box / "bin" / "evil", 0o755)
+    r = arbiter("play", "battleship", "-p", "a:hunt", "-p", f"me:cmd:{box / 'bin' / 'evil'}",
+                "--stderr-dir", str(logs), "--env", f"PROBE_PATHS={box / 'other' / 'bot.py'}",
+                "--json")
+    err = (logs / "me.stderr").read_text() if (logs / "me.stderr").exists() else ""
+    problems = [] if r.returncode == 0 else [f"exit {r.returncode}: {r.stderr[-300:]}"]
+    if "another entrant's bot" in err or "CLOSED" not in err:
+        problems.append(f"its report: {err[-300:]!r}")
+    report("k. a program in a bin directory does not see the directories beside it", problems)
+
+
 def check_private_files(tmp):
     """j. No program runs beside the log of its match or the store of its tournament: the run is
     refused in one line (exit 2) before anything is created or played."""
@@ -529,6 +620,7 @@ def main():
         check_programs_elsewhere(tmp)
         check_workdir(tmp)
         check_private_files(tmp)
+        check_links(tmp)
     check_bad_options()
     check_unprivileged()
     print(f"{'all passed' if not FAILED else f'{len(FAILED)} failed'}")
