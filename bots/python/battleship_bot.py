@@ -13,12 +13,15 @@ untried neighbours of unresolved hits first. With --parity it hunts on one colou
 checkerboard first (every ship of length 2 or more covers a cell of each colour): the "new
 version" that docs/tournaments.md tests against this one with an SPRT.
 
-Its randomness is drawn afresh for every match, so that matches differ; --seed N fixes it.
+Its randomness comes from ARBITER_SEED, which the referee gives every program (derived from
+the match's seed, so a match replays as it was played); --seed N fixes it, and without either
+it is fresh.
 
 Run it: arbiter play battleship --player a:hunt --player "py:cmd:python3 bots/python/battleship_bot.py"
 """
 import argparse
 import json
+import os
 import random
 import sys
 
@@ -83,9 +86,13 @@ def choose_shots(view, rng, parity=False):
 def main():
     options = argparse.ArgumentParser(description="A Battleship bot for arbiter (stdio).")
     options.add_argument("--parity", action="store_true", help="hunt on a checkerboard first")
-    options.add_argument("--seed", type=int, help="fix the bot's randomness (default: fresh)")
+    options.add_argument("--seed", type=int,
+                         help="fix the bot's randomness (default: $ARBITER_SEED, else fresh)")
     args_given = options.parse_args()
-    rng = random.Random(args_given.seed)
+    seed = args_given.seed
+    if seed is None and os.environ.get("ARBITER_SEED", "").isdigit():
+        seed = int(os.environ["ARBITER_SEED"])
+    rng = random.Random(seed)
     for line in sys.stdin:
         if not line.strip():
             continue

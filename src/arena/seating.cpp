@@ -6,6 +6,7 @@
 
 #include "core/file.h"
 #include "core/seat_name.h"
+#include "core/seed_tree.h"
 #include "core/shell_words.h"
 #include "referee/game_log.h"
 
@@ -214,7 +215,10 @@ Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpe
     } else if (seat.bot.starts_with("cmd:")) {
       auto made = child_spec(seat, spec.hosting);
       if (!made) return std::unexpected(made.error());
-      const ChildSpec& child = *made;
+      ChildSpec& child = *made;
+      // Its own randomness from the match seed, so that its matches replay too.
+      child.environment.push_back(fmt::format(
+          "ARBITER_SEED={}", seeds::program(spec.seed, static_cast<Seat>(i))));
       OpenedSeat opened;
       auto process = ChildProcess::spawn(child);
       if (!process) {

@@ -1,4 +1,5 @@
 #include "core/rng.h"
+#include "core/seed_tree.h"
 
 #include <algorithm>
 #include <numeric>
@@ -62,4 +63,22 @@ TEST(Rng, ShuffleIsAPermutationAndDeterministic) {
 }
 
 }  // namespace
+// A program's seed: fixed for a match and seat (pinned: programs may rely on it), different for
+// every seat and match, and none of the seeds arbiter itself derives from the match seed.
+TEST(SeedTree, ProgramSeedsArePinnedAndApart) {
+  EXPECT_EQ(seeds::program(7, 0), 4466286696318162400ULL);
+  EXPECT_EQ(seeds::program(7, 1), 14349928807956024305ULL);
+  std::set<std::uint64_t> seen;
+  for (std::uint64_t match = 0; match < 200; ++match) {
+    for (Seat seat = 0; seat < 4; ++seat) {
+      const std::uint64_t seed = seeds::program(match, seat);
+      EXPECT_EQ(seed, seeds::program(match, seat));
+      EXPECT_TRUE(seen.insert(seed).second) << match << " " << seat;
+      EXPECT_NE(seed, match);
+      EXPECT_NE(seed, seeds::seat(match, seat));
+      EXPECT_NE(seed, seeds::start(match));
+    }
+  }
+}
+
 }  // namespace arbiter

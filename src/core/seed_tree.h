@@ -5,15 +5,18 @@
 //
 //   master ─┬─ match(master, i) ─┬─ start(match)          the game's deal (Rules::start)
 //           │                    ├─ seat(match, p)        seat p's house bot
+//           │                    ├─ program(match, p)     seat p's program (ARBITER_SEED)
 //           │                    ├─ setup_order(match)    a real-time game's start line
 //           │                    └─ notice_order(match)   a real-time game's notice batches
 //           └─ swiss_round(master, r)                     the pairing of a Swiss round
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "core/rng.h"
 #include "core/seat.h"
+#include "core/sha256.h"
 
 namespace arbiter::seeds {
 
@@ -26,6 +29,18 @@ inline std::uint64_t swiss_round(std::uint64_t master, std::int64_t round) {
 inline std::uint64_t start(std::uint64_t match_seed) { return Rng::derive(match_seed, "start"); }
 inline std::uint64_t seat(std::uint64_t match_seed, Seat seat) {
   return Rng::derive(match_seed, "seat", static_cast<std::uint64_t>(seat));
+}
+// One-way, unlike the others: a program given it (an untrusted one) cannot work back to the
+// match seed and so to the deal. The first 8 bytes of SHA-256 over a label, the seed and the
+// seat, little-endian.
+inline std::uint64_t program(std::uint64_t match_seed, Seat seat) {
+  std::string text = "arbiter program seed";
+  for (const std::uint64_t v : {match_seed, static_cast<std::uint64_t>(seat)})
+    for (int i = 0; i < 8; ++i) text.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  const auto digest = sha256(text);
+  std::uint64_t seed = 0;
+  for (int i = 7; i >= 0; --i) seed = (seed << 8) | digest[static_cast<std::size_t>(i)];
+  return seed;
 }
 inline std::uint64_t setup_order(std::uint64_t match_seed) {
   return Rng::derive(match_seed, "setup-order");

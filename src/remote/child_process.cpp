@@ -60,6 +60,7 @@ struct Launch {
   std::string path;  // the resolved executable
   std::vector<std::string> args;
   std::vector<char*> argv;
+  std::vector<char*> env;  // unwalled, with spec.environment; empty: the referee's own
   std::vector<std::pair<Resource, rlimit>> limits;
   int stdin_r = -1;
   int stdout_w = -1;
@@ -155,7 +156,9 @@ bool stay_as_init(const Launch& l) {
   ::sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   ::execve(l.path.c_str(), l.argv.data(),
-           l.sandbox != nullptr ? l.sandbox->environment() : environ);
+           l.sandbox != nullptr ? l.sandbox->environment()
+           : !l.env.empty()     ? l.env.data()
+                                : environ);
   report(ChildFailure::exec);
   ::_exit(127);  // not reached
 }
@@ -475,7 +478,10 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
   if (!spec.sandbox && !spec.cwd.empty()) l.cwd = spec.cwd.string();
   std::optional<SandboxPlan> plan;
   if (spec.sandbox) {
-    auto prepared = SandboxPlan::prepare(*spec.sandbox, l.path, l.args, spec.cwd);
+    SandboxSpec walls = *spec.sandbox;
+    walls.environment.insert(walls.environment.end(), spec.environment.begin(),
+                             spec.environment.end());
+    auto prepared = SandboxPlan::prepare(walls, l.path, l.args, spec.cwd);
     if (!prepared)
       return fail(fmt::format("cannot run \"{}\": {}", name, prepared.error().message));
     plan.emplace(std::move(*prepared));
@@ -483,6 +489,18 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
   }
   for (std::string& arg : l.args) l.argv.push_back(arg.data());
   l.argv.push_back(nullptr);
+  // Unwalled, the referee's environment with spec.environment over it.
+  std::vector<std::string> env_text;
+  if (!plan && !spec.environment.empty()) {
+    const auto name_of = [](std::string_view e) { return e.substr(0, e.find('=')); };
+    for (char** e = environ; *e != nullptr; ++e)
+      if (std::none_of(spec.environment.begin(), spec.environment.end(),
+                       [&](const std::string& own) { return name_of(own) == name_of(*e); }))
+        env_text.emplace_back(*e);
+    env_text.insert(env_text.end(), spec.environment.begin(), spec.environment.end());
+    for (std::string& e : env_text) l.env.push_back(e.data());
+    l.env.push_back(nullptr);
+  }
   const bool own_namespace = spec.own_pid_namespace || plan;
   // The reaper that is process 1 of its PID namespace counts as one of its processes.
   std::optional<std::uint64_t> processes = spec.limits.processes;

@@ -62,6 +62,9 @@ struct ChildSpec {
   // Behind the walls of remote/sandbox.h when set; then spawn() fails rather than run the
   // program without them.
   std::optional<SandboxSpec> sandbox;
+  // "NAME=VALUE" it gets besides its environment (the walls' clean one, or unwalled the
+  // referee's, over which these win).
+  std::vector<std::string> environment;
 };
 
 // The file spawn() would run for `name` (looked up in PATH when it has no '/'), if it is an

@@ -4,7 +4,8 @@ robin, one connection per match, with its token; a tcp entrant whose client neve
 forfeits each match after --accept-timeout with a named reason instead of hanging the run; the
 tokens file (mode 0600, reused by resume); a program entrant with a quoted argument that contains
 a space; entrants with limits of their own (a TOML file), kept in the logs and replayed by
-verify; and the bad flags of each (one line, exit 2, no store)."""
+verify; programs that seed themselves from ARBITER_SEED and so replay from the match's seed;
+and the bad flags of each (one line, exit 2, no store)."""
 import argparse
 import csv
 import io
@@ -246,6 +247,35 @@ def test_entrant_limits(tmp):
                  f"hasty: {rows.get('hasty', {}).get('ejected_for')}; seat_limits {limits}")
 
 
+def test_program_seed(tmp):
+    """Every program gets ARBITER_SEED, one per seat, from its match's seed: the example bot
+    seeds itself from it, so its match played again with the same --seed makes the same moves,
+    walled or not, and another seed makes others."""
+    bot = os.path.join(HERE, "..", "..", "bots", "python", "battleship_bot.py")
+
+    def moves(seed, *extra):
+        log = f"{tmp}/seeded-{seed}-{len(extra)}-{random.random()}.jsonl"
+        r = arbiter("play", "battleship", "-p", f"a:cmd:{ARGS.python} {bot}",
+                    "-p", f"b:cmd:{ARGS.python} {bot}", "--seed", str(seed), "--log", log, *extra)
+        if r.returncode != 0:
+            return f"exit {r.returncode}: {r.stderr.strip()[:300]}"
+        # Everything but the time each call took.
+        return [{k: v for k, v in json.loads(line).items() if k not in ("elapsed_us", "clock_us")}
+                for line in open(log).read().splitlines()[1:]]
+    first, again, unwalled, other = (moves(5), moves(5), moves(5, "--unsafe-no-sandbox"),
+                                     moves(6))
+    problems = [x for x in (first, again, unwalled, other) if isinstance(x, str)]
+    if not problems:
+        if again != first:
+            problems.append("the same seed played other moves")
+        if unwalled != first:
+            problems.append("unwalled, the same seed played other moves")
+        if other == first:
+            problems.append("another seed played the same moves")
+    TALLY.report("programs seed themselves from ARBITER_SEED: a match replays from its seed",
+                 problems, f"{len(first) if isinstance(first, list) else first} calls")
+
+
 def test_bad_flags(tmp):
     store = f"{tmp}/never.db"
     port = str(free_port())
@@ -281,6 +311,7 @@ def main():
                             lambda: test_missing_client_forfeits(tmp),
                             lambda: test_quoted_program_argument(tmp),
                             lambda: test_entrant_limits(tmp),
+                            lambda: test_program_seed(tmp),
                             lambda: test_bad_flags(tmp)], tmp))
 
 

@@ -149,7 +149,7 @@ def probe_problems(probe):
                    "unshare_user", "keyctl", "raw_socket", "packet_socket"):
         if not probe[attack].startswith("no:"):
             problems.append(f"{attack}: {probe[attack]}")
-    if probe["env"] != ["HOME", "LANG", "PATH"]:
+    if probe["env"] != ["ARBITER_SEED", "HOME", "LANG", "PATH"]:
         problems.append(f"environment {probe['env']}")
     if len(probe["pids"]) > 3:
         problems.append(f"sees processes {probe['pids']}")
