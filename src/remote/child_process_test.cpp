@@ -530,6 +530,37 @@ TEST(ChildProcess, ThePrivateFilesOfTheRefereeAreNeverShown) {
   fs::remove_all(dir);
 }
 
+// A path in a program's command is followed through a link only where the link stays in its
+// directory or leads into the system: a planted link would show its target as the program's.
+TEST(ChildProcess, LinksAreFollowedOnlyWithinTheirDirectory) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("arbiter-links-{}", ::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir / "bot" / "data");
+  fs::create_directories(dir / "organizer");
+  std::ofstream(dir / "bot" / "weights-v2.txt") << "1 2 3\n";
+  std::ofstream(dir / "organizer" / "keys.txt") << "secret\n";
+  fs::create_symlink("weights-v2.txt", dir / "bot" / "weights.txt");
+  fs::create_symlink(dir / "organizer" / "keys.txt", dir / "bot" / "book.txt");
+  fs::create_symlink(dir / "organizer", dir / "bot" / "cache");
+  fs::create_symlink("/usr/share", dir / "bot" / "share");
+  const auto with = [&](const std::string& arg) {
+    ChildSpec spec{.argv = {"/bin/cat", arg}};
+    spec.sandbox = SandboxSpec{};
+    return ChildProcess::check(spec);
+  };
+  const fs::path bot = dir / "bot";
+  for (const fs::path& fine : {bot / "weights.txt", bot / "data/", bot / "data/../data/.",
+                               bot / "share", bot / "weights-v2.txt"})
+    EXPECT_TRUE(with(fine.string())) << fine << ": " << with(fine.string()).error().message;
+  for (const fs::path& planted : {bot / "book.txt", bot / "cache", bot / "cache" / "keys.txt"}) {
+    auto refused = with(planted.string());
+    ASSERT_FALSE(refused) << planted;
+    EXPECT_NE(refused.error().message.find("leads through a link"), std::string::npos)
+        << refused.error().message;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(ChildProcess, FiftyChildrenLeaveNothingBehind) {
   const std::size_t fds = count_entries("/proc/self/fd");
   const std::size_t threads = count_entries("/proc/self/task");

@@ -283,7 +283,8 @@ Expected<Sight> look(const SandboxSpec& spec, std::string& program,
     if (ec) return fail(fmt::format("sandbox: {}: {}", given.string(), ec.message()));
     for (const auto& s : system)
       if (under(real, s)) return real;
-    const fs::path lexical = fs::absolute(given, ec).lexically_normal();
+    fs::path lexical = fs::absolute(given, ec).lexically_normal();
+    if (lexical.filename().empty()) lexical = lexical.parent_path();  // "data/" names data
     if (real.parent_path() != lexical.parent_path())
       return fail(fmt::format("sandbox: {} {} leads through a link to {}: name it where it is "
                               "(links out of a program's directories are not followed)",
