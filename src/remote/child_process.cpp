@@ -439,7 +439,8 @@ Expected<Resolved> resolve(const ChildSpec& spec) {
     if (!std::filesystem::is_directory(spec.cwd, ec))
       return fail(fmt::format("cannot run \"{}\": its directory {} does not exist", args[0],
                               spec.cwd.string()));
-    const auto base = std::filesystem::absolute(spec.cwd, ec);
+    // Where it really is: the organizer's own link to it is no link the walls refuse.
+    const auto base = std::filesystem::canonical(spec.cwd, ec);
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::filesystem::path arg = args[i];
       if (arg.empty() || arg.is_absolute() || (i == 0 && args[0].find('/') == std::string::npos))
@@ -479,7 +480,8 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
   std::optional<SandboxPlan> plan;
   if (spec.sandbox) {
     SandboxSpec walls = *spec.sandbox;
-    walls.environment.insert(walls.environment.end(), spec.environment.begin(),
+    // First, so that they win over an --env of the same name, as they do unwalled.
+    walls.environment.insert(walls.environment.begin(), spec.environment.begin(),
                              spec.environment.end());
     auto prepared = SandboxPlan::prepare(walls, l.path, l.args, spec.cwd);
     if (!prepared)

@@ -518,12 +518,16 @@ TEST(ChildProcess, ThePrivateFilesOfTheRefereeAreNeverShown) {
     ASSERT_FALSE(spawned);
     EXPECT_EQ(spawned.error().message, checked.error().message);
   }
-  // An argument in / would show the whole file system: refused whatever is private.
-  ChildSpec root = walled({});
-  root.argv.push_back("/");
-  auto refused = ChildProcess::check(root);
-  ASSERT_FALSE(refused);
-  EXPECT_NE(refused.error().message.find("the whole file system"), std::string::npos);
+  // An argument in / or in a directory everyone shares would show all of it as the program's
+  // own: refused whatever is private.
+  for (const char* shared : {"/", "/tmp", "/root", "/etc/../tmp/"}) {
+    ChildSpec spec = walled({});
+    spec.argv.push_back(shared);
+    auto refused = ChildProcess::check(spec);
+    ASSERT_FALSE(refused) << shared;
+    EXPECT_NE(refused.error().message.find("everything there as its own"), std::string::npos)
+        << refused.error().message;
+  }
   // Elsewhere, or where only the system is shown, it may start.
   EXPECT_TRUE(ChildProcess::check(walled({dir / "elsewhere" / "store.db"})));
   EXPECT_TRUE(ChildProcess::check(walled({"/usr/share/arbiter-store.db"})));

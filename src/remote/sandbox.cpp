@@ -245,6 +245,12 @@ Expected<Sight> look(const SandboxSpec& spec, std::string& program,
   auto show = [&](const fs::path& p, bool its_own = false) {
     for (const auto& s : shown)
       if (under(p, s)) return;
+    // What p covers is shown by p, unless it is shown otherwise (the working directory, as it
+    // is, inside a parent made the program's own): a file bound below p could not be placed
+    // in p's read-only mount.
+    std::erase_if(shown, [&](const fs::path& s) {
+      return under(s, p) && sight.own.contains(s.string()) == its_own;
+    });
     shown.push_back(p);
     if (its_own) sight.own.insert(p.string());
   };
@@ -277,20 +283,35 @@ Expected<Sight> look(const SandboxSpec& spec, std::string& program,
   // A path is followed only where a link stays in its directory (python3 -> python3.11): a link
   // planted in a program's directory and named in its command would otherwise show its target,
   // anywhere on the host, as the program's own. The system's links (/bin -> usr/bin) are fine.
+  std::vector<fs::path> named;  // the read-only paths, where they really are
   const auto locate = [&](const fs::path& given, const std::string& what) -> Expected<fs::path> {
     std::error_code ec;
     const fs::path real = fs::canonical(given, ec);
     if (ec) return fail(fmt::format("sandbox: {}: {}", given.string(), ec.message()));
     for (const auto& s : system)
       if (under(real, s)) return real;
+    for (const auto& s : named)
+      if (under(real, s)) return real;
     fs::path lexical = fs::absolute(given, ec).lexically_normal();
     if (lexical.filename().empty()) lexical = lexical.parent_path();  // "data/" names data
     if (real.parent_path() != lexical.parent_path())
-      return fail(fmt::format("sandbox: {} {} leads through a link to {}: name it where it is "
-                              "(links out of a program's directories are not followed)",
+      return fail(fmt::format("sandbox: {} {} leads through a link to {}: name it where it is, "
+                              "or show where it leads with --read-only (a virtualenv's "
+                              "interpreter); links out of a program's directories are not "
+                              "followed",
                               what, given.string(), real.string()));
     return real;
   };
+  // The paths the organizer shows by name, first: a link into one of them is followed too (a
+  // virtualenv's python -> the interpreter it was made from, given with --read-only).
+  for (const auto& p : spec.read_only) {
+    if (!fs::exists(p, ec))
+      return fail(fmt::format("sandbox: the read-only path {} does not exist", p.string()));
+    auto found = locate(p, "the read-only path");
+    if (!found) return std::unexpected(found.error());
+    show(*found, true);
+    named.push_back(*found);
+  }
   // The program: its directory; for a program in a bin directory (an interpreter such as a
   // pyenv Python), the lib directories beside it too, which it needs.
   auto real = locate(program, "the program");
@@ -309,25 +330,24 @@ Expected<Sight> look(const SandboxSpec& spec, std::string& program,
     // Relative to its working directory when it has one (never to the referee's).
     const fs::path arg = workdir.empty() || fs::path(argv[i]).is_absolute()
                              ? fs::path(argv[i])
-                             : fs::absolute(workdir, ec) / argv[i];
+                             : fs::path(sight.workdir) / argv[i];
     if (argv[i].empty() || !fs::exists(arg, ec)) continue;
     auto abs = locate(arg, "the argument");
     if (!abs) return std::unexpected(abs.error());
     show(fs::is_directory(*abs) ? *abs : abs->parent_path(), true);
     argv[i] = abs->string();
   }
-  for (const auto& p : spec.read_only) {
-    if (!fs::exists(p, ec))
-      return fail(fmt::format("sandbox: the read-only path {} does not exist", p.string()));
-    auto found = locate(p, "the read-only path");
-    if (!found) return std::unexpected(found.error());
-    show(*found, true);
-  }
-  // The root made the program's own would be no wall at all (every file of the referee's).
+  // The root, or a directory everyone shares, made the program's own would be no wall at all:
+  // every file of the referee's there (other runs' stores and tokens in /tmp, a home's keys).
+  std::set<fs::path> shared{"/", "/tmp", "/var/tmp", "/home", "/root", "/dev/shm"};
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/')
+    shared.insert(fs::weakly_canonical(home, ec));
   for (const auto& p : shown)
-    if (p == p.root_path())
-      return fail("sandbox: the program or an argument is a file in / (or / itself), which would "
-                  "show it the whole file system: keep its files in a directory of their own");
+    if (sight.own.contains(p.string()) && shared.contains(p))
+      return fail(fmt::format("sandbox: the program or an argument is a file in {} (or {} "
+                              "itself), which would show the program everything there as its "
+                              "own: keep its files in a directory of their own",
+                              p.string(), p.string()));
   // Nothing shown besides the system may hold a file the referee keeps from programs: a bot in
   // the directory of the store would read every match in it (with paired seeds, the deal of
   // the match it is playing), one beside the game log its own match as it is written.

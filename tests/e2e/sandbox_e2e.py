@@ -442,6 +442,35 @@ def check_links(tmp):
     report("k. a link that stays in its directory is followed",
            [] if r.returncode == 0 and "READ " in err and "the weights" in err
            else [f"exit {r.returncode}: {r.stderr[-200:]} stderr {err[-300:]}"])
+    # Links the organizer means still work. A virtualenv whose python links to an interpreter
+    # outside the system (here a copy of Debian's): refused in one line, and played once the
+    # interpreter is shown with --read-only.
+    interp = tmp / "interpreter"
+    (interp / "bin").mkdir(parents=True)
+    real_python = pathlib.Path(os.path.realpath(PY))
+    shutil.copy2(real_python, interp / "bin" / real_python.name)
+    venv = evil / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").symlink_to(interp / "bin" / real_python.name)
+    (venv / "pyvenv.cfg").write_text(f"home = {interp / 'bin'}\ninclude-system-site-packages = false\n")
+    py = f"me:cmd:{venv / 'bin' / 'python'} {evil / 'bot.py'}"
+    r = arbiter("play", "battleship", "-p", "a:hunt", "-p", py, "--json")
+    report("k. a virtualenv's interpreter elsewhere is refused in one line, naming --read-only",
+           [] if r.returncode == 2 and "--read-only" in r.stderr and len(r.stderr.splitlines()) == 1
+           else [f"exit {r.returncode}: {r.stderr[-300:]}"])
+    r = arbiter("play", "battleship", "-p", "a:hunt", "-p", py, "--read-only", str(interp), "--json")
+    report("k. ... and plays with --read-only where the interpreter is",
+           [] if r.returncode == 0 and '"ejections":[]' in r.stdout.replace(" ", "")
+           else [f"exit {r.returncode}: {r.stdout[-200:]} {r.stderr[-300:]}"])
+    # The organizer's link to a working directory; a file shown before its directory.
+    (tmp / "evil-link").symlink_to(evil)
+    r = arbiter("play", "battleship", "-p", "a:hunt", "-p", f"me:cmd:{PY} bot.py weights.txt",
+                "--workdir", str(tmp / "evil-link"), "--read-only", str(evil / "weights-v2.txt"),
+                "--read-only", str(evil), "--json")
+    report("k. a working directory reached through the organizer's link, and a file shown before "
+           "its directory",
+           [] if r.returncode == 0 and '"ejections":[]' in r.stdout.replace(" ", "")
+           else [f"exit {r.returncode}: {r.stdout[-200:]} {r.stderr[-300:]}"])
     # A link where the referee will write the program's stderr.
     victim = secret / "crontab"
     victim.write_text("ORIGINAL\n")
@@ -586,8 +615,9 @@ def check_bad_options():
         (["-p", f"b:cmd:{PY} no/such/dir/bot.py"], 'argument "no/such/dir/bot.py": no directory'),
         (["-p", "b:tcp", "--tokens", "/no/such/dir/tokens.json"], "--tokens /no/such/dir/tokens.json"),
         (["-p", "b:ldasg", "--tokens", "/tmp/tokens.json"], "no tcp seat"),
-        # An argument in / would show the program the whole file system as its own.
-        (["-p", f"b:cmd:{PY} bots/python/q_bot.py /"], "would show it the whole file system"),
+        # An argument in / or /tmp would show the program everything there as its own.
+        (["-p", f"b:cmd:{PY} bots/python/q_bot.py /"], "everything there as its own"),
+        (["-p", f"b:cmd:{PY} bots/python/q_bot.py /tmp"], "everything there as its own"),
     ]
     for extra, words in cases:
         r = arbiter("play", "q", "-p", "a:dag", *extra)
