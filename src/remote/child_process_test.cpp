@@ -475,6 +475,50 @@ TEST(ChildProcess, MissingProgramIsAnError) {
   EXPECT_EQ(errno, ECHILD);
 }
 
+TEST(ChildProcess, ItsOwnEnvironmentWinsOverTheReferees) {
+  const fs::path log = temp_file("env.log");
+  ::setenv("ARBITER_TEST_SEED", "referee", 1);
+  ::setenv("ARBITER_TEST_KEPT", "kept", 1);
+  ChildSpec spec{.stderr_log = log};
+  spec.environment = {"ARBITER_TEST_SEED=own", "ARBITER_TEST_NEW=new"};
+  auto child =
+      sh("echo \"$ARBITER_TEST_SEED $ARBITER_TEST_NEW $ARBITER_TEST_KEPT\" >&2; "
+         "env | grep -c '^ARBITER_TEST_SEED=' >&2",
+         spec);
+  ASSERT_TRUE(child);
+  const auto until = std::chrono::steady_clock::now() + 2s;
+  while (!child->exited() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(1ms);
+  child->kill();
+  EXPECT_EQ(file_text(log), "own new kept\n1\n");
+  ::unsetenv("ARBITER_TEST_SEED");
+  ::unsetenv("ARBITER_TEST_KEPT");
+  fs::remove(log);
+}
+
+// A planted link where the stderr log goes is replaced, never written through; the log is the
+// organizer's alone (0600).
+TEST(ChildProcess, TheStderrLogIsANewPrivateFile) {
+  const fs::path log = temp_file("planted.log");
+  const fs::path victim = temp_file("victim.txt");
+  std::ofstream(victim) << "ORIGINAL\n";
+  fs::remove(log);
+  fs::create_symlink(victim, log);
+  auto child = sh("echo written >&2", ChildSpec{.stderr_log = log});
+  ASSERT_TRUE(child);
+  const auto until = std::chrono::steady_clock::now() + 2s;
+  while (!child->exited() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(1ms);
+  child->kill();
+  EXPECT_EQ(file_text(victim), "ORIGINAL\n");
+  EXPECT_FALSE(fs::is_symlink(log));
+  EXPECT_EQ(file_text(log), "written\n");
+  EXPECT_EQ(fs::status(log).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  fs::remove(log);
+  fs::remove(victim);
+}
+
 TEST(ChildProcess, CheckRefusesWhatSpawnRefusesAndStartsNothing) {
   for (const ChildSpec& spec :
        {ChildSpec{.argv = {"arbiter-no-such-program"}}, ChildSpec{.argv = {"/etc/passwd"}},
