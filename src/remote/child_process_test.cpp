@@ -43,6 +43,13 @@ std::unique_ptr<ChildProcess> sh(const std::string& script, ChildSpec spec = {})
   return spawn(spec);
 }
 
+// Waits up to `limit` for the child to exit by itself.
+void await_exit(ChildProcess& child, std::chrono::milliseconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (!child.exited() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(1ms);
+}
+
 // The state letter of /proc/PID/stat ('R', 'S', 'Z', ...), or 0 when there is no such process.
 char proc_state(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
@@ -149,9 +156,7 @@ TEST(ChildProcess, ChildThatExitsAtOnceIsHangUp) {
   auto got = channel->receive(in(500ms));
   ASSERT_FALSE(got);
   EXPECT_EQ(got.error().why, Why::hang_up);
-  const auto until = std::chrono::steady_clock::now() + 1s;
-  while (!child->exited() && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(1ms);
+  await_exit(*child, 1s);
   EXPECT_TRUE(child->exited());
   EXPECT_EQ(proc_state(child->pid()), 0);  // reaped
 }
@@ -323,9 +328,7 @@ TEST(ChildProcess, StderrIsLogged) {
   const fs::path log = temp_file("stderr.log");
   auto child = sh("echo oops >&2; exit 1", ChildSpec{.stderr_log = log});
   ASSERT_TRUE(child);
-  const auto until = std::chrono::steady_clock::now() + 1s;
-  while (!child->exited() && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(1ms);
+  await_exit(*child, 1s);
   child->kill();
   EXPECT_EQ(file_text(log), "oops\n");
   EXPECT_EQ(child->stderr_bytes(), 5u);
@@ -486,9 +489,7 @@ TEST(ChildProcess, ItsOwnEnvironmentWinsOverTheReferees) {
          "env | grep -c '^ARBITER_TEST_SEED=' >&2",
          spec);
   ASSERT_TRUE(child);
-  const auto until = std::chrono::steady_clock::now() + 2s;
-  while (!child->exited() && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(1ms);
+  await_exit(*child, 2s);
   child->kill();
   EXPECT_EQ(file_text(log), "own new kept\n1\n");
   ::unsetenv("ARBITER_TEST_SEED");
@@ -506,9 +507,7 @@ TEST(ChildProcess, TheStderrLogIsANewPrivateFile) {
   fs::create_symlink(victim, log);
   auto child = sh("echo written >&2", ChildSpec{.stderr_log = log});
   ASSERT_TRUE(child);
-  const auto until = std::chrono::steady_clock::now() + 2s;
-  while (!child->exited() && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(1ms);
+  await_exit(*child, 2s);
   child->kill();
   EXPECT_EQ(file_text(victim), "ORIGINAL\n");
   EXPECT_FALSE(fs::is_symlink(log));
