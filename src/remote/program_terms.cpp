@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -256,45 +258,70 @@ std::string size_word(std::uint64_t bytes) {
 
 }  // namespace
 
-std::vector<std::string> term_flags(const ProgramTerms& terms) {
-  const ProgramTerms defaults;
-  std::vector<std::string> words;
-  const auto cap = [&](const char* flag, const std::optional<std::uint64_t>& given,
-                       const std::optional<std::uint64_t>& usual, bool size, const char* unit) {
-    if (given == usual) return;
-    words.emplace_back(flag);
-    words.push_back(!given ? std::string("none")
-                    : size ? size_word(*given)
-                           : fmt::format("{}{}", *given, unit));
+std::optional<std::vector<TermSetting>> term_settings(const ProgramTerms& terms,
+                                                      const ProgramTerms& over) {
+  std::vector<TermSetting> out;
+  const auto cap = [&](const char* key, const std::optional<std::uint64_t>& given,
+                       const std::optional<std::uint64_t>& was, bool size, const char* unit) {
+    if (given == was) return;
+    out.push_back({key, !given ? std::string("none")
+                        : size ? size_word(*given)
+                               : fmt::format("{}{}", *given, unit)});
   };
-  const ChildLimits& l = terms.limits;
-  const ChildLimits& d = defaults.limits;
-  cap("--memory", l.memory_bytes, d.memory_bytes, true, "");
-  cap("--processes", l.processes, d.processes, false, "");
-  cap("--cpu-time", l.cpu_seconds, d.cpu_seconds, false, "s");
-  cap("--output", l.output_bytes, d.output_bytes, true, "");
-  cap("--open-files", l.open_files, d.open_files, false, "");
-  if (!terms.dir.empty()) {
-    words.emplace_back("--workdir");
-    words.push_back(terms.dir.string());
-  }
-  if (!terms.stderr_dir.empty()) {
-    words.emplace_back("--stderr-dir");
-    words.push_back(terms.stderr_dir.string());
-  }
+  cap("memory", terms.limits.memory_bytes, over.limits.memory_bytes, true, "");
+  cap("processes", terms.limits.processes, over.limits.processes, false, "");
+  cap("cpu_time", terms.limits.cpu_seconds, over.limits.cpu_seconds, false, "s");
+  cap("output", terms.limits.output_bytes, over.limits.output_bytes, true, "");
+  cap("open_files", terms.limits.open_files, over.limits.open_files, false, "");
+  const auto dir = [&](const char* key, const std::filesystem::path& given,
+                       const std::filesystem::path& was) {
+    if (given != was) out.push_back({key, given.empty() ? "none" : given.string()});
+  };
+  dir("dir", terms.dir, over.dir);
+  dir("stderr", terms.stderr_dir, over.stderr_dir);
   if (!terms.sandbox) {
-    words.emplace_back("--unsafe-no-sandbox");
-    return words;
+    if (over.sandbox) out.push_back({"sandbox", "false"});
+    return out;
   }
-  for (const auto& path : terms.sandbox->read_only) {
-    words.emplace_back("--read-only");
-    words.push_back(path.string());
+  if (!over.sandbox) out.push_back({"sandbox", "true"});
+  const SandboxSpec walls = over.sandbox ? *over.sandbox : SandboxSpec{};
+  std::vector<std::string> read_only, was_read_only;
+  for (const auto& p : terms.sandbox->read_only) read_only.push_back(p.string());
+  for (const auto& p : walls.read_only) was_read_only.push_back(p.string());
+  // A list is given whole, item by item: an empty one cannot be given that way.
+  const auto list = [&](const char* key, const std::vector<std::string>& given,
+                        const std::vector<std::string>& was) {
+    if (given == was) return true;
+    for (const auto& item : given) out.push_back({key, item});
+    return !given.empty();
+  };
+  if (!list("read_only", read_only, was_read_only) ||
+      !list("env", terms.sandbox->environment, walls.environment))
+    return std::nullopt;
+  if (terms.sandbox->network != walls.network)
+    out.push_back({"network", terms.sandbox->network ? "true" : "false"});
+  return out;
+}
+
+std::vector<std::string> term_flags(const ProgramTerms& terms) {
+  static const std::map<std::string, std::string, std::less<>> kFlag = {
+      {"memory", "--memory"},     {"processes", "--processes"},   {"cpu_time", "--cpu-time"},
+      {"output", "--output"},     {"open_files", "--open-files"}, {"dir", "--workdir"},
+      {"stderr", "--stderr-dir"}, {"read_only", "--read-only"},   {"env", "--env"}};
+  std::vector<std::string> words;
+  // From the defaults, every term can be given (lists start empty).
+  const std::vector<TermSetting> settings =
+      term_settings(terms, ProgramTerms{}).value_or(std::vector<TermSetting>{});
+  for (const auto& [key, value] : settings) {
+    if (key == "sandbox") {
+      if (value == "false") words.emplace_back("--unsafe-no-sandbox");
+    } else if (key == "network") {
+      if (value == "true") words.emplace_back("--allow-network");
+    } else {
+      words.push_back(kFlag.at(key));
+      words.push_back(value);
+    }
   }
-  for (const auto& env : terms.sandbox->environment) {
-    words.emplace_back("--env");
-    words.push_back(env);
-  }
-  if (terms.sandbox->network) words.emplace_back("--allow-network");
   return words;
 }
 

@@ -6,6 +6,7 @@
 // A cap may be "none". The defaults are in docs/security.md and default_terms().
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +52,17 @@ Expected<ProgramTerms> decode_terms(const Json& j);
 
 // One line for people: "sandboxed; memory 1 GiB, 64 processes, output 16 MiB, 256 files".
 std::string describe_terms(const ProgramTerms& terms);
+
+// The KEY=VALUE settings (kTermKeys, in an order set_term takes them) that turn `over` into
+// `terms`: caps as "512M", "60s" or "none", dir and stderr ("none" for none), sandbox and network
+// as true/false, and a list (read_only, env) that differs item by item, each item one setting
+// (--entrant settings of a list add up). Nothing when a list would have to become empty.
+struct TermSetting {
+  std::string key;
+  std::string value;
+};
+std::optional<std::vector<TermSetting>> term_settings(const ProgramTerms& terms,
+                                                      const ProgramTerms& over);
 
 // The `arbiter play` options that give a program these terms, one word each ("--memory",
 // "512M", ...), only for what differs from the defaults; a cap removed is "none".

@@ -255,9 +255,10 @@ Json array_or_empty(const Json& object, std::string_view key) {
 
 std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec) {
   std::vector<std::string> players;
-  // `play` runs all its programs under one set of terms: those of the seated programs, when
-  // they agree; otherwise the first's, and a comment says whose differ.
+  // The first seated program's terms are play's flags; another program's own terms are
+  // --entrant settings over them (a comment where settings cannot say it: an emptied list).
   std::optional<ProgramTerms> terms;
+  std::vector<std::string> own_terms;
   std::string differ;
   for (std::size_t e : seated(job_spec)) {
     if (e >= spec.players.size()) continue;
@@ -265,13 +266,21 @@ std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec) 
     players.push_back(entrant.name + ":" + entrant.bot);
     if (!entrant.bot.starts_with("cmd:")) continue;
     const ProgramTerms& own = entrant.program ? *entrant.program : spec.program;
-    if (!terms)
+    if (!terms) {
       terms = own;
-    else if (own != *terms)
-      differ += fmt::format("{}{}: {}", differ.empty() ? "" : "; ", entrant.name,
-                            describe_terms(own));
+    } else if (own != *terms) {
+      if (auto settings = term_settings(own, *terms)) {
+        for (const auto& [key, value] : *settings)
+          own_terms.insert(own_terms.end(),
+                           {"--entrant", fmt::format("{}:{}={}", entrant.name, key, value)});
+      } else {
+        differ +=
+            fmt::format("{}{}: {}", differ.empty() ? "" : "; ", entrant.name, describe_terms(own));
+      }
+    }
   }
   std::vector<std::string> flags = terms ? term_flags(*terms) : std::vector<std::string>();
+  flags.insert(flags.end(), own_terms.begin(), own_terms.end());
   // An entrant's own time limits, as play takes them.
   for (std::size_t e : seated(job_spec)) {
     if (e >= spec.players.size()) continue;

@@ -218,13 +218,14 @@ def test_entrant_limits(tmp):
                 "-p", f"hasty:cmd:{ARGS.python} {bot} --seed 1",
                 "-p", f"calm:cmd:{ARGS.python} {bot} --seed 2",
                 "--entrant", "hasty:per_call=0.001", "--entrant", "calm:clock=60s+1s",
+                "--entrant", "calm:memory=512M", "--entrant", "calm:env=CALM=1",
                 "--store", flags, "-q")
     j2 = standings(flags)
     rows2 = {s["name"]: s["ejected_for"] for s in j2["standings"]} if j2 else {}
     if r.returncode != 0 or rows2 != {"hasty": {"timeout": 2}, "calm": {}}:
         problems.append(f"with --entrant flags: exit {r.returncode}, {rows2}, {r.stderr.strip()}")
-    # The reproduce command gives each seat its own limits (play --entrant): the same header
-    # limits and the same result as the stored match.
+    # The reproduce command gives each seat its own limits and program terms (play --entrant):
+    # the same header limits and terms, and the same result, as the stored match.
     line = next((l for l in r.stdout.splitlines() if l.startswith("reproduce a match")), "")
     command = line.split(": ", 1)[1] if ": " in line else ""
     if not command.startswith("arbiter play ") or "--entrant hasty:per_call=0.001" not in command:
@@ -239,8 +240,8 @@ def test_entrant_limits(tmp):
             f"{tmp}/again.jsonl") else []
         if again.returncode != 0 or not stored or not played:
             problems.append(f"reproduce: exit {again.returncode}: {again.stderr.strip()[:300]}")
-        elif json.loads(played[0]).get("seat_limits") != json.loads(stored[0]).get("seat_limits") \
-                or played[-1] != stored[-1]:
+        elif any(json.loads(played[0]).get(k) != json.loads(stored[0]).get(k)
+                 for k in ("seat_limits", "hosting")) or played[-1] != stored[-1]:
             problems.append(f"reproduced: {played[0][:300]} ... {played[-1]} against the stored "
                             f"{stored[0][:300]} ... {stored[-1]}")
     TALLY.report("entrants with limits of their own", problems,
