@@ -143,8 +143,9 @@ int play(const PlayArgs& a) {
   };
   spec.hosting.stderr_dir = a.stderr_dir;
   // What no program may see: the log of its own match as it is written, the seats' tokens.
-  for (const std::string& path : {a.log_path, a.tokens_file})
-    if (!path.empty()) spec.hosting.private_paths.emplace_back(path);
+  if (!a.log_path.empty()) spec.hosting.private_paths.push_back({a.log_path, "the game log"});
+  if (!a.tokens_file.empty())
+    spec.hosting.private_paths.push_back({a.tokens_file, "the tokens file"});
   spec.hosting.gui = a.gui;
   ProgramRecords programs;
   spec.hosting.programs = &programs;

@@ -245,13 +245,21 @@ std::unique_ptr<Store> open_or_report(const std::string& url, OpenMode mode, int
 }
 
 // The files no program of the run may see: a SQLite store (a program beside it would read
-// every match), the tokens file.
-std::vector<std::filesystem::path> private_paths_of(const RunArgs& a) {
-  std::vector<std::filesystem::path> paths;
+// every match), the tokens file, where stderr is kept, and what the run writes at its end
+// (seeds and results, read by the programs of a later run).
+std::vector<PrivateFile> private_paths_of(const RunArgs& a) {
+  std::vector<PrivateFile> paths;
   const std::string& url = a.store;
   if (!url.starts_with("postgresql://") && !url.starts_with("postgres://"))
-    paths.emplace_back(url.starts_with("sqlite:") ? url.substr(7) : url);
-  if (!a.tokens_file.empty()) paths.emplace_back(a.tokens_file);
+    paths.push_back({url.starts_with("sqlite:") ? url.substr(7) : url, "the store"});
+  for (const auto& [path, what] : {std::pair<const std::string&, const char*>{a.tokens_file,
+                                                                             "the tokens file"},
+                                   {a.stderr_dir, "the stderr directory"},
+                                   {a.csv, "the --csv file"},
+                                   {a.json, "the --json file"},
+                                   {a.matches_csv, "the --matches-csv file"},
+                                   {a.crosstable_csv, "the --crosstable-csv file"}})
+    if (!path.empty()) paths.push_back({path, what});
   return paths;
 }
 

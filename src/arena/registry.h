@@ -75,7 +75,7 @@ struct Hosting {
   std::string stderr_prefix;
   ProgramRecords* programs = nullptr;  // when set, every started program is added to it
   // Files no "cmd" seat may see (SandboxSpec::private_paths): the store, the log, token files.
-  std::vector<std::filesystem::path> private_paths;
+  std::vector<PrivateFile> private_paths;
   // HOST:PORT of a viewer listening for the game's text stream (Abalone's §7 GUI protocol);
   // empty: none. Only for games with GameEntry::streams_gui.
   std::string gui;

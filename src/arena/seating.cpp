@@ -100,7 +100,8 @@ Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tc
 namespace {
 
 // How a "cmd:" seat is started: its command, its terms, what it may not see, its stderr.
-Expected<ChildSpec> child_spec(const Seating& seat, const Hosting& hosting) {
+Expected<ChildSpec> child_spec(const Seating& seat, const std::vector<Seating>& seats,
+                               const Hosting& hosting) {
   ChildSpec child;
   auto words = split_shell_words(seat.bot.substr(4));
   if (!words) return fail(fmt::format("player {}: {}", seat.name, words.error().message));
@@ -109,7 +110,7 @@ Expected<ChildSpec> child_spec(const Seating& seat, const Hosting& hosting) {
   const ProgramTerms& terms = terms_of(seat, hosting);
   child.limits = terms.limits;
   child.sandbox = terms.sandbox;
-  if (child.sandbox) child.sandbox->private_paths = hosting.private_paths;
+  if (child.sandbox) child.sandbox->private_paths = referee_files(hosting, seats);
   child.cwd = terms.dir;
   const auto& stderr_dir = terms.stderr_dir.empty() ? hosting.stderr_dir : terms.stderr_dir;
   if (!stderr_dir.empty())
@@ -119,9 +120,19 @@ Expected<ChildSpec> child_spec(const Seating& seat, const Hosting& hosting) {
 
 }  // namespace
 
-Expected<void> check_program_start(const Seating& seat, const Hosting& hosting) {
+std::vector<PrivateFile> referee_files(const Hosting& hosting, const std::vector<Seating>& seats) {
+  std::vector<PrivateFile> files = hosting.private_paths;
+  if (!hosting.stderr_dir.empty()) files.push_back({hosting.stderr_dir, "the stderr directory"});
+  for (const Seating& seat : seats)
+    if (const auto& own = terms_of(seat, hosting).stderr_dir; !own.empty())
+      files.push_back({own, fmt::format("{}'s stderr directory", seat.name)});
+  return files;
+}
+
+Expected<void> check_program_start(const Seating& seat, const std::vector<Seating>& seats,
+                                   const Hosting& hosting) {
   if (!seat.bot.starts_with("cmd:")) return {};
-  auto child = child_spec(seat, hosting);
+  auto child = child_spec(seat, seats, hosting);
   if (!child) return std::unexpected(child.error());
   if (auto ok = ChildProcess::check(*child); !ok)
     return fail(fmt::format("player {}: {}", seat.name, ok.error().message));
@@ -169,7 +180,7 @@ Expected<void> check_play(const GameEntry& game, const PlaySpec& spec) {
         !ok)
       return ok;
     if (auto ok = check_program_terms(seat, spec.hosting); !ok) return ok;
-    if (auto ok = check_program_start(seat, spec.hosting); !ok) return ok;
+    if (auto ok = check_program_start(seat, spec.roster, spec.hosting); !ok) return ok;
     if (seat.bot == "tcp" && token_of(spec.hosting, seat.name).size() < 16)
       return fail(fmt::format("player {}: a tcp seat needs its token (Hosting::tokens; see "
                               "make_seat_tokens)",
@@ -213,7 +224,7 @@ Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpe
     if (seat.bot == "tcp") {
       tcp_seats.push_back(i);
     } else if (seat.bot.starts_with("cmd:")) {
-      auto made = child_spec(seat, spec.hosting);
+      auto made = child_spec(seat, spec.roster, spec.hosting);
       if (!made) return std::unexpected(made.error());
       ChildSpec& child = *made;
       // Its own randomness from the match seed, so that its matches replay too.

@@ -44,10 +44,17 @@ const ProgramTerms& terms_of(const Seating& seat, const Hosting& hosting);
 // sandbox works on this machine unless they turn it off. Other seats pass.
 Expected<void> check_program_terms(const Seating& seat, const Hosting& hosting);
 
+// The referee's files that no "cmd:" seat may see (SandboxSpec::private_paths): the hosting's
+// private paths, and where stderr is kept: hosting.stderr_dir and the own stderr directory of
+// each of `seats` (a program reading them would read its opponents' stderr as they write it,
+// and notes of its own from earlier matches).
+std::vector<PrivateFile> referee_files(const Hosting& hosting, const std::vector<Seating>& seats);
+
 // A "cmd:" seat can be started as the hosting would start it: what ChildProcess::check
-// refuses, such as walls that would show the program one of hosting.private_paths. Other
-// seats pass. Errors read "player NAME: ...".
-Expected<void> check_program_start(const Seating& seat, const Hosting& hosting);
+// refuses, such as walls that would show the program one of referee_files(hosting, seats).
+// Other seats pass. Errors read "player NAME: ...".
+Expected<void> check_program_start(const Seating& seat, const std::vector<Seating>& seats,
+                                   const Hosting& hosting);
 
 // A secret token for every "tcp" seat of `roster` (remote/tcp.h's make_token), for
 // Hosting::tokens: the organizer hands each player its own.

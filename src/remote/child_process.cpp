@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -31,6 +32,7 @@
 #include "remote/cgroup.h"
 #include "remote/fd_channel.h"
 #include "remote/io.h"
+#include "remote/reaper_image.h"
 #include "remote/sandbox.h"
 
 extern char** environ;
@@ -73,30 +75,46 @@ struct Launch {
   bool in_namespace = false;
   const SandboxPlan* sandbox = nullptr;  // the walls, when the program plays behind them
   const std::vector<int>* cgroup_joins = nullptr;  // cgroup.procs files to write "0" to
+  int reaper = -1;  // the reaper's image (reaper_fd()), for a PID namespace of its own
 };
+
+
 
 // Runs in the child between fork and exec: async-signal-safe calls only (no allocation, no
 // locks), since another thread of the referee may have held any lock at the fork.
-// Called as process 1 of a new PID namespace: forks the player, which returns to exec as process
-// 2, while process 1 holds no descriptor, reaps whatever ends up in the namespace, and exits when
-// the player does (taking the rest of the namespace with it). The player must not be process 1:
-// the kernel drops signals that process 1 sends itself, so a player that crashes by raise() or
-// abort()-like self-signals would hang instead of dying.
-// Returns false (in process 1) if the fork fails.
-bool stay_as_init(const Launch& l) {
+// Called as process 1 of a new PID namespace: starts the player, which returns to exec as process
+// 2, then becomes the reaper (reaper.cpp) by exec, so that nothing of the referee's memory or
+// argv stays in the namespace. The player waits at a gate (a pipe whose write end the exec
+// closes) so that it never runs while process 1 is still a copy of the referee. The player must
+// not be process 1: the kernel drops signals that process 1 sends itself, so a player that
+// crashes by raise() or abort()-like self-signals would hang instead of dying.
+// `gate`: a close-on-exec pipe. Returns false (in process 1) if the fork fails; never returns
+// in process 1 otherwise.
+bool stay_as_init(const Launch& l, const int (&gate)[2]) {
   // The raw system call: glibc's fork() takes locks that another thread of the referee may have
   // held when it cloned us.
   const auto player = static_cast<pid_t>(::syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0));
-  if (player == 0) return true;
-  if (player < 0) return false;
-  if (::syscall(SYS_close_range, 0U, ~0U, 0U) != 0)
-    for (int fd = 0; fd < l.max_fd; ++fd) ::close(fd);
-  for (;;) {
-    int status = 0;
-    const pid_t done = ::wait(&status);
-    if (done == player) ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-    if (done < 0 && errno != EINTR) ::_exit(127);
+  if (player == 0) {
+    ::close(gate[1]);
+    char ignored;
+    while (::read(gate[0], &ignored, 1) < 0 && errno == EINTR) {
+    }
+    ::close(gate[0]);
+    return true;
   }
+  if (player < 0) return false;
+  // Only the gate's write end (closed by the exec) and the reaper's image stay open.
+  if (::dup3(gate[1], 0, O_CLOEXEC) < 0 || ::dup3(l.reaper, 1, O_CLOEXEC) < 0) {
+    ::kill(player, SIGKILL);
+    ::_exit(127);
+  }
+  if (::syscall(SYS_close_range, 2U, ~0U, 0U) != 0)
+    for (int fd = 2; fd < l.max_fd; ++fd) ::close(fd);
+  static const char* const argv[] = {"arbiter-reaper", nullptr};
+  static const char* const envp[] = {nullptr};
+  ::syscall(SYS_execveat, 1, "", argv, envp, AT_EMPTY_PATH);
+  ::kill(player, SIGKILL);
+  ::_exit(127);
 }
 
 [[noreturn]] void run_child(const Launch& l) {
@@ -140,17 +158,20 @@ bool stay_as_init(const Launch& l) {
     if (::poll(&reader_gone, 1, 0) < 0 || (reader_gone.revents & POLLERR) != 0) ::_exit(127);
   }
   if (!l.cwd.empty() && ::chdir(l.cwd.c_str()) < 0) report(ChildFailure::workdir);
+  // Before the limits, which may leave no room for more descriptors.
+  int gate[2] = {-1, -1};
+  if (l.in_namespace && ::pipe2(gate, O_CLOEXEC) < 0) report(ChildFailure::exec);
   for (const auto& [resource, limit] : l.limits) {
     if (::setrlimit(resource, &limit) < 0) report(ChildFailure::limits);
   }
   // Close-on-exec rather than closed, so that the report pipe still works if exec fails.
   if (::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
     for (int fd = 3; fd < l.max_fd; ++fd) {
-      if (fd != l.report_w) ::close(fd);
+      if (fd != l.report_w && fd != l.reaper && fd != gate[0] && fd != gate[1]) ::close(fd);
     }
   }
 
-  if (l.in_namespace && !stay_as_init(l)) report(ChildFailure::exec);
+  if (l.in_namespace && !stay_as_init(l, gate)) report(ChildFailure::exec);
 
   sigset_t none;
   ::sigemptyset(&none);
@@ -205,6 +226,30 @@ int write_all(int fd, const char* p, std::size_t n) {
     n -= static_cast<std::size_t>(w);
   }
   return 0;
+}
+
+// A sealed memfd holding the reaper's executable image (reaper_image.h), made once; or the error.
+Expected<int> reaper_fd() {
+  static const Expected<int> fd = []() -> Expected<int> {
+#ifndef MFD_EXEC
+    constexpr unsigned kExec = 0x10U;  // Linux 6.3+: exec allowed whatever vm.memfd_noexec says
+#else
+    constexpr unsigned kExec = MFD_EXEC;
+#endif
+    int made = ::memfd_create("arbiter-reaper", MFD_CLOEXEC | MFD_ALLOW_SEALING | kExec);
+    if (made < 0 && errno == EINVAL) made = ::memfd_create("arbiter-reaper", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (made < 0) return fail(fmt::format("no memfd for the reaper: {}", std::strerror(errno)));
+    const auto* bytes = reinterpret_cast<const char*>(kReaperImage);
+    if (write_all(made, bytes, kReaperImage_SIZE) != 0 ||
+        ::fchmod(made, 0555) < 0 ||
+        ::fcntl(made, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) < 0) {
+      const int err = errno;
+      ::close(made);
+      return fail(fmt::format("cannot write the reaper's image: {}", std::strerror(err)));
+    }
+    return made;
+  }();
+  return fd;
 }
 
 }  // namespace
@@ -504,6 +549,11 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
     l.env.push_back(nullptr);
   }
   const bool own_namespace = spec.own_pid_namespace || plan;
+  if (own_namespace) {
+    auto reaper = reaper_fd();
+    if (!reaper) return fail(fmt::format("cannot run \"{}\": {}", name, reaper.error().message));
+    l.reaper = *reaper;
+  }
   // The reaper that is process 1 of its PID namespace counts as one of its processes.
   std::optional<std::uint64_t> processes = spec.limits.processes;
   if (processes && own_namespace) *processes += 1;

@@ -22,6 +22,7 @@
 #include <cerrno>
 #include <cstring>
 #include <iterator>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -56,6 +57,7 @@ constexpr const char* kSteps[] = {
     "setting the parent-death signal",
     "entering the scratch directory",
     "loading the seccomp filter",
+    "entering a cgroup namespace of its own",
 };
 enum Step : int {
   kPrivate = 1,
@@ -76,6 +78,7 @@ enum Step : int {
   kDeathSignal,
   kChdir,
   kFilter,
+  kCgroupNamespace,
 };
 
 // The system calls a player never needs; each fails with EPERM. (Everything else is allowed:
@@ -232,6 +235,7 @@ namespace {
 struct Sight {
   std::vector<fs::path> shown;  // absolute, canonical; shallowest first
   std::set<std::string> own;    // the program's own paths (not the system's): owned by it
+  std::map<std::string, std::string> why;  // why each path is shown, for messages
   std::vector<std::pair<std::string, std::string>> symlinks;  // {link target, staged path}
   std::string workdir = "/tmp";
 };
@@ -242,9 +246,10 @@ Expected<Sight> look(const SandboxSpec& spec, std::string& program,
                      std::vector<std::string>& argv, const fs::path& workdir) {
   Sight sight;
   std::vector<fs::path>& shown = sight.shown;
-  auto show = [&](const fs::path& p, bool its_own = false) {
+  auto show = [&](const fs::path& p, bool its_own, std::string why) {
     for (const auto& s : shown)
       if (under(p, s)) return;
+    sight.why[p.string()] = std::move(why);
     // What p covers is shown by p, unless it is shown otherwise (the working directory, as it
     // is, inside a parent made the program's own): a file bound below p could not be placed
     // in p's read-only mount.
@@ -256,7 +261,7 @@ Expected<Sight> look(const SandboxSpec& spec, std::string& program,
   };
   // The system, read-only: what interpreters and libraries need.
   std::set<std::string> system{"/usr", "/etc"};
-  for (const char* dir : {"/usr", "/etc"}) show(dir);
+  for (const char* dir : {"/usr", "/etc"}) show(dir, false, "the system");
   for (const char* top : {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt"}) {
     std::error_code ec;
     const auto status = fs::symlink_status(top, ec);
@@ -264,7 +269,7 @@ Expected<Sight> look(const SandboxSpec& spec, std::string& program,
     if (fs::is_symlink(status))
       sight.symlinks.push_back({fs::read_symlink(top, ec).string(), std::string(kStaging) + top});
     else if (fs::is_directory(status)) {
-      show(top);
+      show(top, false, "the system");
       system.insert(top);
     }
   }
@@ -277,7 +282,7 @@ Expected<Sight> look(const SandboxSpec& spec, std::string& program,
     const fs::path dir = fs::canonical(workdir, ec);
     if (ec || !fs::is_directory(dir, ec))
       return fail(fmt::format("sandbox: its directory {} does not exist", workdir.string()));
-    show(dir, false);
+    show(dir, false, "its working directory");
     sight.workdir = dir.string();
   }
   // A path is followed only where a link stays in its directory (python3 -> python3.11): a link
@@ -309,20 +314,20 @@ Expected<Sight> look(const SandboxSpec& spec, std::string& program,
       return fail(fmt::format("sandbox: the read-only path {} does not exist", p.string()));
     auto found = locate(p, "the read-only path");
     if (!found) return std::unexpected(found.error());
-    show(*found, true);
+    show(*found, true, "a --read-only path");
     named.push_back(*found);
   }
   // The program: its directory; for a program in a bin directory (an interpreter such as a
   // pyenv Python), the lib directories beside it too, which it needs.
   auto real = locate(program, "the program");
   if (!real) return std::unexpected(real.error());
-  show(real->parent_path(), true);
+  show(real->parent_path(), true, "the program's own directory");
   if (real->parent_path().filename() == "bin")
     for (const char* lib : {"lib", "lib64"})
       if (const fs::path dir = real->parent_path().parent_path() / lib; fs::is_directory(dir, ec)) {
         auto found = locate(dir, "the program's library directory");
         if (!found) return std::unexpected(found.error());
-        show(*found, true);
+        show(*found, true, "the program's library directory");
       }
   program = fs::absolute(program, ec).lexically_normal().string();
   // Arguments that name files: their directories, read-only; the arguments made absolute.
@@ -334,7 +339,8 @@ Expected<Sight> look(const SandboxSpec& spec, std::string& program,
     if (argv[i].empty() || !fs::exists(arg, ec)) continue;
     auto abs = locate(arg, "the argument");
     if (!abs) return std::unexpected(abs.error());
-    show(fs::is_directory(*abs) ? *abs : abs->parent_path(), true);
+    show(fs::is_directory(*abs) ? *abs : abs->parent_path(), true,
+         fmt::format("shown for its argument {}", argv[i]));
     argv[i] = abs->string();
   }
   // The root, or a directory everyone shares, made the program's own would be no wall at all:
@@ -352,15 +358,16 @@ Expected<Sight> look(const SandboxSpec& spec, std::string& program,
   // the directory of the store would read every match in it (with paired seeds, the deal of
   // the match it is playing), one beside the game log its own match as it is written.
   for (const auto& secret : spec.private_paths) {
-    const fs::path real = fs::weakly_canonical(fs::absolute(secret, ec), ec);
+    if (secret.path.empty()) continue;
+    const fs::path real = fs::weakly_canonical(fs::absolute(secret.path, ec), ec);
     if (ec || real.empty()) continue;
     for (const auto& p : shown)
       if (!system.contains(p.string()) && under(real, p))
-        return fail(fmt::format("sandbox: the program would see {} in {}, which no program may "
-                                "read: keep the store, logs and token files out of the "
-                                "directories of programs (their own, their arguments', their "
-                                "working directory)",
-                                real.string(), p.string()));
+        return fail(fmt::format("sandbox: the program would see {} ({}): it is in {}, {}. No "
+                                "program may read it: put the program in a folder of its own, "
+                                "or keep {} elsewhere",
+                                secret.what, real.string(), p.string(), sight.why[p.string()],
+                                secret.what));
   }
   // A path shown after one below it (an argument in the parent of the working directory) is
   // mounted first, so that it does not cover the deeper one: the working directory stays shown
@@ -447,6 +454,9 @@ int SandboxPlan::clone_flags() const {
 }
 
 int SandboxPlan::apply() const noexcept {
+  // Its cgroups (joined by now) become its roots: /proc/self/cgroup shows "/", not the host's
+  // path with the referee's pid in it.
+  if (::unshare(CLONE_NEWCGROUP) < 0) return kCgroupNamespace;
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) < 0) return kPrivate;
   // Every source is opened (as a detached copy of its mounts) before the staging tmpfs covers
   // anything, so that a source under the staging path is still reachable.
@@ -556,7 +566,7 @@ SandboxSupport check_sandbox() {
   const ssize_t n = ::read(pipefd[0], result, sizeof result);
   ::close(pipefd[0]);
   ::waitpid(pid, nullptr, 0);
-  support.lines.push_back("yes  namespaces: mount, PID, network, IPC, UTS");
+  support.lines.push_back("yes  namespaces: mount, PID, network, IPC, UTS, cgroup");
   if (n != sizeof result || result[0] != 0) {
     support.lines.push_back(
         fmt::format("no   {}: {}", SandboxPlan::step_name(result[0]),

@@ -1,5 +1,5 @@
 // The walls around a program player (docs/security.md): the child runs in its own mount,
-// network, IPC and UTS namespaces (and the PID namespace ChildProcess gives it), under a root
+// network, IPC, UTS and cgroup namespaces (and the PID namespace ChildProcess gives it), under a root
 // of its own that shows the system read-only (/usr, /etc and the links /bin, /lib, ...), its own
 // program and files read-only, a fresh /proc of its PID namespace, four device nodes, and a
 // size-capped tmpfs at /tmp that is its home and working directory (or a directory it is given,
@@ -27,6 +27,14 @@
 
 namespace arbiter {
 
+// A file (or directory) of the referee's that no program may see, and what it is for messages
+// ("the game log", "the stderr directory").
+struct PrivateFile {
+  std::filesystem::path path;
+  std::string what;
+  friend bool operator==(const PrivateFile&, const PrivateFile&) = default;
+};
+
 struct SandboxSpec {
   // Extra paths visible read-only at the same place (the program and the files its arguments
   // name are added by prepare()).
@@ -37,9 +45,9 @@ struct SandboxSpec {
   // of NAME when the program starts (nothing if it has none).
   std::vector<std::string> environment;
   // Files of the referee's that no program may see (the result store, the game log being
-  // written, token files): prepare() refuses to show a directory that holds one. Set where the
-  // program is started, never stored.
-  std::vector<std::filesystem::path> private_paths;
+  // written, token files, where stderr is kept): prepare() refuses to show a directory that
+  // holds one. Set where the program is started, never stored.
+  std::vector<PrivateFile> private_paths;
   friend bool operator==(const SandboxSpec&, const SandboxSpec&) = default;
 };
 

@@ -57,23 +57,31 @@ bool seats_tcp(const TournamentSpec& spec, const Job& job) {
   return false;
 }
 
+// Every entrant as a seat.
+std::vector<Seating> entrant_seats(const TournamentSpec& spec) {
+  std::vector<Seating> seats;
+  for (const Entrant& entrant : spec.players)
+    seats.push_back({entrant.name, entrant.bot, entrant.program});
+  return seats;
+}
+
 }  // namespace
 
 Expected<void> check_entrants_start(const TournamentSpec& spec,
-                                    const std::vector<std::filesystem::path>& private_paths) {
+                                    const std::vector<PrivateFile>& private_paths) {
   Hosting hosting;
   hosting.program = spec.program;
   hosting.private_paths = private_paths;
-  for (const Entrant& entrant : spec.players)
-    if (auto ok = check_program_start({entrant.name, entrant.bot, entrant.program}, hosting); !ok)
-      return ok;
+  const std::vector<Seating> everyone = entrant_seats(spec);
+  for (const Seating& seat : everyone)
+    if (auto ok = check_program_start(seat, everyone, hosting); !ok) return ok;
   return {};
 }
 
 JobResult play_job(const TournamentSpec& spec, const Job& job,
                    const std::filesystem::path& stderr_dir,
                    const std::vector<MatchObserver*>& observers, const RemoteDesk* remote,
-                   const std::vector<std::filesystem::path>& private_paths) {
+                   const std::vector<PrivateFile>& private_paths) {
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -104,7 +112,10 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
     play.options.seat_time_control.push_back(entrant.clock);
   }
   play.hosting.stderr_dir = stderr_dir;
-  play.hosting.private_paths = private_paths;
+  // The other entrants' stderr directories too (the seated ones' are kept by the arena).
+  play.hosting.private_paths = referee_files(Hosting{.program = spec.program,
+                                                     .private_paths = private_paths},
+                                             entrant_seats(spec));
   play.hosting.program = spec.program;
   play.hosting.stderr_prefix = fmt::format("t{}-m{}-", job.tournament, job.index);
   if (std::any_of(play.roster.begin(), play.roster.end(),

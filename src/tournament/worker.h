@@ -60,13 +60,13 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
                    const std::filesystem::path& stderr_dir = {},
                    const std::vector<MatchObserver*>& observers = {},
                    const RemoteDesk* remote = nullptr,
-                   const std::vector<std::filesystem::path>& private_paths = {});
+                   const std::vector<PrivateFile>& private_paths = {});
 
 // Every program entrant of `spec` can be started as play_job starts it, with `private_paths`
 // kept from it (check_program_start): for refusing a run in one line before any match, rather
 // than ejecting the entrant from every match. Errors read "player NAME: ...".
 Expected<void> check_entrants_start(const TournamentSpec& spec,
-                                    const std::vector<std::filesystem::path>& private_paths);
+                                    const std::vector<PrivateFile>& private_paths);
 
 // Swiss: adds the next round's jobs when every enqueued round has all its results. Safe to call
 // from any worker at any time (the jobs of a round are a function of earlier results, and a job
@@ -126,7 +126,7 @@ struct WorkerOptions {
   // Where tcp entrants connect. A worker without one refuses tournaments that have them.
   std::optional<RemoteDesk> remote;
   // Files no program may see: the SQLite store (with its -wal and -shm), token files.
-  std::vector<std::filesystem::path> private_paths;
+  std::vector<PrivateFile> private_paths;
   // How a job is played (tests replace it); empty: play_job.
   std::function<JobResult(const TournamentSpec&, const Job&, const std::filesystem::path&)> play;
 };

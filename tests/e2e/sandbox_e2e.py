@@ -471,10 +471,12 @@ def check_links(tmp):
            "its directory",
            [] if r.returncode == 0 and '"ejections":[]' in r.stdout.replace(" ", "")
            else [f"exit {r.returncode}: {r.stdout[-200:]} {r.stderr[-300:]}"])
-    # A link where the referee will write the program's stderr.
+    # A link where the referee will write the program's stderr. (A stderr directory inside the
+    # program's own is refused outright: leaks_e2e.py; this one is elsewhere, and the link was
+    # planted by someone who can write there.)
     victim = secret / "crontab"
     victim.write_text("ORIGINAL\n")
-    own_logs = evil / "logs"
+    own_logs = tmp / "evil-logs"
     own_logs.mkdir()
     (own_logs / "me.stderr").symlink_to(victim)
     r = arbiter("play", "battleship", "-p", "a:hunt", "-p", f"me:cmd:{PY} {evil / 'bot.py'}",
@@ -530,7 +532,7 @@ def check_private_files(tmp):
         r = arbiter(*argv)
         problems = []
         if r.returncode != 2 or len(r.stderr.splitlines()) != 1 or \
-                "which no program may read" not in r.stderr:
+                "No program may read it" not in r.stderr:
             problems.append(f"exit {r.returncode}, not a one-line refusal: {r.stderr[-300:]}")
         made = sorted(p.name for p in spy.iterdir() if p.name != "bot.py")
         if made:
@@ -546,7 +548,7 @@ def check_private_files(tmp):
     for verb in (["tournament", "resume", "1"], ["worker", "--tournament", "1"]):
         r = arbiter(*verb, "--store", store, "-q" if verb[0] == "tournament" else "--until-finished")
         if r.returncode != 2 or "cannot be played here" not in r.stderr or \
-                "which no program may read" not in r.stderr:
+                "No program may read it" not in r.stderr:
             problems.append(f"{' '.join(verb)}: exit {r.returncode}: {r.stderr[-300:]}")
     if (spy / "t.db").read_bytes() != before:
         problems.append("the store beside the bot changed")
