@@ -249,9 +249,9 @@ std::unique_ptr<Store> open_or_report(const std::string& url, OpenMode mode, int
 // (seeds and results, read by the programs of a later run).
 std::vector<PrivateFile> private_paths_of(const RunArgs& a) {
   std::vector<PrivateFile> paths;
-  const std::string& url = a.store;
-  if (!url.starts_with("postgresql://") && !url.starts_with("postgres://"))
-    paths.push_back({url.starts_with("sqlite:") ? url.substr(7) : url, "the store"});
+  // A URL that names no file is refused when the store is opened, before any program starts.
+  if (auto target = sqlite_target(a.store); target && *target)
+    paths.push_back({(*target)->file, "the store"});
   for (const auto& [path, what] : {std::pair<const std::string&, const char*>{a.tokens_file,
                                                                              "the tokens file"},
                                    {a.stderr_dir, "the stderr directory"},

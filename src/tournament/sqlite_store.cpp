@@ -557,13 +557,17 @@ class SqliteStore final : public Store {
 
 }  // namespace
 
-Expected<std::unique_ptr<Store>> open_sqlite_store(const std::string& path, OpenMode mode) {
+Expected<std::unique_ptr<Store>> open_sqlite_store(const SqliteTarget& target, OpenMode mode) {
+  const std::string path = target.file.string();
   if (std::error_code ec; std::filesystem::is_directory(path, ec))
     return fail(fmt::format("sqlite: {} is a directory; give a file, e.g. {}/arbiter.db", path,
                             path));
   sqlite3* db = nullptr;
-  const int flags = SQLITE_OPEN_READWRITE | (mode == OpenMode::create ? SQLITE_OPEN_CREATE : 0);
-  const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  // Always the URI made from the resolved file: the file opened is the one sqlite_target
+  // names (and keeps from programs), whatever form the organizer wrote.
+  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI |
+                    (mode == OpenMode::create ? SQLITE_OPEN_CREATE : 0);
+  const int rc = sqlite3_open_v2(target.uri.c_str(), &db, flags, nullptr);
   if (rc == SQLITE_CANTOPEN && mode == OpenMode::existing) {
     sqlite3_close(db);
     return fail(fmt::format("sqlite: there is no store {} (tournament run or create makes one)",

@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -236,11 +237,23 @@ enum class OpenMode { create, existing };
 
 // Opens (creating the schema if needed) the store named by `url`:
 //   sqlite:FILE or a plain FILE path        SQLite in WAL mode
+//   sqlite:file:PATH?PARAMS                  the same, as an SQLite URI (percent-decoded; no
+//                                            vfs=, no mode=memory, no host but localhost)
 //   postgresql://... or postgres://...       PostgreSQL through libpqxx (a libpq URI)
 Expected<std::unique_ptr<Store>> open_store(std::string_view url,
                                             OpenMode mode = OpenMode::create);
 
-Expected<std::unique_ptr<Store>> open_sqlite_store(const std::string& path,
+// The file an SQLite store URL opens, as SQLite will open it: made absolute against this
+// process's directory, links resolved, for keeping it from programs (remote/sandbox.h). Nothing
+// for a PostgreSQL URL; an Error for a URL no store is opened from, or for an SQLite URI whose
+// file cannot be told (another vfs, an in-memory database, a remote host).
+struct SqliteTarget {
+  std::filesystem::path file;  // absolute, links resolved
+  std::string uri;             // what sqlite3_open_v2 gets (SQLITE_OPEN_URI): file: + file + params
+};
+Expected<std::optional<SqliteTarget>> sqlite_target(std::string_view url);
+
+Expected<std::unique_ptr<Store>> open_sqlite_store(const SqliteTarget& target,
                                                    OpenMode mode = OpenMode::create);
 Expected<std::unique_ptr<Store>> open_postgres_store(const std::string& url);
 

@@ -1,10 +1,12 @@
 // The store contract of store.h, run against every back end of contract_backends(): SQLite
 // always, PostgreSQL when scripts/with_postgres.sh started a server for the run.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <set>
 #include <thread>
 
@@ -612,6 +614,45 @@ TEST(OpenStore, RejectsUnknownSchemesAndEmptyPaths) {
   auto unwritable = open_store("sqlite:/proc/no/such/dir/x.db");
   ASSERT_FALSE(unwritable.has_value());
   EXPECT_NE(unwritable.error().message.find("cannot open"), std::string::npos);
+}
+
+// Every form of an SQLite store names the file SQLite opens: the private-path check of the
+// walls reads the same file (a bot beside a store given as a file: URI read its own seed).
+TEST(OpenStore, EveryFormOfAnSqliteStoreNamesTheFileItOpens) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("arbiter-target-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "real");
+  fs::create_directory_symlink(dir / "real", dir / "link");
+  const fs::path cwd = fs::current_path();
+  fs::current_path(dir);
+  const fs::path want = dir / "real" / "x.db";
+  for (const std::string& url : std::vector<std::string>{"real/x.db", "sqlite:real/x.db", "sqlite://real/x.db", "sqlite:" + want.string(),
+        "sqlite:link/x.db", "sqlite:file:real/x.db", "sqlite:file:" + want.string(),
+        "sqlite:file://" + want.string(), "sqlite:file://localhost" + want.string(),
+        "sqlite:file:real/x%2Edb?mode=rwc&cache=shared#frag", "sqlite:file:link/./x.db"}) {
+    auto target = sqlite_target(url);
+    ASSERT_TRUE(target) << url << ": " << target.error().message;
+    ASSERT_TRUE(*target) << url;
+    EXPECT_EQ((*target)->file, want) << url;
+    auto store = open_store(url);
+    ASSERT_TRUE(store) << url << ": " << store.error().message;
+  }
+  EXPECT_EQ((*sqlite_target("sqlite:file:real/x.db?mode=rwc&cache=shared"))->uri,
+            "file:" + want.string() + "?mode=rwc&cache=shared");
+  // The file SQLite made is the one named, and no other.
+  EXPECT_TRUE(fs::exists(want));
+  EXPECT_FALSE(fs::exists(dir / "file:real"));
+  for (const std::string url : {"sqlite:file://elsewhere/x.db", "sqlite:file:x.db?vfs=unix-none", "sqlite:file:x.db?mode=memory",
+        "sqlite::memory:", "sqlite:file:", "sqlite:file:x%2", "sqlite:file:x%00.db",
+        "sqlite:file:x.db?modeof=ro"}) {
+    auto target = sqlite_target(url);
+    EXPECT_FALSE(target) << url;
+    EXPECT_FALSE(open_store(url)) << url;
+  }
+  EXPECT_FALSE(*sqlite_target("postgresql://u:p@127.0.0.1/x"));
+  fs::current_path(cwd);
+  fs::remove_all(dir);
 }
 
 }  // namespace
