@@ -26,4 +26,15 @@ std::optional<Why> why_from_string(std::string_view text) {
   return from_name(kNames, text);
 }
 
+std::string bounded_detail(std::string detail) {
+  if (detail.size() <= kMaxDetailBytes) return detail;
+  const std::size_t size = detail.size();
+  std::size_t cut = kMaxDetailBytes - 40;
+  // Not inside a UTF-8 sequence: back to the byte that starts a character.
+  while (cut > 0 && (static_cast<unsigned char>(detail[cut]) & 0xC0) == 0x80) --cut;
+  detail.resize(cut);
+  detail += "... (" + std::to_string(size) + " bytes in all)";
+  return detail;
+}
+
 }  // namespace arbiter

@@ -2,6 +2,7 @@
 // every kind of misbehaviour at its one call point into exactly one Ejection.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,11 +28,21 @@ enum class Why {
 std::string_view to_string(Why why);
 std::optional<Why> why_from_string(std::string_view text);
 
+// The most of a detail an Ejection keeps: a detail may quote what a player sent (a 1 MB number
+// in a parse error), and it is written into the log, the result and the notice to the player.
+constexpr std::size_t kMaxDetailBytes = 300;
+
+// `detail` cut to kMaxDetailBytes (at a character boundary) with the size it had, or as it is.
+std::string bounded_detail(std::string detail);
+
 struct Ejection {
+  Ejection() = default;
+  Ejection(Seat seat, Why why, std::string call, std::string detail)
+      : seat(seat), why(why), call(std::move(call)), detail(bounded_detail(std::move(detail))) {}
   Seat seat = -1;
   Why why = Why::exception;
   std::string call;    // the protocol method during which it happened: "setup", "take_turn", ...
-  std::string detail;  // the exception message, the Foul code and detail, ...
+  std::string detail;  // the exception message, the Foul code and detail, ... (bounded)
   friend bool operator==(const Ejection&, const Ejection&) = default;
 };
 
