@@ -19,8 +19,10 @@
 #include <fmt/format.h>
 
 #include "apps/commands.h"
+#include "core/entropy.h"
 #include "core/file.h"
 #include "core/interrupt.h"
+#include "core/seed_tree.h"
 #include "core/units.h"
 #include "arena/registry.h"
 #include "arena/seating.h"
@@ -41,7 +43,8 @@ struct PlayArgs {
   std::string white;
   std::string gui;
   std::uint64_t seed = 1;
-  std::string seed_text = "1";
+  std::string seed_text;    // empty: drawn
+  std::string program_key;  // hex; empty: drawn
   std::string log_path;
   std::string config;
   bool config_given = false;
@@ -71,6 +74,12 @@ std::string play_reproduce_command(const PlayArgs& a) {
   });
   for (const std::string& setting : a.entrant_settings)
     flags.insert(flags.end(), {"--entrant", setting});
+  // The programs' seeds come from the key (only programs have them).
+  if (std::any_of(a.players.begin(), a.players.end(), [](const std::string& p) {
+        const auto colon = p.find(':');
+        return colon != std::string::npos && p.compare(colon + 1, 4, "cmd:") == 0;
+      }))
+    flags.insert(flags.end(), {"--program-key", a.program_key});
   if (tcp && a.listen != PlayArgs{}.listen) flags.insert(flags.end(), {"--listen", a.listen});
   if (tcp && a.accept_timeout != PlayArgs{}.accept_timeout)
     flags.insert(flags.end(), {"--accept-timeout", fmt::format("{}", a.accept_timeout)});
@@ -91,6 +100,14 @@ int play(const PlayArgs& a) {
   }
   PlaySpec spec;
   spec.seed = a.seed;
+  auto key = from_hex(a.program_key);
+  if (!key || key->size() != seeds::kProgramKeyBytes) {
+    report_error(fmt::format("--program-key: expected {} hex digits (as a reproduce command "
+                             "gives them)",
+                             2 * seeds::kProgramKeyBytes));
+    return kBadInput;
+  }
+  spec.hosting.program_key = *key;
   if (a.players.empty()) {
     report_error("give --player NAME:BOT once per seat (abalone: --black BOT --white BOT)");
     return kBadInput;
@@ -386,8 +403,14 @@ int main(int argc, char** argv) {
   play_cmd->add_option("--gui", play_args.gui,
                        "abalone: stream the viewer's text commands to HOST:PORT (a listening "
                        "viewer, e.g. 127.0.0.1:3126)");
-  play_cmd->add_option("--seed", play_args.seed_text, "The match seed, 0 to 2^64-1 (default 1)")
+  play_cmd
+      ->add_option("--seed", play_args.seed_text,
+                   "The match seed, 0 to 2^64-1 (default: drawn from the kernel's random source "
+                   "and printed, so that no program can guess the deal)")
       ->check(natural_validator());
+  play_cmd->add_option("--program-key", play_args.program_key,
+                       "The secret key of the programs' seeds (ARBITER_SEED), 32 hex digits, as "
+                       "a reproduce command gives it (default: drawn)");
   play_cmd->add_option("--log", play_args.log_path, "Write the game log (JSON lines) to this file");
   play_cmd->add_option("--config", play_args.config, "Game config overrides as a JSON object")
       ->each([&](const std::string&) { play_args.config_given = true; });
@@ -445,7 +468,11 @@ int main(int argc, char** argv) {
       play_args.players.insert(play_args.players.begin(),
                                {"black:" + play_args.black, "white:" + play_args.white});
     }
-    play_args.seed = std::stoull(play_args.seed_text);  // validated by natural_validator
+    // validated by natural_validator
+    play_args.seed = play_args.seed_text.empty() ? unguessable_seed()
+                                                 : std::stoull(play_args.seed_text);
+    if (play_args.program_key.empty())
+      play_args.program_key = to_hex(unguessable_bytes(seeds::kProgramKeyBytes));
     exit_code = play(play_args);
   });
 

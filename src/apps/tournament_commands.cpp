@@ -137,7 +137,10 @@ void add_spec_options(CLI::App* cmd, SpecArgs& a) {
   cmd->add_option("--rounds,-r", a.rounds,
                   "Repetitions of the schedule; Swiss: rounds of pairings (default 1)")
       ->check(CLI::Range(1, 1'000'000));
-  cmd->add_option("--seed", a.seed, "The master seed; each match's seed derives from it (default 1)")
+  cmd->add_option("--seed", a.seed,
+                  "The master seed; each match's seed derives from it (default: drawn from the "
+                  "kernel's random source, printed and stored, so that no program can guess its "
+                  "deals)")
       ->check(natural_validator());
   cmd->add_option("--config", a.config, "The game's config overrides as a JSON object");
   cmd->add_option("--per-call", a.per_call, "Seconds a player may take per call (default 6)")
@@ -165,7 +168,7 @@ void add_spec_options(CLI::App* cmd, SpecArgs& a) {
 }
 
 Expected<TournamentSpec> build_spec(const SpecArgs& a) {
-  TournamentSpec spec;
+  TournamentSpec spec = new_tournament_spec();
   if (!a.file.empty()) {
     auto from_file = read_spec_file(a.file);
     if (!from_file) return from_file;
@@ -626,8 +629,13 @@ int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
       report_error(ok.error().message);
       return kBadInput;
     }
-    options.watch = [&live = viewer->live()](const TournamentSpec& spec, const Job&) {
-      return std::make_unique<server::LiveObserver>(live.start(spec.game));
+    // A finished match's whole log waits for the other matches dealt from its seed.
+    options.watch = [&live = viewer->live(), &store](const TournamentSpec& spec, const Job& job) {
+      auto reveal = [&store, spec, job] {
+        auto results = store.results(job.tournament);
+        return results && SeedGroups(spec, *results).over(job.spec);
+      };
+      return std::make_unique<server::LiveObserver>(live.start(spec.game, std::move(reveal)));
     };
     std::cerr << fmt::format("arbiter: watch it live at {} (its matches as they are played) and "
                              "{}tournament.html?id={} (its standings as they grow)",

@@ -76,6 +76,10 @@ struct Hosting {
   ProgramRecords* programs = nullptr;  // when set, every started program is added to it
   // Files no "cmd" seat may see (SandboxSpec::private_paths): the store, the log, token files.
   std::vector<PrivateFile> private_paths;
+  // The secret key of the programs' seeds (ARBITER_SEED: seeds::program), raw bytes: the run's
+  // (a tournament's, or play's --program-key) so that a reproduced match gives its programs the
+  // same seeds; empty: one is drawn for the match. Never shown to a program.
+  std::string program_key;
   // HOST:PORT of a viewer listening for the game's text stream (Abalone's §7 GUI protocol);
   // empty: none. Only for games with GameEntry::streams_gui.
   std::string gui;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/entropy.h"
 #include "core/file.h"
 #include "core/seat_name.h"
 #include "core/seed_tree.h"
@@ -219,6 +220,8 @@ Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpe
   if (spec.options.log != nullptr && !programs.empty())
     spec.options.log->set_hosting(Json{{"programs", programs}});
   std::vector<std::size_t> tcp_seats;
+  const std::string program_key =
+      spec.hosting.program_key.empty() ? unguessable_bytes(seeds::kProgramKeyBytes) : spec.hosting.program_key;
   for (std::size_t i = 0; i < spec.roster.size(); ++i) {
     const Seating& seat = spec.roster[i];
     if (seat.bot == "tcp") {
@@ -227,9 +230,10 @@ Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpe
       auto made = child_spec(seat, spec.roster, spec.hosting);
       if (!made) return std::unexpected(made.error());
       ChildSpec& child = *made;
-      // Its own randomness from the match seed, so that its matches replay too.
+      // Its own randomness from the match seed under the run's key, so that its matches replay
+      // too and it learns nothing of the match seed.
       child.environment.push_back(fmt::format(
-          "ARBITER_SEED={}", seeds::program(spec.seed, static_cast<Seat>(i))));
+          "ARBITER_SEED={}", seeds::program(program_key, spec.seed, static_cast<Seat>(i))));
       OpenedSeat opened;
       auto process = ChildProcess::spawn(child);
       if (!process) {

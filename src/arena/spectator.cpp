@@ -36,6 +36,8 @@ Json spectator_line(const GameEntry* game, const Json& line) {
   try {
     Json shown = game != nullptr && game->spectate ? game->spectate(line) : withhold_all(line);
     keep_only_the_reason(shown);
+    // The deal and every seat's house bot follow from the seed.
+    if (shown.is_object() && string_or(shown, "type") == "match") shown.erase("seed");
     return shown;
   } catch (...) {
     return {{"type", line.is_object() ? string_or(line, "type") : std::string()}};

@@ -12,8 +12,9 @@ namespace arbiter {
 // The line as the game's own projection shows it (GameEntry::spectate); for a game without one
 // (or null), every call's args and reply, every message and the match's teams and config are
 // withheld. In either case a "detail" keeps only its reason (the text before the first ':'),
-// since a detail may quote what a seat sent or holds. Never throws: a projection that fails
-// shows only the line's type.
+// since a detail may quote what a seat sent or holds, and the match line has no "seed" (every
+// hidden hand follows from it). Never throws: a projection that fails shows only the line's
+// type.
 Json spectator_line(const GameEntry* game, const Json& line);
 
 }  // namespace arbiter

@@ -63,17 +63,20 @@ TEST(Rng, ShuffleIsAPermutationAndDeterministic) {
 }
 
 }  // namespace
-// A program's seed: fixed for a match and seat (pinned: programs may rely on it), different for
-// every seat and match, and none of the seeds arbiter itself derives from the match seed.
-TEST(SeedTree, ProgramSeedsArePinnedAndApart) {
-  EXPECT_EQ(seeds::program(7, 0), 4466286696318162400ULL);
-  EXPECT_EQ(seeds::program(7, 1), 14349928807956024305ULL);
+// A program's seed: fixed for a key, match and seat (pinned: programs may rely on it, and the
+// values are Python's hmac of the same bytes), different for every seat, match and key, and none
+// of the seeds arbiter itself derives from the match seed.
+TEST(SeedTree, ProgramSeedsArePinnedKeyedAndApart) {
+  const std::string key = "0123456789abcdef";
+  EXPECT_EQ(seeds::program(key, 7, 0), 8980851727900358922ULL);
+  EXPECT_EQ(seeds::program(key, 7, 1), 10638294464837568245ULL);
   std::set<std::uint64_t> seen;
   for (std::uint64_t match = 0; match < 200; ++match) {
     for (Seat seat = 0; seat < 4; ++seat) {
-      const std::uint64_t seed = seeds::program(match, seat);
-      EXPECT_EQ(seed, seeds::program(match, seat));
+      const std::uint64_t seed = seeds::program(key, match, seat);
+      EXPECT_EQ(seed, seeds::program(key, match, seat));
       EXPECT_TRUE(seen.insert(seed).second) << match << " " << seat;
+      EXPECT_NE(seed, seeds::program("another key 0123", match, seat));
       EXPECT_NE(seed, match);
       EXPECT_NE(seed, seeds::seat(match, seat));
       EXPECT_NE(seed, seeds::start(match));

@@ -5,7 +5,7 @@
 //
 //   master ─┬─ match(master, i) ─┬─ start(match)          the game's deal (Rules::start)
 //           │                    ├─ seat(match, p)        seat p's house bot
-//           │                    ├─ program(match, p)     seat p's program (ARBITER_SEED)
+//           │                    ├─ program(key, match, p) seat p's program (ARBITER_SEED)
 //           │                    ├─ setup_order(match)    a real-time game's start line
 //           │                    └─ notice_order(match)   a real-time game's notice batches
 //           └─ swiss_round(master, r)                     the pairing of a Swiss round
@@ -13,12 +13,16 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "core/rng.h"
 #include "core/seat.h"
 #include "core/sha256.h"
 
 namespace arbiter::seeds {
+
+// The size of a program key (program() below), drawn with core/entropy.h.
+inline constexpr std::size_t kProgramKeyBytes = 16;
 
 inline std::uint64_t match(std::uint64_t master, std::int64_t index) {
   return Rng::derive(master, "match", static_cast<std::uint64_t>(index));
@@ -30,14 +34,16 @@ inline std::uint64_t start(std::uint64_t match_seed) { return Rng::derive(match_
 inline std::uint64_t seat(std::uint64_t match_seed, Seat seat) {
   return Rng::derive(match_seed, "seat", static_cast<std::uint64_t>(seat));
 }
-// One-way, unlike the others: a program given it (an untrusted one) cannot work back to the
-// match seed and so to the deal. The first 8 bytes of SHA-256 over a label, the seed and the
-// seat, little-endian.
-inline std::uint64_t program(std::uint64_t match_seed, Seat seat) {
+// Keyed and one-way, unlike the others: a program given it (an untrusted one) can work back
+// neither to the match seed nor, by trying master seeds and places in the schedule, to which
+// match it plays, since it lacks `key` (the run's program key: a secret of 16 bytes drawn for
+// every tournament and every play, kept in the store, never shown to programs). The first 8
+// bytes, little-endian, of HMAC-SHA-256 under the key of a label, the seed and the seat.
+inline std::uint64_t program(std::string_view key, std::uint64_t match_seed, Seat seat) {
   std::string text = "arbiter program seed";
   for (const std::uint64_t v : {match_seed, static_cast<std::uint64_t>(seat)})
     for (int i = 0; i < 8; ++i) text.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-  const auto digest = sha256(text);
+  const auto digest = hmac_sha256(key, text);
   std::uint64_t seed = 0;
   for (int i = 7; i >= 0; --i) seed = (seed << 8) | digest[static_cast<std::size_t>(i)];
   return seed;

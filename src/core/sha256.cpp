@@ -116,6 +116,29 @@ std::array<std::uint8_t, 32> sha256(std::string_view data) {
   return s.digest();
 }
 
+std::array<std::uint8_t, 32> hmac_sha256(std::string_view key, std::string_view message) {
+  constexpr std::size_t kBlock = 64;
+  std::string k(key);
+  if (k.size() > kBlock) {
+    const auto d = sha256(k);
+    k.assign(reinterpret_cast<const char*>(d.data()), d.size());
+  }
+  k.resize(kBlock, '\0');
+  std::string inner(kBlock, '\0'), outer(kBlock, '\0');
+  for (std::size_t i = 0; i < kBlock; ++i) {
+    inner[i] = static_cast<char>(k[i] ^ 0x36);
+    outer[i] = static_cast<char>(k[i] ^ 0x5c);
+  }
+  Sha256 in;
+  in.update(inner);
+  in.update(message);
+  const auto inner_digest = in.digest();
+  Sha256 out;
+  out.update(outer);
+  out.update(std::string_view(reinterpret_cast<const char*>(inner_digest.data()), inner_digest.size()));
+  return out.digest();
+}
+
 std::string sha256_hex(std::string_view data) {
   Sha256 s;
   s.update(data);

@@ -1,6 +1,6 @@
 // SHA-256 (FIPS 180-4), for checksums of stored data: the result store keeps one with each game
 // log. Not a keyed MAC: it tells damaged or swapped bytes from the bytes that were written, not
-// a forger who can also rewrite the checksum.
+// a forger who can also rewrite the checksum. HMAC-SHA-256 is the keyed one (programs' seeds).
 #pragma once
 
 #include <array>
@@ -26,6 +26,9 @@ class Sha256 {
 };
 
 std::array<std::uint8_t, 32> sha256(std::string_view data);
+
+// HMAC-SHA-256 (RFC 2104): a digest of `message` that only a holder of `key` can compute.
+std::array<std::uint8_t, 32> hmac_sha256(std::string_view key, std::string_view message);
 
 // The digest as 64 lowercase hex digits.
 std::string sha256_hex(std::string_view data);

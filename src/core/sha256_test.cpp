@@ -2,6 +2,8 @@
 // with coreutils' sha256sum.
 #include "core/sha256.h"
 
+#include "core/entropy.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +19,30 @@ TEST(Sha256, KnownDigests) {
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
   EXPECT_EQ(sha256_hex(std::string(1'000'000, 'a')),
             "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+// RFC 4231's test cases 1, 2 and 6 (a key longer than a block).
+TEST(Sha256, HmacKnownDigests) {
+  const auto hex = [](const std::array<std::uint8_t, 32>& d) {
+    return to_hex(std::string_view(reinterpret_cast<const char*>(d.data()), d.size()));
+  };
+  EXPECT_EQ(hex(hmac_sha256(std::string(20, '\x0b'), "Hi There")),
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+  EXPECT_EQ(hex(hmac_sha256("Jefe", "what do ya want for nothing?")),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  EXPECT_EQ(hex(hmac_sha256(std::string(131, '\xaa'),
+                            "Test Using Larger Than Block-Size Key - Hash Key First")),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+}
+
+TEST(Entropy, HexRoundTripsAndDrawsDiffer) {
+  EXPECT_EQ(to_hex(std::string("\x00\xff\x10", 3)), "00ff10");
+  EXPECT_EQ(*from_hex("00FF10"), std::string("\x00\xff\x10", 3));
+  EXPECT_FALSE(from_hex("abc"));
+  EXPECT_FALSE(from_hex("zz"));
+  EXPECT_EQ(unguessable_bytes(16).size(), 16u);
+  EXPECT_NE(unguessable_bytes(16), unguessable_bytes(16));
+  EXPECT_NE(unguessable_seed(), unguessable_seed());
 }
 
 TEST(Sha256, PaddingEdges) {

@@ -1,8 +1,6 @@
 // TCP listener and connector (IPv4 listening; connecting to whatever the host resolves to).
 #include "remote/tcp.h"
 
-#include <sys/random.h>
-#include <system_error>
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -20,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "core/entropy.h"
 #include "remote/fd_channel.h"
 #include "remote/io.h"
 
@@ -351,17 +350,7 @@ Expected<std::unique_ptr<Channel>> tcp_connect(const std::string& host, std::uin
 }
 
 std::string make_token(std::string_view seat) {
-  unsigned char bytes[16];
-  std::size_t got = 0;
-  while (got < sizeof bytes) {
-    const ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
-    if (n > 0) got += static_cast<std::size_t>(n);
-    else if (errno != EINTR) throw std::system_error(errno, std::generic_category(), "getrandom");
-  }
-  std::string token(seat);
-  token += '-';
-  for (unsigned char b : bytes) token += fmt::format("{:02x}", b);
-  return token;
+  return std::string(seat) + '-' + to_hex(unguessable_bytes(16));
 }
 
 bool tokens_match(std::string_view expected, std::string_view given) {

@@ -54,6 +54,13 @@ Json seat_names(const tournament::TournamentSpec& spec, const Json& job_spec) {
 
 }  // namespace
 
+std::string held_message(std::int64_t id, std::int64_t index) {
+  return fmt::format(
+      "match {} of tournament {} shares its seed with matches still to be played (its pair, "
+      "seats swapped): its log and seed are served once they are over",
+      index, id);
+}
+
 std::variant<std::shared_ptr<StoreApi::Snapshot>, ApiReply> StoreApi::snapshot(
     std::int64_t id, std::chrono::milliseconds max_age) {
   const auto now = std::chrono::steady_clock::now();
@@ -87,6 +94,8 @@ std::variant<std::shared_ptr<StoreApi::Snapshot>, ApiReply> StoreApi::snapshot(
   snap->spec = std::move(*spec);
   snap->progress = *progress;
   snap->results = std::move(*results);
+  snap->groups.emplace(snap->spec, snap->results);
+  snap->over = tournament::tournament_over(snap->progress);
   snap->checked = now;
   std::lock_guard lock(mu_);
   cache_[id] = snap;
@@ -123,7 +132,8 @@ ApiReply StoreApi::tournament(std::int64_t id) {
                     {"schedule", std::string(tournament::schedule_name(s.spec.schedule))},
                     {"seats", s.spec.seats},
                     {"rounds", s.spec.rounds},
-                    {"seed", std::to_string(s.spec.seed)},
+                    // Every match's deal follows from it: shown once none is played any more.
+                    {"seed", s.over ? Json(std::to_string(s.spec.seed)) : Json(nullptr)},
                     {"config", s.spec.config},
                     {"per_call_ms", s.spec.per_call_ms},
                     {"progress", progress_json(s.progress)}}};
@@ -195,8 +205,11 @@ Json StoreApi::match_row(const Snapshot& s, const StoredResult& row) const {
     out["damage"] = damage;
     return out;
   }
-  // Seeds go up to 2^64-1, past what a JavaScript number holds exactly: sent as text.
-  if (const Json seed = field_or_null(row.spec, "seed"); !seed.is_null()) out["seed"] = dump(seed);
+  // Seeds go up to 2^64-1, past what a JavaScript number holds exactly: sent as text; and only
+  // once no match dealt from the same seed is played any more.
+  out["held"] = !s.groups->over(row.spec);
+  if (const Json seed = field_or_null(row.spec, "seed"); !seed.is_null() && !out["held"])
+    out["seed"] = dump(seed);
   const Json& result = row.result;
   if (!result.is_object() || result.contains("error") || !tournament::match_finish(row.spec, result)) {
     out["outcome"] = "error";
@@ -283,7 +296,9 @@ ApiReply StoreApi::match(std::int64_t id, std::int64_t index) {
   out["tournament"] = id;
   out["tournament_name"] = snap->record.name;
   out["game"] = snap->record.game;
-  out["reproduce"] = tournament::reproduce_command(snap->spec, row->spec);
+  // The deal follows from the match's seed, the programs' seeds from the key.
+  if (out["held"] == Json(false))
+    out["reproduce"] = tournament::reproduce_command(snap->spec, row->spec, snap->over);
   out["log"] = fmt::format("/api/tournaments/{}/matches/{}/log", id, index);
   return {200, out};
 }
@@ -291,6 +306,8 @@ ApiReply StoreApi::match(std::int64_t id, std::int64_t index) {
 std::variant<StoreApi::Log, ApiReply> StoreApi::log(std::int64_t id, std::int64_t index) {
   auto found = find_match(id, index);
   if (auto* reply = std::get_if<ApiReply>(&found)) return *reply;
+  if (const auto& [snap, row] = std::get<Found>(found); !snap->groups->over(row->spec))
+    return api_error(409, held_message(id, index));
   auto packed = store_.packed_log(std::get<Found>(found).row->job);
   if (!packed) return store_failed(packed.error());
   if (!*packed) return api_error(404, fmt::format("match {} of tournament {} has no log", index, id));

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/json.h"
+#include "tournament/schedule.h"
 #include "tournament/spec.h"
 #include "tournament/store.h"
 
@@ -34,6 +35,9 @@ struct ApiReply {
 };
 
 ApiReply api_error(int status, std::string message);
+
+// Why a finished match's log is not served yet (409): its seed group is not over.
+std::string held_message(std::int64_t id, std::int64_t index);
 
 // The filters and page of a match list: every field optional (empty or nullopt: any).
 struct MatchQuery {
@@ -89,6 +93,9 @@ class StoreApi {
     tournament::Progress progress;
     std::chrono::steady_clock::time_point checked;  // when it was last found current
     std::vector<tournament::StoredResult> results;  // by index
+    // Which matches' seeds and logs may be shown (schedule.h): their seed groups are over.
+    std::optional<tournament::SeedGroups> groups;
+    bool over = false;  // the whole tournament: its master seed and program key may be shown
     std::once_flag standings_once;
     Json standings;  // computed on the first request for it
     std::once_flag rows_once;

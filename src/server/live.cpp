@@ -8,8 +8,8 @@
 namespace arbiter::server {
 
 
-LiveMatch::LiveMatch(std::int64_t id, std::string game)
-    : id_(id), game_(std::move(game)), entry_(find_game(game_)) {}
+LiveMatch::LiveMatch(std::int64_t id, std::string game, Reveal reveal)
+    : id_(id), game_(std::move(game)), entry_(find_game(game_)), reveal_(std::move(reveal)) {}
 
 void LiveMatch::record(const Json& line) {
   std::string full = dump(line);
@@ -44,8 +44,9 @@ LiveMatch::Chunk LiveMatch::spectator_lines(std::size_t from,
 }
 
 std::optional<std::vector<std::string>> LiveMatch::full_log() const {
+  // Asked without the lock: it may read the store.
+  if (!finished() || held()) return std::nullopt;
   std::lock_guard lock(mu_);
-  if (!finished_) return std::nullopt;
   return full_;
 }
 
@@ -54,18 +55,24 @@ bool LiveMatch::finished() const {
   return finished_;
 }
 
+bool LiveMatch::held() const {
+  return finished() && reveal_ && !reveal_();
+}
+
 Json LiveMatch::summary() const {
+  const bool is_held = held();
   std::lock_guard lock(mu_);
   return {{"id", id_},
           {"game", game_},
           {"seats", seats_},
           {"lines", public_.size()},
-          {"finished", finished_}};
+          {"finished", finished_},
+          {"held", is_held}};
 }
 
-std::shared_ptr<LiveMatch> LiveMatches::start(const std::string& game) {
+std::shared_ptr<LiveMatch> LiveMatches::start(const std::string& game, LiveMatch::Reveal reveal) {
   std::lock_guard lock(mu_);
-  auto match = std::make_shared<LiveMatch>(next_id_++, game);
+  auto match = std::make_shared<LiveMatch>(next_id_++, game, std::move(reveal));
   matches_.push_back(match);
   // Forget the oldest finished matches beyond keep_finished_.
   std::size_t finished = 0;

@@ -25,9 +25,13 @@ namespace arbiter::server {
 
 class LiveMatch {
  public:
+  // When a finished match's whole log may be shown (its seed group is over: other matches dealt
+  // from its seed are no longer played); asked again at every request. Empty: at its end.
+  using Reveal = std::function<bool()>;
+
   // `game`: a registry name; an unknown one is shown with everything withheld
   // (arena/spectator.h).
-  LiveMatch(std::int64_t id, std::string game);
+  LiveMatch(std::int64_t id, std::string game, Reveal reveal = {});
 
   std::int64_t id() const { return id_; }
   const std::string& game() const { return game_; }
@@ -45,18 +49,21 @@ class LiveMatch {
   // The spectator lines from index `from` on; waits up to `wait` for one when there is none
   // yet and the match is still running.
   Chunk spectator_lines(std::size_t from, std::chrono::milliseconds wait) const;
-  // The whole log as recorded, or nothing while the match runs (it would leak what seats may
-  // not see).
+  // The whole log as recorded, or nothing while the match runs or is held (it would leak what
+  // seats may not see).
   std::optional<std::vector<std::string>> full_log() const;
 
   bool finished() const;
-  // {"id", "game", "seats", "lines", "finished"} for the live list.
+  // Finished, but its whole log not shown yet (Reveal).
+  bool held() const;
+  // {"id", "game", "seats", "lines", "finished", "held"} for the live list.
   Json summary() const;
 
  private:
   const std::int64_t id_;
   const std::string game_;
   const GameEntry* const entry_;
+  const Reveal reveal_;
   mutable std::mutex mu_;
   mutable std::condition_variable changed_;
   std::vector<std::string> full_;
@@ -72,7 +79,7 @@ class LiveMatches {
   explicit LiveMatches(std::size_t keep_finished = 64) : keep_finished_(keep_finished) {}
 
   // A new live match of `game` (registry name; its spectate function is looked up there).
-  std::shared_ptr<LiveMatch> start(const std::string& game);
+  std::shared_ptr<LiveMatch> start(const std::string& game, LiveMatch::Reveal reveal = {});
   std::shared_ptr<LiveMatch> find(std::int64_t id) const;
   std::vector<std::shared_ptr<LiveMatch>> list() const;
 

@@ -203,6 +203,7 @@ TEST(ServerLogs, ALargeLogArrivesWholeAndADamagedOneSaysSo) {
   spec.name = "big";
   spec.game = "battleship";
   spec.players = {{"a", "density"}, {"b", "hunt"}};
+  spec.pairing = false;  // each match its own seed: its log is served once it ends
   auto id = tournament::create_tournament(**store, spec);
   ASSERT_TRUE(id.has_value()) << id.error().message;
   auto jobs = (*store)->claim("w", 10, std::chrono::seconds(60), *id);
@@ -244,6 +245,67 @@ TEST(ServerLogs, ALargeLogArrivesWholeAndADamagedOneSaysSo) {
   EXPECT_EQ(d->body, moved);
   again.stop();
   std::filesystem::remove_all(dir);
+}
+
+// A match dealt from the same seed as one still to be played (its pair, seats swapped) is served
+// without its seed, reproduce command or log; the master seed waits for the whole tournament.
+TEST(ServerHeld, SeedsAndLogsWaitForTheMatchesDealtFromThem) {
+  const std::string dir = fs::temp_directory_path() / fmt::format("arbiter-held-{}", ::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto store = tournament::open_store("sqlite:" + dir + "/held.db");
+  ASSERT_TRUE(store.has_value()) << store.error().message;
+  TournamentSpec spec = tournament::new_tournament_spec();
+  spec.name = "held";
+  spec.game = "battleship";
+  spec.players = {{"a", "density"}, {"b", "hunt"}};
+  auto id = tournament::create_tournament(**store, spec);
+  ASSERT_TRUE(id.has_value()) << id.error().message;
+  auto jobs = (*store)->claim("w", 10, std::chrono::seconds(60), *id);
+  ASSERT_TRUE(jobs.has_value() && jobs->size() == 2);
+  ASSERT_EQ((*jobs)[0].spec["seed"], (*jobs)[1].spec["seed"]);
+  const std::string seed = dump((*jobs)[0].spec["seed"]);
+  const auto play = [&](const tournament::Job& job) {
+    ASSERT_TRUE((*store)->complete(job.id, "w", tournament::play_job(spec, job, {})));
+  };
+  play((*jobs)[0]);
+  ViewerServer server({"127.0.0.1", 0, dir, 8}, store->get(), nullptr);
+  auto port = server.bind();
+  ASSERT_TRUE(port.has_value());
+  server.start();
+  httplib::Client c("127.0.0.1", *port);
+  const auto get = [&](const std::string& path) {
+    auto r = c.Get(fmt::format("/api/tournaments/{}{}", *id, path));
+    EXPECT_TRUE(r) << path;
+    return r ? std::make_pair(r->status, parse_json(r->body).value_or(Json())) : std::make_pair(0, Json());
+  };
+  const std::string first = fmt::format("/matches/{}", (*jobs)[0].index);
+  auto [status, t] = get("");
+  EXPECT_TRUE(t["seed"].is_null()) << t;
+  auto [s1, row] = get(first);
+  EXPECT_EQ(s1, 200);
+  EXPECT_EQ(row["held"], true);
+  EXPECT_FALSE(row.contains("seed")) << row;
+  EXPECT_FALSE(row.contains("reproduce")) << row;
+  EXPECT_EQ(row["winners"].size(), 1u);  // the outcome is no secret
+  auto [s2, log] = get(first + "/log");
+  EXPECT_EQ(s2, 409);
+  EXPECT_NE(string_or(log, "error").find("shares its seed"), std::string::npos) << log;
+  auto [s3, list] = get("/matches");
+  EXPECT_EQ(list.dump().find(seed), std::string::npos) << list;
+  play((*jobs)[1]);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // the snapshot's age
+  auto [s4, t2] = get("");
+  EXPECT_EQ(t2["seed"], std::to_string(spec.seed));
+  auto [s5, row2] = get(first);
+  EXPECT_EQ(row2["held"], false);
+  EXPECT_EQ(row2["seed"], seed);
+  EXPECT_NE(string_or(row2, "reproduce").find("--seed " + seed), std::string::npos) << row2;
+  auto r = c.Get(fmt::format("/api/tournaments/{}{}/log", *id, first));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  server.stop();
+  fs::remove_all(dir);
 }
 
 TEST_F(ServerTest, BadIdsAndQueriesAreJsonErrors) {

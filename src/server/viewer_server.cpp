@@ -353,6 +353,9 @@ void ViewerServer::Impl::routes() {
     auto m = find_live(req, res);
     if (!m) return;
     auto lines = m->full_log();
+    if (!lines && m->held())
+      return error(res, 409, "the match shares its seed with matches still to be played (its "
+                             "pair, seats swapped): its whole log is served once they are over");
     if (!lines)
       return error(res, 409, "the match is still running: its whole log is served once it ends "
                              "(until then, its stream shows what a spectator may see)");

@@ -172,6 +172,36 @@ std::optional<std::int64_t> pair_of(const Json& job_spec) {
   return pair.get<std::int64_t>();
 }
 
+std::int64_t seed_group_size(const TournamentSpec& spec) {
+  if (!spec.pairing) return 1;
+  std::int64_t n = 1;
+  for (std::int64_t k = 2; k <= spec.seats; ++k) n *= k;
+  return n;
+}
+
+std::optional<SeedGroups::Key> SeedGroups::key_of(const Json& job_spec) {
+  const Json& seed = field_or_null(job_spec, "seed");
+  if (!seed.is_number_unsigned()) return std::nullopt;
+  return Key{seed.get<std::uint64_t>(), pair_of(job_spec).value_or(-1)};
+}
+
+SeedGroups::SeedGroups(const TournamentSpec& spec, const std::vector<StoredResult>& results)
+    : size_(seed_group_size(spec)) {
+  for (const StoredResult& r : results)
+    if (auto key = key_of(r.spec); key && r.damage.empty()) ++done_[*key];
+}
+
+bool SeedGroups::over(const Json& job_spec) const {
+  const auto key = key_of(job_spec);
+  if (!key) return false;
+  const auto it = done_.find(*key);
+  return it != done_.end() && it->second >= size_;
+}
+
+bool tournament_over(const Progress& progress) {
+  return progress.done >= progress.planned || (progress.concluded && progress.leased == 0);
+}
+
 std::vector<std::size_t> seated(const Json& job_spec) {
   std::vector<std::size_t> seats;
   if (!job_spec.is_object() || !job_spec.contains("seats") || !job_spec["seats"].is_array())

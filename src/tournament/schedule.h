@@ -9,7 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "tournament/spec.h"
@@ -37,6 +39,31 @@ std::vector<JobSpec> swiss_round(const TournamentSpec& spec, std::int64_t round,
 
 // The job's group ("pair"), or nothing for an unpaired job or a damaged spec.
 std::optional<std::int64_t> pair_of(const Json& job_spec);
+
+// How many matches share one seed: a group's seats! seatings when paired (a Swiss pairing's
+// two), else 1.
+std::int64_t seed_group_size(const TournamentSpec& spec);
+
+// Which seed groups are over: every match sharing a seed (its group) has a result among
+// `results`. Only then may a match's seed, log and reproduce command be shown to spectators,
+// since the other matches of its group are dealt from the same seed. Counted once, for asking
+// about many matches.
+class SeedGroups {
+ public:
+  SeedGroups(const TournamentSpec& spec, const std::vector<StoredResult>& results);
+  // False for a damaged spec.
+  bool over(const Json& job_spec) const;
+
+ private:
+  using Key = std::pair<std::uint64_t, std::int64_t>;  // seed, pair (-1: unpaired)
+  static std::optional<Key> key_of(const Json& job_spec);
+  std::int64_t size_;
+  std::map<Key, std::int64_t> done_;
+};
+
+// Whether the whole tournament is over: every match has a result, or it was concluded early and
+// no match is still under way. Only then may its master seed (and program key) be shown.
+bool tournament_over(const Progress& progress);
 
 // The entrant indices seated in a job, in seat order (empty if the spec is damaged).
 std::vector<std::size_t> seated(const Json& job_spec);

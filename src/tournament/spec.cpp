@@ -12,9 +12,11 @@
 
 #include "arena/registry.h"
 #include "arena/seating.h"
+#include "core/entropy.h"
 #include "core/file.h"
 #include "core/rng.h"
 #include "core/seat_name.h"
+#include "core/seed_tree.h"
 #include "core/shell_words.h"
 
 namespace arbiter::tournament {
@@ -100,6 +102,7 @@ Json encode_spec(const TournamentSpec& spec) {
          {"per_call_ms", spec.per_call_ms},
          {"program", encode_terms(spec.program)}};
   if (!spec.hero.empty()) j["hero"] = spec.hero;
+  if (!spec.program_key.empty()) j["program_key"] = to_hex(spec.program_key);
   if (spec.clock) j["clock"] = format_time_control(*spec.clock);
   j["pairing"] = spec.pairing;
   if (spec.sprt)
@@ -115,7 +118,8 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
   constexpr std::string_view what = "the tournament spec";
   if (auto ok = only_keys(j,
                           {"name", "game", "players", "schedule", "seats", "rounds", "seed",
-                           "config", "per_call_ms", "hero", "program", "clock", "pairing", "sprt"},
+                           "config", "per_call_ms", "hero", "program", "clock", "pairing", "sprt",
+                           "program_key"},
                           what);
       !ok)
     return std::unexpected(ok.error());
@@ -227,6 +231,14 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
     }
   }
   spec.pairing = false;
+  if (j.contains("program_key")) {
+    const Json& key = j["program_key"];
+    auto bytes = from_hex(key.is_string() ? key.get<std::string>() : std::string("?"));
+    if (!bytes || bytes->size() != seeds::kProgramKeyBytes)
+      return fail(fmt::format("program_key: expected {} hex digits",
+                              2 * seeds::kProgramKeyBytes));
+    spec.program_key = *bytes;
+  }
   if (j.contains("pairing")) {
     if (!j["pairing"].is_boolean()) return fail("pairing: expected true or false");
     spec.pairing = j["pairing"].get<bool>();
@@ -396,6 +408,10 @@ Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
     j["per_call_ms"] = std::llround(j["per_call"].get<double>() * 1000);
     j.erase("per_call");
   }
+  // A new tournament's: drawn unless the file gives them.
+  const TournamentSpec fresh = new_tournament_spec();
+  if (!j.contains("seed")) j["seed"] = fresh.seed;
+  if (!j.contains("program_key")) j["program_key"] = to_hex(fresh.program_key);
   auto spec = decode_spec(j);
   if (!spec) return fail(path + ": " + spec.error().message);
   spec->program = terms;
@@ -517,6 +533,13 @@ Expected<void> validate_spec(const TournamentSpec& spec) {
   // Messages quote names and values as given: one line all the same.
   if (!ok) return fail(escape_controls(ok.error().message));
   return ok;
+}
+
+TournamentSpec new_tournament_spec() {
+  TournamentSpec spec;
+  spec.seed = unguessable_seed();
+  spec.program_key = unguessable_bytes(seeds::kProgramKeyBytes);
+  return spec;
 }
 
 bool unsandboxed(const TournamentSpec& spec) {

@@ -61,7 +61,14 @@ struct TournamentSpec {
   Schedule schedule = Schedule::round_robin;
   std::int64_t seats = 2;   // players per match
   std::int64_t rounds = 1;  // repetitions of the schedule (Swiss: rounds of pairings)
-  std::uint64_t seed = 1;   // the master seed
+  // The master seed. Drawn unguessable (core/entropy.h) for a tournament made without one
+  // (build it with new_tournament_spec(), or read_spec_file()), printed and stored, so that a
+  // program cannot compute the deals of its matches from the schedule.
+  std::uint64_t seed = 1;
+  // The secret key of the programs' seeds (ARBITER_SEED: core/seed_tree.h), raw bytes, drawn when
+  // the tournament is made; stored with it for resumption and reproduce commands, never shown to
+  // programs or spectators. Empty in specs stored before keys (a key is then drawn per match).
+  std::string program_key;
   Json config;              // the game's config overrides; null for its defaults
   std::int64_t per_call_ms = 6000;
   std::string hero;  // gauntlet: the entrant who plays every match (default: the first)
@@ -74,13 +81,17 @@ struct TournamentSpec {
   std::optional<Sprt> sprt;  // stop as soon as the test decides (two entrants, two seats)
 };
 
+// A spec as a new tournament starts from: an unguessable master seed and a fresh program key.
+TournamentSpec new_tournament_spec();
+
 // Whether any cmd: entrant runs without the sandbox (said in every standings table).
 bool unsandboxed(const TournamentSpec& spec);
 
 Json encode_spec(const TournamentSpec& spec);
 Expected<TournamentSpec> decode_spec(const Json& j);
 
-// Reads a tournament file (TOML):
+// Reads a tournament file (TOML) into a new_tournament_spec() (so without a seed key the seed is
+// drawn):
 //   name = "league"      game = "q"       schedule = "round-robin"   seats = 2   rounds = 10
 //   seed = 1             per_call = 6.0   hero = "alice"    clock = "10s+0.1s"
 //   pairing = true

@@ -558,8 +558,8 @@ class SqliteStore final : public Store {
 }  // namespace
 
 Expected<std::unique_ptr<Store>> open_sqlite_store(const SqliteTarget& target, OpenMode mode) {
-  const std::string path = target.file.string();
-  if (std::error_code ec; std::filesystem::is_directory(path, ec))
+  const std::string& path = target.name;
+  if (std::error_code ec; std::filesystem::is_directory(target.file, ec))
     return fail(fmt::format("sqlite: {} is a directory; give a file, e.g. {}/arbiter.db", path,
                             path));
   sqlite3* db = nullptr;

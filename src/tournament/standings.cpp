@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/ejection.h"
+#include "core/entropy.h"
 #include "core/shell_words.h"
 #include "tournament/schedule.h"
 
@@ -253,7 +254,8 @@ Json array_or_empty(const Json& object, std::string_view key) {
 
 }  // namespace
 
-std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec) {
+std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec,
+                              bool with_key) {
   std::vector<std::string> players;
   // The first seated program's terms are play's flags; another program's own terms are
   // --entrant settings over them (a comment where settings cannot say it: an emptied list).
@@ -281,6 +283,9 @@ std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec) 
   }
   std::vector<std::string> flags = terms ? term_flags(*terms) : std::vector<std::string>();
   flags.insert(flags.end(), own_terms.begin(), own_terms.end());
+  // The programs' seeds come from the key (only programs have them).
+  if (terms && with_key && !spec.program_key.empty())
+    flags.insert(flags.end(), {"--program-key", to_hex(spec.program_key)});
   // An entrant's own time limits, as play takes them.
   for (std::size_t e : seated(job_spec)) {
     if (e >= spec.players.size()) continue;

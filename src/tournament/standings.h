@@ -88,7 +88,11 @@ std::string play_command(std::string_view game, const std::vector<std::string>& 
                          std::uint64_t seed, const Json& config, double per_call_seconds,
                          std::string_view clock = {}, const std::vector<std::string>& flags = {});
 
-// The `arbiter play` command that plays the match `job_spec` of `spec` again.
-std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec);
+// The `arbiter play` command that plays the match `job_spec` of `spec` again. Its programs get
+// the seeds they had (--program-key) when `with_key`; without it (for spectators while the
+// tournament runs: the key is secret until then) the deal is the same and the programs' seeds
+// differ.
+std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec,
+                              bool with_key = true);
 
 }  // namespace arbiter::tournament

@@ -130,7 +130,7 @@ Expected<std::optional<SqliteTarget>> sqlite_target(std::string_view url) {
   if (ec) return fail(fmt::format("store \"{}\": {}", url, ec.message()));
   file = std::filesystem::weakly_canonical(file, ec);
   if (ec) return fail(fmt::format("store \"{}\": {}", url, ec.message()));
-  return SqliteTarget{file, "file:" + percent_encoded(file.string()) + parameters};
+  return SqliteTarget{file, "file:" + percent_encoded(file.string()) + parameters, path};
 }
 
 Expected<std::optional<StoredLog>> Store::log(std::int64_t job) {

@@ -250,6 +250,7 @@ Expected<std::unique_ptr<Store>> open_store(std::string_view url,
 struct SqliteTarget {
   std::filesystem::path file;  // absolute, links resolved
   std::string uri;             // what sqlite3_open_v2 gets (SQLITE_OPEN_URI): file: + file + params
+  std::string name;            // the file as the organizer wrote it, for messages
 };
 Expected<std::optional<SqliteTarget>> sqlite_target(std::string_view url);
 

@@ -17,6 +17,8 @@
 #include "core/seed_tree.h"
 #include "core/shell_words.h"
 #include "referee/game_log.h"
+#include "core/entropy.h"
+#include "core/seed_tree.h"
 #include "tournament/audit.h"
 #include "tournament/integrity.h"
 #include "tournament/live_feed.h"
@@ -367,6 +369,49 @@ TEST(Spec, RoundTripsThroughJsonAndRejectsNonsense) {
               for (int i = 3; i < 16; ++i) s.players.push_back({"x" + std::to_string(i), "solver"});
             }).find("the limit is"),
             std::string::npos);
+}
+
+// A new tournament draws its master seed and its program key; both are stored (the key as hex)
+// and come back, and a reproduce command of a match with programs carries the key.
+TEST(Spec, ANewTournamentDrawsItsSeedAndProgramKeyAndKeepsThem) {
+  const TournamentSpec a = new_tournament_spec(), b = new_tournament_spec();
+  EXPECT_NE(a.seed, b.seed);
+  EXPECT_EQ(a.program_key.size(), seeds::kProgramKeyBytes);
+  EXPECT_NE(a.program_key, b.program_key);
+  auto spec = spec_of(2);
+  spec.seed = a.seed;
+  spec.program_key = a.program_key;
+  spec.players[1].bot = "cmd:python3 bot.py";
+  const Json stored = encode_spec(spec);
+  EXPECT_EQ(stored["program_key"], to_hex(a.program_key));
+  auto back = decode_spec(stored);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->program_key, a.program_key);
+  EXPECT_EQ(back->seed, a.seed);
+  for (const Json& key : {Json("00ff"), Json(std::string(32, 'g')), Json(7)}) {
+    Json bad = stored;
+    bad["program_key"] = key;
+    EXPECT_FALSE(decode_spec(bad)) << key;
+  }
+  Json old = stored;
+  old.erase("program_key");  // stored before keys: none, and one is drawn per match
+  EXPECT_EQ(decode_spec(old)->program_key, "");
+  const Json job{{"seats", {1, 0}}, {"seed", 42}};
+  const std::string with = reproduce_command(spec, job);
+  EXPECT_NE(with.find("--program-key " + to_hex(a.program_key)), std::string::npos) << with;
+  EXPECT_EQ(reproduce_command(spec, job, /*with_key=*/false).find("--program-key"),
+            std::string::npos);
+  spec.players[1].bot = "dag";  // house bots have no program seeds
+  EXPECT_EQ(reproduce_command(spec, job).find("--program-key"), std::string::npos);
+  // A file without a seed has one drawn; with one, it is the file's.
+  const std::string dir = temp_dir();
+  std::ofstream(dir + "/drawn.toml") << "game = \"q\"\n[[player]]\nname = \"a\"\nbot = \"dag\"\n"
+                                        "[[player]]\nname = \"b\"\nbot = \"dag\"\n";
+  auto first = read_spec_file(dir + "/drawn.toml"), second = read_spec_file(dir + "/drawn.toml");
+  ASSERT_TRUE(first && second);
+  EXPECT_NE(first->seed, second->seed);
+  EXPECT_NE(first->program_key, second->program_key);
+  EXPECT_EQ(first->program_key.size(), seeds::kProgramKeyBytes);
 }
 
 TEST(Spec, ReadsATomlFileAndNamesTheLineOfAnUnknownKey) {

@@ -117,6 +117,7 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
                                                      .private_paths = private_paths},
                                              entrant_seats(spec));
   play.hosting.program = spec.program;
+  play.hosting.program_key = spec.program_key;
   play.hosting.stderr_prefix = fmt::format("t{}-m{}-", job.tournament, job.index);
   if (std::any_of(play.roster.begin(), play.roster.end(),
                   [](const Seating& seat) { return seat.bot == "tcp"; })) {

@@ -249,10 +249,12 @@ def test_entrant_limits(tmp):
 
 
 def test_program_seed(tmp):
-    """Every program gets ARBITER_SEED, one per seat, from its match's seed: the example bot
-    seeds itself from it, so its match played again with the same --seed makes the same moves,
-    walled or not, and another seed makes others."""
+    """Every program gets ARBITER_SEED, one per seat, from its match's seed under the run's
+    program key: the example bot seeds itself from it, so its match played again with the same
+    --seed and --program-key (as a reproduce command gives them) makes the same moves, walled or
+    not; another seed makes others, and so does another key (a drawn one, when none is given)."""
     bot = os.path.join(HERE, "..", "..", "bots", "python", "battleship_bot.py")
+    key = "00112233445566778899aabbccddeeff"
 
     def moves(seed, *extra):
         log = f"{tmp}/seeded-{seed}-{len(extra)}-{random.random()}.jsonl"
@@ -263,16 +265,20 @@ def test_program_seed(tmp):
         # Everything but the time each call took.
         return [{k: v for k, v in json.loads(line).items() if k not in ("elapsed_us", "clock_us")}
                 for line in open(log).read().splitlines()[1:]]
-    first, again, unwalled, other = (moves(5), moves(5), moves(5, "--unsafe-no-sandbox"),
-                                     moves(6))
-    problems = [x for x in (first, again, unwalled, other) if isinstance(x, str)]
+    first, again, unwalled, other, drawn = (
+        moves(5, "--program-key", key), moves(5, "--program-key", key),
+        moves(5, "--program-key", key, "--unsafe-no-sandbox"), moves(6, "--program-key", key),
+        moves(5))
+    problems = [x for x in (first, again, unwalled, other, drawn) if isinstance(x, str)]
     if not problems:
         if again != first:
-            problems.append("the same seed played other moves")
+            problems.append("the same seed and key played other moves")
         if unwalled != first:
-            problems.append("unwalled, the same seed played other moves")
+            problems.append("unwalled, the same seed and key played other moves")
         if other == first:
             problems.append("another seed played the same moves")
+        if drawn == first:
+            problems.append("a drawn key played the moves of the given one")
     TALLY.report("programs seed themselves from ARBITER_SEED: a match replays from its seed",
                  problems, f"{len(first) if isinstance(first, list) else first} calls")
 

@@ -64,9 +64,12 @@ def spectate(game, line):
         else:
             line.pop("args", None)
             line.pop("reply", None)
-    # Every game: a detail keeps only its reason (it may quote what a seat sent or holds).
+    # Every game: a detail keeps only its reason (it may quote what a seat sent or holds), and
+    # the match line no seed (every hidden hand follows from it).
     if isinstance(line.get("detail"), str):
         line["detail"] = line["detail"].split(":")[0]
+    if t == "match":
+        line.pop("seed", None)
     return line
 
 

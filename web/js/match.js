@@ -155,7 +155,8 @@ async function stored(t, i) {
   crumbs(h("a", { href: "./" }, "tournaments"), h("a", { href: `tournament.html?id=${t}` }, m.tournament_name), `match ${i}`);
   document.title = `${m.tournament_name} #${i} · arbiter viewer`;
   document.getElementById("title").textContent = `${(m.seats || []).join(" vs ")}`;
-  document.getElementById("facts").textContent = `${m.game} · ${m.tournament_name}, match ${i}, round ${m.round} · seed ${m.seed ?? "?"} · ${m.seconds?.toFixed?.(2) ?? "?"} s`;
+  document.getElementById("facts").textContent = `${m.game} · ${m.tournament_name}, match ${i}, round ${m.round} · seed ${m.seed ?? (m.held ? "shown once its pair is over" : "?")} · ${m.seconds?.toFixed?.(2) ?? "?"} s`;
+  if (m.held) return held(m);
   document.getElementById("repro-cmd").textContent = m.reproduce;
   document.getElementById("repro").hidden = false;
   const dl = document.getElementById("download");
@@ -173,6 +174,20 @@ async function stored(t, i) {
   if (m.outcome === "error") showError(null, `The match could not be played: ${m.error}`);
 }
 
+// A finished match whose pair (dealt from the same seed, seats swapped) is still to be played:
+// its log, seed and reproduce command would tell that match's hidden hands, so only its outcome.
+function held(m) {
+  document.body.dataset.held = "1";
+  const w = m.winners || [];
+  document.getElementById("outcome").replaceChildren(
+    h("strong", { "data-outcome": "1" }, w.length ? `Won by ${w.join(", ")}` : m.outcome === "draw" ? "No winner" : m.outcome));
+  document.getElementById("ejections").replaceChildren(...(m.ejections || []).map((e) =>
+    h("li", { "data-ejection": e.seat }, `${e.name ?? e.seat} was ejected during ${e.call}: ${e.why}`)));
+  board.replaceChildren(h("div", { class: "note", "data-held": "1" },
+    "This match shares its seed with matches still to be played (its pair, seats swapped). Its moves, " +
+    "seed and reproduce command would tell their hidden hands, so they are shown once those are over."));
+}
+
 // A live match of this server's own process (?live=ID): at its end, its whole log from memory.
 async function live(id) {
   const sum = await getJson(`api/live/${id}`);
@@ -180,6 +195,8 @@ async function live(id) {
   document.getElementById("title").textContent = `${(sum.seats || []).join(" vs ") || "live match"}`;
   document.getElementById("facts").textContent = `${sum.game} · live match ${id}`;
   await followStream(sum.game, `api/live/${id}/stream`, async () => {
+    // Held while matches dealt from its seed are played: the spectator's view stays.
+    if ((await getJson(`api/live/${id}`)).held) return null;
     const { text } = await getText(`api/live/${id}/log`);
     return { text, download: `api/live/${id}/log?download=1` };
   });
@@ -218,8 +235,15 @@ async function followStream(game, streamUrl, wholeLog, reload) {
       }
       return;
     }
-    const { text, download } = await wholeLog();
+    const whole = await wholeLog();
     document.body.dataset.live = "finished";  // from here on the page may show the whole log
+    if (!whole) {
+      document.body.dataset.held = "1";
+      badge.className = "badge done";
+      badge.textContent = "finished: its whole log is shown once its pair is over";
+      return;
+    }
+    const { text, download } = whole;
     lines = parseLines(text);
     rebuild();
     outcome(lines.find((l) => l.type === "result"));

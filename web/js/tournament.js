@@ -117,7 +117,7 @@ function drawLive({ matches }) {
 
 function showFacts(t) {
   document.getElementById("facts").textContent =
-    `${t.game} · ${t.schedule}, ${t.seats} seats, ${t.rounds} round(s) · seed ${t.seed} · ${t.progress.done} of ${t.progress.planned} matches played · created ${t.created}`;
+    `${t.game} · ${t.schedule}, ${t.seats} seats, ${t.rounds} round(s) · seed ${t.seed ?? "shown once it is over"} · ${t.progress.done} of ${t.progress.planned} matches played · created ${t.created}`;
 }
 
 async function showStandings() {
