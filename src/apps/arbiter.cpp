@@ -491,6 +491,13 @@ int main(int argc, char** argv) {
           fmt::print("no   cgroups ({}): memory and processes are capped by rlimits, and a "
                      "program that dies of them is a hang-up\n",
                      cgroups.error().message);
+        if (auto cpu = ProgramCgroup::cpu_available())
+          fmt::print("yes  CPU shares: each program gets --cpus (default 1) at equal weight, so "
+                     "one that forks spinners slows only itself\n");
+        else
+          fmt::print("no   CPU shares ({}): --cpus is not enforced, and a program forking "
+                     "spinners can starve the others\n",
+                     cpu.error().message);
         fmt::print("{}\n", support.ok ? "the sandbox works here (cmd players run behind it)"
                                       : "the sandbox does not work here (cmd players need "
                                         "--unsafe-no-sandbox)");

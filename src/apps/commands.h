@@ -80,10 +80,10 @@ CLI::Validator id_validator(std::int64_t lo = 1);  // lo to 2^63-1, decimal digi
 CLI::Validator natural_validator();                // 0 to 2^64-1, decimal digits only
 
 // How cmd players run (remote/program_terms.h), as options of play and tournament run/create:
-// --memory --processes --cpu-time --output --open-files --read-only --env --allow-network
+// --memory --processes --cpu-time --cpus --output --open-files --read-only --env --allow-network
 // --unsafe-no-sandbox --workdir. Kept as written; apply_program_options() checks them.
 struct ProgramOptions {
-  std::string memory, processes, cpu_time, output, open_files;  // empty: not given
+  std::string memory, processes, cpu_time, cpus, output, open_files;  // empty: not given
   std::vector<std::string> read_only, env;
   std::string workdir;
   bool network = false;
@@ -98,7 +98,7 @@ Expected<void> apply_program_options(const ProgramOptions& options, ProgramTerms
 
 inline constexpr const char* kEntrantHelp =
     "NAME:KEY=VALUE, a setting of one player, as its [[player]] keys in a tournament file: "
-    "per_call, clock, dir, stderr, memory, processes, cpu_time, output, open_files, env, "
+    "per_call, clock, dir, stderr, memory, processes, cpu_time, cpus, output, open_files, env, "
     "read_only, network, sandbox (repeat for more; env and read_only add up)";
 
 // --entrant NAME:KEY=VALUE (play and tournament run/create), over the settings the entrant

@@ -25,7 +25,9 @@ struct Layout {
   bool v2 = false;
   std::string memory;  // v1: the referee's group in the memory hierarchy; v2: its group
   std::string pids;    // v1: ... in the pids hierarchy; v2: same as memory
+  std::string cpu;     // v1: ... in the cpu hierarchy; v2: same as memory; empty: none writable
   std::string why_not;  // empty when usable
+  std::string cpu_why_not;  // empty when CPU shares can be capped
 };
 
 std::string read_small(const std::string& path) {
@@ -63,7 +65,8 @@ Layout find_layout() {
   Layout l;
   // mountinfo fields: id parent major:minor root mountpoint options ... - fstype source superopts
   std::istringstream mounts(read_small("/proc/self/mountinfo"));
-  std::string memory_mount, memory_root, pids_mount, pids_root, v2_mount, v2_root;
+  std::string memory_mount, memory_root, pids_mount, pids_root, cpu_mount, cpu_root, v2_mount,
+      v2_root;
   for (std::string line; std::getline(mounts, line);) {
     std::istringstream f(line);
     std::string id, parent, dev, root, point, options;
@@ -81,12 +84,13 @@ Layout find_layout() {
       for (std::string o; std::getline(opts, o, ',');) {
         if (o == "memory") memory_mount = point, memory_root = root;
         if (o == "pids") pids_mount = point, pids_root = root;
+        if (o == "cpu") cpu_mount = point, cpu_root = root;
       }
     }
   }
   // /proc/self/cgroup: "id:controllers:path"; v2 is "0::path".
   std::istringstream groups(read_small("/proc/self/cgroup"));
-  std::string memory_path, pids_path, v2_path;
+  std::string memory_path, pids_path, cpu_path, v2_path;
   for (std::string line; std::getline(groups, line);) {
     const auto a = line.find(':'), b = line.find(':', a + 1);
     if (a == std::string::npos || b == std::string::npos) continue;
@@ -96,6 +100,7 @@ Layout find_layout() {
     for (std::string name; std::getline(c, name, ',');) {
       if (name == "memory") memory_path = path;
       if (name == "pids") pids_path = path;
+      if (name == "cpu") cpu_path = path;
     }
   }
   // The group's directory: the mount point plus the path below the mount's own root.
@@ -107,7 +112,14 @@ Layout find_layout() {
   if (!memory_mount.empty() && !pids_mount.empty()) {
     l.memory = join(memory_mount, memory_root, memory_path);
     l.pids = join(pids_mount, pids_root, pids_path);
-    if (writable_dir(l.memory) && writable_dir(l.pids)) return l;
+    if (writable_dir(l.memory) && writable_dir(l.pids)) {
+      if (!cpu_mount.empty()) l.cpu = join(cpu_mount, cpu_root, cpu_path);
+      if (!writable_dir(l.cpu)) {
+        l.cpu.clear();
+        l.cpu_why_not = "no writable cgroup v1 cpu hierarchy";
+      }
+      return l;
+    }
   }
   if (!v2_mount.empty()) {
     const std::string own = join(v2_mount, v2_root, v2_path);
@@ -116,8 +128,14 @@ Layout find_layout() {
     const std::string enabled = read_small(own + "/cgroup.subtree_control");
     const bool has = enabled.find("memory") != std::string::npos &&
                      enabled.find("pids") != std::string::npos;
-    if (writable_dir(own) && (has || write_small(own + "/cgroup.subtree_control", "+memory +pids")))
+    if (writable_dir(own) && (has || write_small(own + "/cgroup.subtree_control", "+memory +pids"))) {
+      if (read_small(own + "/cgroup.subtree_control").find("cpu") != std::string::npos ||
+          write_small(own + "/cgroup.subtree_control", "+cpu"))
+        l.cpu = own;
+      else
+        l.cpu_why_not = fmt::format("cgroup v2 at {}: the cpu controller is not delegated", own);
       return l;
+    }
     l.why_not = fmt::format(
         "cgroup v2 at {}: the memory and pids controllers are not delegated to the referee's "
         "group (run it in a group of its own with them, e.g. systemd-run --scope -p "
@@ -150,6 +168,7 @@ const Layout& layout() {
     if (found.why_not.empty()) {
       remove_stale(found.memory);
       if (found.pids != found.memory) remove_stale(found.pids);
+      if (!found.cpu.empty() && found.cpu != found.memory) remove_stale(found.cpu);
     }
     return found;
   }();
@@ -163,8 +182,15 @@ Expected<void> ProgramCgroup::available() {
   return {};
 }
 
+Expected<void> ProgramCgroup::cpu_available() {
+  if (!layout().why_not.empty()) return fail(layout().why_not);
+  if (!layout().cpu_why_not.empty()) return fail(layout().cpu_why_not);
+  return {};
+}
+
 Expected<std::unique_ptr<ProgramCgroup>> ProgramCgroup::create(
-    std::optional<std::uint64_t> memory_bytes, std::optional<std::uint64_t> processes) {
+    std::optional<std::uint64_t> memory_bytes, std::optional<std::uint64_t> processes,
+    std::optional<std::uint64_t> cpu_millis) {
   const Layout& l = layout();
   if (!l.why_not.empty()) return fail(l.why_not);
   static std::atomic<std::uint64_t> serial{0};
@@ -179,6 +205,11 @@ Expected<std::unique_ptr<ProgramCgroup>> ProgramCgroup::create(
   };
   const auto set = [](const std::string& file, std::uint64_t value) -> Expected<void> {
     if (!write_small(file, std::to_string(value)))
+      return fail(fmt::format("cannot set {}: {}", file, std::strerror(errno)));
+    return {};
+  };
+  const auto set_text = [](const std::string& file, const std::string& value) -> Expected<void> {
+    if (!write_small(file, value))
       return fail(fmt::format("cannot set {}: {}", file, std::strerror(errno)));
     return {};
   };
@@ -201,6 +232,13 @@ Expected<std::unique_ptr<ProgramCgroup>> ProgramCgroup::create(
       if (auto ok = set(*dir + "/pids.max", *processes); !ok) return std::unexpected(ok.error());
       group->pids_events_ = *dir + "/pids.events";
     }
+    // Equal weight, and a quota per period of 100 ms.
+    if (cpu_millis && !l.cpu.empty()) {
+      if (auto ok = set_text(*dir + "/cpu.max", fmt::format("{} {}", *cpu_millis * 100, 100000));
+          !ok)
+        return std::unexpected(ok.error());
+      write_small(*dir + "/cpu.weight", "100");
+    }
     if (auto ok = join(*dir); !ok) return std::unexpected(ok.error());
     group->memory_key_ = "oom_kill";
     return group;
@@ -222,6 +260,18 @@ Expected<std::unique_ptr<ProgramCgroup>> ProgramCgroup::create(
     if (auto ok = set(*dir + "/pids.max", *processes); !ok) return std::unexpected(ok.error());
     group->pids_events_ = *dir + "/pids.events";
     if (auto ok = join(*dir); !ok) return std::unexpected(ok.error());
+  }
+  if (cpu_millis && !l.cpu.empty()) {
+    const std::string dir = l.cpu + "/" + name;
+    if (::mkdir(dir.c_str(), 0700) < 0)
+      return fail(fmt::format("cannot make the cgroup {}: {}", dir, std::strerror(errno)));
+    group->dirs_.push_back(dir);
+    // Equal weight (the default shares), and a quota per period of 100 ms.
+    for (const auto& [file, value] : {std::pair<const char*, std::uint64_t>{"cpu.shares", 1024},
+                                      {"cpu.cfs_period_us", 100000},
+                                      {"cpu.cfs_quota_us", *cpu_millis * 100}})
+      if (auto ok = set(dir + "/" + file, value); !ok) return std::unexpected(ok.error());
+    if (auto ok = join(dir); !ok) return std::unexpected(ok.error());
   }
   return group;
 }

@@ -558,8 +558,9 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
   std::optional<std::uint64_t> processes = spec.limits.processes;
   if (processes && own_namespace) *processes += 1;
   std::unique_ptr<ProgramCgroup> cgroup;
-  if ((spec.limits.memory_bytes || processes) && ProgramCgroup::available()) {
-    auto made = ProgramCgroup::create(spec.limits.memory_bytes, processes);
+  if ((spec.limits.memory_bytes || processes || spec.limits.cpu_millis) &&
+      ProgramCgroup::available()) {
+    auto made = ProgramCgroup::create(spec.limits.memory_bytes, processes, spec.limits.cpu_millis);
     if (!made) return fail(fmt::format("cannot run \"{}\": {}", name, made.error().message));
     cgroup = std::move(*made);
     l.cgroup_joins = &cgroup->join_fds();

@@ -39,6 +39,11 @@ struct ChildLimits {
   std::optional<std::uint64_t> open_files;    // RLIMIT_NOFILE
   std::optional<std::uint64_t> processes;     // cgroup pids, else RLIMIT_NPROC; the program's own
   std::optional<std::uint64_t> output_bytes;  // on stderr (here) and on stdout (the channel's)
+  // The CPU it may use at once, all its processes together, in thousandths of a CPU (1000: one
+  // CPU): its cgroup's CPU quota, with the same weight as every other program, so that a
+  // program forking spinners slows only itself. Where the machine has no writable cpu
+  // controller it is not enforced (arbiter sandbox check says so).
+  std::optional<std::uint64_t> cpu_millis;
   friend bool operator==(const ChildLimits&, const ChildLimits&) = default;
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -119,6 +120,28 @@ Expected<void> set_term(ProgramTerms& terms, std::string_view key, const Json& v
     l.cpu_seconds = static_cast<std::uint64_t>(seconds);
     return {};
   }
+  if (key == "cpus") {
+    if (is_none(value)) {
+      l.cpu_millis.reset();
+      return {};
+    }
+    double cpus = 0;
+    if (value.is_number()) {
+      cpus = value.get<double>();
+    } else if (value.is_string()) {
+      const std::string text = value.get<std::string>();
+      char* end = nullptr;
+      cpus = std::strtod(text.c_str(), &end);
+      if (text.empty() || end != text.c_str() + text.size())
+        return fail(fmt::format("expected a number of CPUs such as 1 or 0.5, got \"{}\"", text));
+    } else {
+      return fail(fmt::format("expected a number of CPUs such as 1 or 0.5, got {}", excerpt(value)));
+    }
+    if (!(cpus >= 0.01 && cpus <= 1024))
+      return fail(fmt::format("{} CPUs: from 0.01 to 1024", cpus));
+    l.cpu_millis = static_cast<std::uint64_t>(std::llround(cpus * 1000));
+    return {};
+  }
   if (key == "sandbox" || key == "network") {
     if (!value.is_boolean())
       return fail(fmt::format("expected true or false, got {}", excerpt(value)));
@@ -160,8 +183,8 @@ Expected<void> set_term(ProgramTerms& terms, std::string_view key, const Json& v
     if (ec) return fail(fmt::format("{}: {}", value.get<std::string>(), ec.message()));
     return {};
   }
-  return fail(fmt::format("unknown term \"{}\" (known: memory, processes, cpu_time, output, "
-                          "open_files, network, read_only, env, sandbox, dir, stderr)",
+  return fail(fmt::format("unknown term \"{}\" (known: memory, processes, cpu_time, cpus, "
+                          "output, open_files, network, read_only, env, sandbox, dir, stderr)",
                           key));
 }
 
@@ -200,6 +223,7 @@ Json encode_terms(const ProgramTerms& terms) {
   Json j = {{"memory", cap(terms.limits.memory_bytes)},
             {"processes", cap(terms.limits.processes)},
             {"cpu_time", cap(terms.limits.cpu_seconds)},
+            {"cpus", terms.limits.cpu_millis ? Json(*terms.limits.cpu_millis / 1000.0) : Json()},
             {"output", cap(terms.limits.output_bytes)},
             {"open_files", cap(terms.limits.open_files)},
             {"sandbox", terms.sandbox.has_value()}};
@@ -237,6 +261,7 @@ std::string describe_terms(const ProgramTerms& terms) {
   add(l.memory_bytes ? "memory " + format_size(*l.memory_bytes) : "memory uncapped");
   add(l.processes ? fmt::format("{} processes", *l.processes) : "processes uncapped");
   if (l.cpu_seconds) add(fmt::format("{} s CPU", *l.cpu_seconds));
+  add(l.cpu_millis ? fmt::format("{:g} CPU", *l.cpu_millis / 1000.0) : "CPU share uncapped");
   add(l.output_bytes ? "output " + format_size(*l.output_bytes) : "output uncapped");
   if (l.open_files) add(fmt::format("{} files", *l.open_files));
   if (!terms.dir.empty()) add("in " + terms.dir.string());
@@ -271,6 +296,10 @@ std::optional<std::vector<TermSetting>> term_settings(const ProgramTerms& terms,
   cap("memory", terms.limits.memory_bytes, over.limits.memory_bytes, true, "");
   cap("processes", terms.limits.processes, over.limits.processes, false, "");
   cap("cpu_time", terms.limits.cpu_seconds, over.limits.cpu_seconds, false, "s");
+  if (terms.limits.cpu_millis != over.limits.cpu_millis)
+    out.push_back({"cpus", terms.limits.cpu_millis
+                               ? fmt::format("{:g}", *terms.limits.cpu_millis / 1000.0)
+                               : std::string("none")});
   cap("output", terms.limits.output_bytes, over.limits.output_bytes, true, "");
   cap("open_files", terms.limits.open_files, over.limits.open_files, false, "");
   const auto dir = [&](const char* key, const std::filesystem::path& given,
@@ -306,6 +335,7 @@ std::optional<std::vector<TermSetting>> term_settings(const ProgramTerms& terms,
 std::vector<std::string> term_flags(const ProgramTerms& terms) {
   static const std::map<std::string, std::string, std::less<>> kFlag = {
       {"memory", "--memory"},     {"processes", "--processes"},   {"cpu_time", "--cpu-time"},
+      {"cpus", "--cpus"},
       {"output", "--output"},     {"open_files", "--open-files"}, {"dir", "--workdir"},
       {"stderr", "--stderr-dir"}, {"read_only", "--read-only"},   {"env", "--env"}};
   std::vector<std::string> words;

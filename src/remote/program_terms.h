@@ -1,7 +1,7 @@
 // ProgramTerms: how a program player is run, as an organizer states it (on `arbiter play`, for
 // every entrant of a tournament or for one, in the store): its caps (ChildLimits) and its walls
 // (SandboxSpec; none only when the organizer says --unsafe-no-sandbox). The same keys everywhere:
-//   memory "1G"   processes 64   cpu_time "60s"   output "16M"   open_files 256
+//   memory "1G"   processes 64   cpu_time "60s"   cpus 1   output "16M"   open_files 256
 //   network false   read_only ["/opt/data"]   env ["OMP_NUM_THREADS=1", "LANG"]   sandbox true
 // A cap may be "none". The defaults are in docs/security.md and default_terms().
 #pragma once
@@ -21,7 +21,8 @@ struct ProgramTerms {
   ChildLimits limits{.memory_bytes = std::uint64_t{1} << 30,
                      .open_files = 256,
                      .processes = 64,
-                     .output_bytes = std::uint64_t{16} << 20};
+                     .output_bytes = std::uint64_t{16} << 20,
+                     .cpu_millis = 1000};
   std::optional<SandboxSpec> sandbox = SandboxSpec{};  // nullopt: unwalled (unsafe)
   // Where the program starts and its relative paths point (ChildSpec::cwd); empty: here.
   std::filesystem::path dir;
@@ -33,9 +34,9 @@ struct ProgramTerms {
 
 // The keys set_term() knows, in the order of the docs.
 inline constexpr std::string_view kTermKeys[] = {"memory",  "processes", "cpu_time",
-                                                 "output",  "open_files", "network",
-                                                 "read_only", "env",     "sandbox", "dir",
-                                                 "stderr"};
+                                                 "cpus",    "output",     "open_files",
+                                                 "network", "read_only",  "env",
+                                                 "sandbox", "dir",        "stderr"};
 
 // Sets one term from what was written: a size or duration as text ("512M", "60s") or a number
 // (bytes, seconds), "none" for no cap, a bool, or a list of strings. The Error is one line

@@ -182,17 +182,12 @@ void SignUpDesk::conclude(std::size_t index, ChannelResult<Json> hello) {
 }
 
 void SignUpDesk::admit(TcpListener::Accepted accepted, Instant now) {
-  // Make room by dropping whoever has been silent the longest: of this address if it has its
-  // share, else of all. A prompt client is never the one dropped, being the last heard from.
+  // Make room (pending_to_drop); the count is for the message.
   const std::size_t of_host = static_cast<std::size_t>(std::count_if(
       pending_.begin(), pending_.end(), [&](const Pending& p) { return p.host == accepted.host; }));
   const bool host_full = of_host >= rules_.max_pending_per_host;
-  if (host_full || pending_.size() >= rules_.max_pending) {
-    std::optional<std::size_t> quietest;
-    for (std::size_t i = 0; i < pending_.size(); ++i)
-      if ((!host_full || pending_[i].host == accepted.host) &&
-          (!quietest || pending_[i].heard < pending_[*quietest].heard))
-        quietest = i;
+  if (const auto quietest = pending_to_drop(pending_, accepted.host,
+                                            {rules_.max_pending, rules_.max_pending_per_host})) {
     conclude(*quietest,
              std::unexpected(ChannelFault{
                  Why::timeout,
@@ -219,13 +214,13 @@ Expected<std::optional<SignUpDesk::Arrival>> SignUpDesk::next(const Deadline& de
       done_.pop_front();
       return arrival;
     }
-    if (listener_.fd_ < 0) return fail("listener closed");
+    if (listener_.fd() < 0) return fail("listener closed");
     // Sleep until something is readable, the first pending wait ends, or the deadline.
     Duration sleep = deadline.remaining();
     const Instant now = clock.now();
     for (const Pending& p : pending_) sleep = std::min<Duration>(sleep, p.until - now);
     sleep = std::max<Duration>(sleep, Duration::zero());
-    fds.assign(1, pollfd{listener_.fd_, POLLIN, 0});
+    fds.assign(1, pollfd{listener_.fd(), POLLIN, 0});
     for (const Pending& p : pending_) fds.push_back({p.fd, POLLIN, 0});
     const timespec timeout{static_cast<time_t>(sleep.count() / 1'000'000'000),
                            static_cast<long>(sleep.count() % 1'000'000'000)};

@@ -41,19 +41,47 @@ class TcpListener {
                                                            ChannelLimits limits = {});
   void close();
 
- private:
-  friend class SignUpDesk;
+  // For a poll() loop of the caller's (SignUpDesk, the viewer's RequestDesk): the listening
+  // socket (non-blocking), and one connection from its queue if there is one, never waiting,
+  // as a non-blocking, close-on-exec socket the caller owns.
   struct Accepted {
     int fd;
     std::string host;  // the peer's IP address, without the port
     std::string peer;  // host and port, for describe()
   };
-  TcpListener(int fd, std::uint16_t port) : fd_(fd), port_(port) {}
-  // One connection from the queue if there is one, never waiting.
+  int fd() const { return fd_; }
   Expected<std::optional<Accepted>> accept_now();
+
+ private:
+  TcpListener(int fd, std::uint16_t port) : fd_(fd), port_(port) {}
   int fd_;
   std::uint16_t port_;
 };
+
+// The rule both desks (SignUpDesk, the viewer's RequestDesk) keep their pending connections by:
+// which one to drop so that one more from `host` may wait, or nothing while there is room. At
+// most `max_pending` wait, at most `max_per_host` from one address; beyond that the one silent
+// the longest goes, of `host` if it has its share, else of all. So a client that sends promptly
+// is never the one dropped, and one address cannot push out the others' clients.
+// `Pending` has `host` (std::string) and `heard` (when it last sent bytes, or was accepted).
+struct PendingLimits {
+  std::size_t max_pending = 64;
+  std::size_t max_per_host = 16;
+};
+template <class Pending>
+std::optional<std::size_t> pending_to_drop(const std::vector<Pending>& pending,
+                                           const std::string& host, PendingLimits limits) {
+  std::size_t of_host = 0;
+  for (const Pending& p : pending) of_host += p.host == host ? 1 : 0;
+  const bool host_full = of_host >= limits.max_per_host;
+  if (!host_full && pending.size() < limits.max_pending) return std::nullopt;
+  std::optional<std::size_t> quietest;
+  for (std::size_t i = 0; i < pending.size(); ++i)
+    if ((!host_full || pending[i].host == host) &&
+        (!quietest || pending[i].heard < pending[*quietest].heard))
+      quietest = i;
+  return quietest;
+}
 
 // Sign-up over TCP where no client waits for another. Every connection the listener accepts is
 // pending until it has sent one complete message (its sign-up); all pending connections are read

@@ -492,6 +492,92 @@ TEST_F(ServerTest, ViewersThatNeverReadHoldNothingUp) {
 
 // Streams take at most three quarters of the request threads; the rest answer pages and the
 // API. A stream resumes from a line (?from=N or Last-Event-ID).
+// A raw connection to the server, for requests no well-behaved client sends.
+int raw_connect(std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) < 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// What the server answers on `fd` until it closes it (at most 2 s).
+std::string answer_of(int fd) {
+  timeval t{2, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &t, sizeof t);
+  std::string all;
+  char buf[4096];
+  for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) all.append(buf, static_cast<std::size_t>(n));
+  return all;
+}
+
+// The desk reads requests whole before a request thread takes them: connections that trickle
+// (or never finish) their heads hold no thread, and malformed ones are answered by the desk.
+TEST(ViewerServer, SlowAndBrokenRequestsHoldNoRequestThread) {
+  LiveMatches live;
+  ServerOptions o;
+  o.port = 0;
+  o.web_root = ".";
+  o.threads = 2;
+  o.desk.head_wait = std::chrono::milliseconds(300);
+  o.desk.max_pending_per_host = 20;
+  ViewerServer server(o, nullptr, &live);
+  auto port = server.bind();
+  ASSERT_TRUE(port.has_value());
+  server.start();
+  // 60 connections that never finish their heads: 40 of them are dropped to make room for
+  // the newest, and none keeps the two request threads.
+  std::vector<int> slow;
+  for (int i = 0; i < 60; ++i) {
+    const int fd = raw_connect(*port);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::send(fd, "GET /api/live HTTP/1.1\r\n", 25, 0), 25);
+    slow.push_back(fd);
+  }
+  httplib::Client c("127.0.0.1", *port);
+  for (int i = 0; i < 5; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = c.Get("/api/live");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(250));
+  }
+  int dropped = 0, timed_out = 0;
+  for (int fd : slow) {
+    const std::string a = answer_of(fd);
+    dropped += a.find("503") != std::string::npos && a.find("make room") != std::string::npos;
+    timed_out += a.find("408") != std::string::npos;
+    ::close(fd);
+  }
+  // At most 20 wait from one address: the rest were dropped (the client's own connections
+  // made room too), and every one that waited was told its time was up.
+  EXPECT_GE(dropped, 40);
+  EXPECT_EQ(dropped + timed_out, 60);
+  const auto send_raw = [&](const std::string& request) {
+    const int fd = raw_connect(*port);
+    EXPECT_EQ(::send(fd, request.data(), request.size(), 0), static_cast<ssize_t>(request.size()));
+    std::string a = answer_of(fd);
+    ::close(fd);
+    return a.substr(0, a.find("\r\n"));
+  };
+  EXPECT_EQ(send_raw("GET / HTTP/1.1\r\nX: " + std::string(20000, 'x') + "\r\n\r\n"),
+            "HTTP/1.1 431 Request Header Fields Too Large");
+  EXPECT_EQ(send_raw("POST /api/live HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"),
+            "HTTP/1.1 411 Length Required");
+  EXPECT_EQ(send_raw("POST /api/live HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n"),
+            "HTTP/1.1 413 Payload Too Large");
+  // A body is awaited, then the route answers (the viewer takes no POST).
+  EXPECT_EQ(send_raw("POST /api/live HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"),
+            "HTTP/1.1 405 Method Not Allowed");
+  EXPECT_EQ(send_raw("GET /api/live HTTP/1.1\r\nHost: x\r\n\r\n"), "HTTP/1.1 200 OK");
+  server.stop();
+}
+
 TEST(ViewerServer, LiveStreamsAreCappedAndResume) {
   LiveMatches live;
   ServerOptions o;

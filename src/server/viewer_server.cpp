@@ -1,5 +1,10 @@
 #include "server/viewer_server.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <charconv>
 #include <functional>
@@ -11,6 +16,7 @@
 #include "core/file.h"
 #include "core/printable.h"
 #include "server/api.h"
+#include "server/request_desk.h"
 #include "tournament/log_codec.h"
 
 #ifndef ARBITER_WEB_DIR
@@ -113,6 +119,103 @@ std::optional<std::filesystem::path> static_file(const std::filesystem::path& ro
   return file;
 }
 
+// One request the desk has read whole (its bytes) on its socket, which answers are written to:
+// what cpp-httplib's request parser and routes read and write, with a time limit on each write
+// (a client that stops reading holds a request thread that long at most).
+class DeskStream final : public httplib::Stream {
+ public:
+  DeskStream(const RequestDesk::Request& r) : r_(r) {}
+  bool is_readable() const override { return at_ < r_.bytes.size() || ready(POLLIN); }
+  bool is_writable() const override { return ready(POLLOUT); }
+  ssize_t read(char* ptr, std::size_t size) override {
+    if (at_ < r_.bytes.size()) {
+      const std::size_t n = std::min(size, r_.bytes.size() - at_);
+      std::memcpy(ptr, r_.bytes.data() + at_, n);
+      at_ += n;
+      return static_cast<ssize_t>(n);
+    }
+    return 0;  // the desk read the whole request: there is nothing more to read
+  }
+  ssize_t write(const char* ptr, std::size_t size) override {
+    std::size_t sent = 0;
+    while (sent < size) {
+      if (!ready(POLLOUT)) return sent > 0 ? static_cast<ssize_t>(sent) : -1;
+      const ssize_t n = ::send(r_.fd, ptr + sent, size - sent, MSG_NOSIGNAL);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
+      if (n <= 0) return sent > 0 ? static_cast<ssize_t>(sent) : -1;
+      sent += static_cast<std::size_t>(n);
+    }
+    return static_cast<ssize_t>(sent);
+  }
+  void get_remote_ip_and_port(std::string& ip, int& port) const override {
+    ip = r_.host;
+    port = r_.port;
+  }
+  void get_local_ip_and_port(std::string& ip, int& port) const override {
+    ip.clear();
+    port = 0;
+  }
+  socket_t socket() const override { return r_.fd; }
+
+ private:
+  static constexpr int kWaitMs = 5000;
+  bool ready(short events) const {
+    pollfd p{r_.fd, events, 0};
+    int n;
+    do {
+      n = ::poll(&p, 1, kWaitMs);
+    } while (n < 0 && errno == EINTR);
+    return n > 0 && (p.revents & (POLLERR | POLLNVAL)) == 0 && (p.revents & events) != 0;
+  }
+  const RequestDesk::Request& r_;
+  std::size_t at_ = 0;
+};
+
+// cpp-httplib's routes over requests the desk hands on, one connection each.
+// cpp-httplib (0.11) writes a streamed answer (a log, a live stream) only while the server "is
+// running", which it is only inside its own accept loop. So that loop runs, idle, on a pipe
+// that nothing is ever written to (no socket: nobody can connect to it), while the desk
+// accepts the real connections.
+class DeskServer : public httplib::Server {
+ public:
+  DeskServer() {
+    set_idle_interval(1);
+    new_task_queue = [] { return new httplib::ThreadPool(1); };  // the loop accepts nothing
+  }
+  ~DeskServer() override { halt(); }
+  // Starts the idle loop; returns once the server is running.
+  bool run_idle() {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) < 0) return false;
+    idle_write_ = fds[1];
+    svr_sock_ = fds[0];
+    idle_ = std::thread([this] { listen_after_bind(); });
+    while (!is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return true;
+  }
+  void halt() {
+    if (idle_.joinable()) {
+      stop();  // closes the pipe's read end
+      idle_.join();
+    }
+    if (idle_write_ >= 0) ::close(idle_write_);
+    idle_write_ = -1;
+  }
+  void serve(RequestDesk::Request r) {
+    {
+      DeskStream stream(r);
+      bool closed = false;
+      process_request(stream, /*close_connection=*/true, closed, {});
+    }
+    ::shutdown(r.fd, SHUT_WR);
+    ::close(r.fd);
+  }
+
+ private:
+  std::thread idle_;
+  int idle_write_ = -1;
+};
+
 }  // namespace
 
 // Where a live stream reads its lines: the spectator lines from index `from` on, waiting up to
@@ -125,7 +228,8 @@ struct ViewerServer::Impl {
   tournament::Store* store = nullptr;
   std::unique_ptr<StoreApi> api;
   LiveMatches* live = nullptr;
-  httplib::Server http;
+  DeskServer http;
+  std::unique_ptr<RequestDesk> desk;
   std::thread thread;
   std::atomic<bool> stopping{false};
   std::atomic<int> streams{0};  // live streams open now; each holds a request thread
@@ -237,9 +341,6 @@ void ViewerServer::Impl::live_stream(const httplib::Request& req, httplib::Respo
 }
 
 void ViewerServer::Impl::routes() {
-  http.new_task_queue = [n = options.threads] {
-    return new httplib::ThreadPool(static_cast<std::size_t>(n));
-  };
   http.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
     if (req.method == "GET" || req.method == "HEAD") return httplib::Server::HandlerResponse::Unhandled;
     res.set_header("Allow", "GET, HEAD");
@@ -390,27 +491,29 @@ ViewerServer::~ViewerServer() { stop(); }
 
 Expected<std::uint16_t> ViewerServer::bind() {
   const auto& o = impl_->options;
-  int port = o.port;
-  if (o.port == 0) {
-    port = impl_->http.bind_to_any_port(o.host);
-    if (port <= 0) return fail(fmt::format("cannot listen on {}: no free port", o.host));
-  } else if (!impl_->http.bind_to_port(o.host, o.port)) {
-    return fail(fmt::format("cannot listen on {}:{} (in use, or not an address of this machine)",
-                            o.host, o.port));
-  }
-  return static_cast<std::uint16_t>(port);
+  auto listener = TcpListener::listen(o.host, o.port, /*backlog=*/1024);
+  if (!listener)
+    return fail(listener.error().message +
+                (o.port == 0 ? "" : " (the port in use, or not an address of this machine)"));
+  if (!impl_->http.run_idle()) return fail(fmt::format("cannot start the viewer: {}", std::strerror(errno)));
+  Impl* impl = impl_.get();
+  impl_->desk = std::make_unique<RequestDesk>(
+      std::move(*listener), o.desk, static_cast<std::size_t>(std::max(o.threads, 1)),
+      [impl](RequestDesk::Request r) { impl->http.serve(std::move(r)); });
+  return impl_->desk->port();
 }
 
-void ViewerServer::run() { impl_->http.listen_after_bind(); }
+void ViewerServer::run() { impl_->desk->run(); }
 
 void ViewerServer::start() {
-  impl_->thread = std::thread([this] { impl_->http.listen_after_bind(); });
+  impl_->thread = std::thread([this] { impl_->desk->run(); });
 }
 
 void ViewerServer::stop() {
   impl_->stopping = true;
-  impl_->http.stop();
+  if (impl_->desk) impl_->desk->stop();
   if (impl_->thread.joinable()) impl_->thread.join();
+  impl_->http.halt();
 }
 
 }  // namespace arbiter::server

@@ -4,7 +4,9 @@
 //
 // Safety: GET and HEAD only (anything else: 405); ids are integers checked before use; static
 // paths are resolved inside the web root (no "..", no symlink out of it, regular files only);
-// every answer carries a Content-Security-Policy that allows only the server's own files.
+// every answer carries a Content-Security-Policy that allows only the server's own files;
+// requests are read whole by a RequestDesk before a request thread takes them, with caps per
+// address, so that slow or idle connections hold no thread.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +16,7 @@
 
 #include "core/json.h"
 #include "server/live.h"
+#include "server/request_desk.h"
 #include "tournament/store.h"
 
 namespace arbiter::server {
@@ -23,6 +26,8 @@ struct ServerOptions {
   std::uint16_t port = 8080;  // 0: any free port
   std::filesystem::path web_root;  // the viewer's static files
   int threads = 64;  // request threads; each open live stream holds one
+  // How requests are read before a request thread takes them (a slowloris holds none).
+  RequestDesk::Rules desk;
 };
 
 class ViewerServer {

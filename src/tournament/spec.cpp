@@ -301,7 +301,7 @@ Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
       return fail(fmt::format(
           "{}:{}: unknown key \"{}\" (known: name, game, schedule, seats, "
           "rounds, seed, per_call, hero, clock, pairing, [sprt], [config], [[player]], and the "
-          "program terms memory, processes, cpu_time, output, open_files, dir, "
+          "program terms memory, processes, cpu_time, cpus, output, open_files, dir, "
           "stderr, network, read_only, env, sandbox)",
           path, value.source().begin.line, key.str()));
   // A [[player]]'s own keys, each unknown one named with its line.
@@ -315,7 +315,7 @@ Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
             return fail(
                 fmt::format("{}:{}: unknown key \"{}\" in a [[player]] (known: name, "
                             "bot or command, per_call, clock, and the program terms "
-                            "memory, processes, cpu_time, output, open_files, dir, "
+                            "memory, processes, cpu_time, cpus, output, open_files, dir, "
                             "stderr, network, read_only, env, sandbox)",
                             path, value.source().begin.line, key.str()));
         }

@@ -1,0 +1,263 @@
+#include "server/request_desk.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/json.h"
+
+namespace arbiter::server {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// The value of header `name` (lower case) in `head`, trimmed; empty if absent.
+std::string header(std::string_view head, std::string_view name) {
+  std::size_t at = head.find('\n');
+  while (at != std::string_view::npos && at + 1 < head.size()) {
+    const std::size_t end = head.find('\n', at + 1);
+    std::string_view line = head.substr(at + 1, end == std::string_view::npos ? end : end - at - 1);
+    const std::size_t colon = line.find(':');
+    if (colon != std::string_view::npos && lower(line.substr(0, colon)) == name) {
+      std::string_view value = line.substr(colon + 1);
+      while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+      while (!value.empty() && (value.back() == '\r' || value.back() == ' ')) value.remove_suffix(1);
+      return std::string(value);
+    }
+    at = end;
+  }
+  return {};
+}
+
+// Best effort: the peer gets what the socket takes now, and nothing waits for it.
+void send_now(int fd, std::string_view text) {
+  [[maybe_unused]] ssize_t n = ::send(fd, text.data(), text.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+const char* reason(int status) {
+  switch (status) {
+    case 408: return "Request Timeout";
+    case 411: return "Length Required";
+    case 413: return "Payload Too Large";
+    case 431: return "Request Header Fields Too Large";
+    case 503: return "Service Unavailable";
+    default: return "Bad Request";
+  }
+}
+
+}  // namespace
+
+void answer_and_close(int fd, int status, const std::string& message) {
+  const std::string body = dump(Json{{"error", message}});
+  send_now(fd, fmt::format("HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: "
+                           "{}\r\nConnection: close\r\n\r\n{}",
+                           status, reason(status), body.size(), body));
+  ::shutdown(fd, SHUT_WR);
+  ::close(fd);
+}
+
+RequestDesk::RequestDesk(std::unique_ptr<TcpListener> listener, Rules rules, std::size_t threads,
+                         Handler handler)
+    : listener_(std::move(listener)), rules_(rules), handler_(std::move(handler)) {
+  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  threads_.resize(std::max<std::size_t>(threads, 1));
+}
+
+RequestDesk::~RequestDesk() {
+  stop();
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+}
+
+void RequestDesk::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  work_.notify_all();
+  const std::uint64_t one = 1;
+  [[maybe_unused]] ssize_t n = ::write(wake_fd_, &one, sizeof one);
+}
+
+RequestDesk::Step RequestDesk::read_some(Pending& p) {
+  char buf[16 << 10];
+  for (;;) {
+    const ssize_t n = ::recv(p.fd, buf, sizeof buf, 0);
+    if (n == 0) {
+      ::close(p.fd);  // gone before its request was whole
+      return Step::answered;
+    }
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+      ::close(p.fd);
+      return Step::answered;
+    }
+    p.bytes.append(buf, static_cast<std::size_t>(n));
+    if (p.body_at == 0) {
+      const std::size_t end = p.bytes.find("\r\n\r\n");
+      if (end == std::string::npos) {
+        if (p.bytes.size() > rules_.max_head) {
+          answer_and_close(p.fd, 431, fmt::format("a request head is at most {} bytes", rules_.max_head));
+          return Step::answered;
+        }
+        continue;
+      }
+      if (end + 4 > rules_.max_head) {
+        answer_and_close(p.fd, 431, fmt::format("a request head is at most {} bytes", rules_.max_head));
+        return Step::answered;
+      }
+      const std::string_view head(p.bytes.data(), end + 2);
+      if (!header(head, "transfer-encoding").empty()) {
+        answer_and_close(p.fd, 411, "give the body's Content-Length (no chunked bodies)");
+        return Step::answered;
+      }
+      const std::string length = header(head, "content-length");
+      std::size_t value = 0;
+      if (!length.empty()) {
+        const auto [ptr, ec] = std::from_chars(length.data(), length.data() + length.size(), value);
+        if (ec != std::errc() || ptr != length.data() + length.size()) {
+          answer_and_close(p.fd, 400, "Content-Length: not a number");
+          return Step::answered;
+        }
+      }
+      if (value > rules_.max_body) {
+        answer_and_close(p.fd, 413, fmt::format("a request body is at most {} bytes", rules_.max_body));
+        return Step::answered;
+      }
+      p.body_at = end + 4;
+      p.length = value;
+      // A body has its own time, by its size.
+      p.until = Clock::now() + rules_.head_wait +
+                std::chrono::milliseconds(value * 1000 / std::max<std::size_t>(rules_.min_body_rate, 1));
+      if (value > 0 && lower(header(head, "expect")) == "100-continue") {
+        send_now(p.fd, "HTTP/1.1 100 Continue\r\n\r\n");
+        // Answered here: the head handed on says nothing more of it.
+        const std::size_t at = lower(std::string(head)).find("\r\nexpect:");
+        if (at != std::string::npos) {
+          const std::size_t eol = p.bytes.find("\r\n", at + 2);
+          p.bytes.erase(at, eol - at);
+          p.body_at -= eol - at;
+        }
+      }
+    }
+    if (p.bytes.size() >= p.body_at + p.length) {
+      p.bytes.resize(p.body_at + p.length);  // a pipelined request after it is not served
+      return Step::complete;
+    }
+  }
+  return Step::waiting;
+}
+
+void RequestDesk::hand_over(Pending& p) {
+  {
+    std::lock_guard lock(mu_);
+    if (queue_.size() < rules_.max_queued) {
+      queue_.push_back({p.fd, std::move(p.bytes), std::move(p.host), p.port});
+      work_.notify_one();
+      return;
+    }
+  }
+  answer_and_close(p.fd, 503, "the viewer is busy: try again in a moment");
+}
+
+void RequestDesk::serve_queue() {
+  for (;;) {
+    Request request;
+    {
+      std::unique_lock lock(mu_);
+      work_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      request = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    try {
+      handler_(std::move(request));
+    } catch (...) {
+      // A handler's failure ends its request only; the handler closes what it was given.
+    }
+  }
+}
+
+void RequestDesk::run() {
+  for (auto& t : threads_) t = std::thread([this] { serve_queue(); });
+  // Connections accepted in one round at most, so that a flood cannot starve the reading.
+  constexpr int kAcceptsPerRound = 256;
+  std::vector<pollfd> fds;
+  for (;;) {
+    {
+      std::lock_guard lock(mu_);
+      if (stopping_) break;
+    }
+    auto sleep = std::chrono::milliseconds(1000);
+    const auto now = Clock::now();
+    for (const Pending& p : pending_)
+      sleep = std::min(sleep, std::chrono::ceil<std::chrono::milliseconds>(p.until - now));
+    fds.assign({pollfd{listener_->fd(), POLLIN, 0}, pollfd{wake_fd_, POLLIN, 0}});
+    for (const Pending& p : pending_) fds.push_back({p.fd, POLLIN, 0});
+    if (::poll(fds.data(), fds.size(), static_cast<int>(std::max<long>(sleep.count(), 0))) < 0 &&
+        errno != EINTR)
+      break;
+    const auto woke = Clock::now();
+    std::vector<bool> gone(pending_.size(), false);
+    for (std::size_t i = 0; i < pending_.size(); ++i) {
+      Pending& p = pending_[i];
+      if (fds[i + 2].revents != 0) {
+        p.heard = woke;
+        const Step step = read_some(p);
+        if (step == Step::complete) hand_over(p);
+        if (step != Step::waiting) {
+          gone[i] = true;
+          continue;
+        }
+      }
+      // Its wait is over only after it has had its chance to be read.
+      if (woke >= p.until) {
+        answer_and_close(p.fd, 408, "the request did not arrive in time (send it whole, at once)");
+        gone[i] = true;
+      }
+    }
+    for (std::size_t i = pending_.size(); i-- > 0;)
+      if (gone[i]) pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
+    if (fds[0].revents != 0) {
+      for (int n = 0; n < kAcceptsPerRound; ++n) {
+        auto accepted = listener_->accept_now();
+        if (!accepted || !*accepted) break;
+        auto& a = **accepted;
+        if (const auto drop = pending_to_drop(pending_, a.host,
+                                              {rules_.max_pending, rules_.max_pending_per_host})) {
+          answer_and_close(pending_[*drop].fd, 503,
+                           "dropped to make room: this connection had been silent the longest");
+          pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(*drop));
+        }
+        int port = 0;
+        if (const auto colon = a.peer.rfind(':'); colon != std::string::npos)
+          std::from_chars(a.peer.data() + colon + 1, a.peer.data() + a.peer.size(), port);
+        pending_.push_back({a.fd, std::move(a.host), port, {}, woke, woke + rules_.head_wait});
+      }
+    }
+  }
+  for (Pending& p : pending_) ::close(p.fd);
+  pending_.clear();
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
+  std::lock_guard lock(mu_);
+  for (Request& r : queue_) ::close(r.fd);
+  queue_.clear();
+}
+
+}  // namespace arbiter::server

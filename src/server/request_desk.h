@@ -1,0 +1,99 @@
+// RequestDesk: the viewer's front door. One thread accepts connections and reads every request's
+// head (and body, up to a cap) from all of them at once, in one poll() loop; only complete
+// requests go to the request threads. So a client that trickles its request a byte at a time (a
+// slowloris), however many connections it opens, holds no request thread and delays nobody.
+//  - Each connection has `head_wait` from being accepted to send its whole head; a body must
+//    then follow within `head_wait` plus its size at `min_body_rate`.
+//  - At most `max_pending` connections wait at once, at most `max_pending_per_host` from one
+//    address; a newcomer beyond that takes the place of the one silent the longest, of its
+//    address if it has its share, else of all (remote/tcp.h: pending_to_drop).
+//  - A complete request waits for a request thread in a queue of at most `max_queued`; beyond
+//    that it is answered 503 at once.
+// A connection carries one request (the answer says Connection: close). Heads over `max_head`,
+// bodies over `max_body` and chunked bodies are answered 431, 413 and 411 by the desk itself.
+//
+// Thread-safety: run() on one thread; stop() from any.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "remote/tcp.h"
+
+namespace arbiter::server {
+
+class RequestDesk {
+ public:
+  struct Rules {
+    std::chrono::milliseconds head_wait{5000};
+    std::size_t min_body_rate = 64 << 10;  // bytes a second
+    std::size_t max_head = 16 << 10;
+    std::size_t max_body = 64 << 10;
+    std::size_t max_pending = 512;
+    std::size_t max_pending_per_host = 64;
+    std::size_t max_queued = 256;
+  };
+  // A complete request: its bytes as they came (head and body; an Expect: 100-continue already
+  // answered), and its socket (non-blocking), which the handler owns from then on.
+  struct Request {
+    int fd = -1;
+    std::string bytes;
+    std::string host;  // the peer's address
+    int port = 0;
+  };
+  using Handler = std::function<void(Request)>;
+
+  // `threads` request threads each call `handler` with one request at a time.
+  RequestDesk(std::unique_ptr<TcpListener> listener, Rules rules, std::size_t threads,
+              Handler handler);
+  ~RequestDesk();
+  RequestDesk(const RequestDesk&) = delete;
+  RequestDesk& operator=(const RequestDesk&) = delete;
+
+  std::uint16_t port() const { return listener_->port(); }
+
+  // Accepts and reads until stop(); then closes what waits and joins the request threads once
+  // their requests end.
+  void run();
+  void stop();
+
+ private:
+  struct Pending {
+    int fd;
+    std::string host;
+    int port;
+    std::string bytes;
+    std::chrono::steady_clock::time_point heard;  // accepted, or last sent bytes
+    std::chrono::steady_clock::time_point until;  // its wait ends
+    std::size_t body_at = 0;  // where the body starts, once the head is in
+    std::size_t length = 0;   // the body's length, once the head is in
+  };
+  enum class Step { waiting, complete, answered };
+  Step read_some(Pending& p);
+  void hand_over(Pending& p);
+  void serve_queue();
+
+  std::unique_ptr<TcpListener> listener_;
+  const Rules rules_;
+  const Handler handler_;
+  int wake_fd_ = -1;
+  std::vector<Pending> pending_;
+  std::mutex mu_;
+  std::condition_variable work_;
+  std::deque<Request> queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+// Answers `status` with a one-line JSON error and closes `fd`, never waiting on the peer.
+void answer_and_close(int fd, int status, const std::string& message);
+
+}  // namespace arbiter::server
