@@ -382,8 +382,12 @@ int main(int argc, char** argv) {
 
   auto* games = app.add_subcommand("games", "List the games and their house bots");
   games->callback([] {
+    // One column wide enough for every name.
+    std::size_t width = 0;
+    for (const auto& g : registered_games()) width = std::max(width, g.name.size());
+    const std::string indent(width + 2, ' ');
     for (const auto& g : registered_games())
-      fmt::print("{:<11} {}\n            bots: {}\n", g.name, g.summary, g.bots);
+      fmt::print("{:<{}}  {}\n{}bots: {}\n", g.name, width, g.summary, indent, g.bots);
     fmt::print("any game: cmd:PROGRAM [ARGS] (a program speaking the wire protocol) | tcp\n");
   });
 

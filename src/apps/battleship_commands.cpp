@@ -74,8 +74,10 @@ void add_battleship_commands(CLI::App& app, int& exit_code) {
     }
     auto fleets = battleship::parse_bot("random+" + args->fleets);
     if (!fleets) {
-      report_error(fmt::format("--fleets: unknown placement \"{}\" (uniform, evasive, hardest)",
-                               args->fleets));
+      std::string known;
+      for (const auto& [kind, name] : battleship::kPlacerNames)
+        known += fmt::format("{}{}", known.empty() ? "" : ", ", name);
+      report_error(fmt::format("--fleets: unknown placement \"{}\" ({})", args->fleets, known));
       exit_code = kBadInput;
       return;
     }

@@ -18,6 +18,19 @@
 #include "remote/wire.h"
 
 namespace arbiter {
+
+std::vector<std::string> abalone_house_bots() {
+  std::vector<std::string> names;
+  for (const auto& team : abalone::house_teams()) names.push_back(team.name);
+  return names;
+}
+
+std::string abalone_bot_syntax() {
+  std::string teams;
+  for (const auto& name : abalone_house_bots()) teams += (teams.empty() ? "" : " | ") + name;
+  return teams + " (house Lua teams) | PATH.lua | lua:PATH (a Lua team file)";
+}
+
 namespace {
 
 using abalone::Commitment;
@@ -82,7 +95,7 @@ Expected<std::string> team_file(const std::string& bot) {
   if (abalone::find_house_team(bot) != nullptr) return std::string();
   if (bot.starts_with("lua:")) return bot.substr(4);
   if (bot.ends_with(".lua")) return bot;
-  return fail(fmt::format("bot \"{}\": expected {}, cmd:PROGRAM or tcp", bot, kAbaloneBots));
+  return fail(fmt::format("bot \"{}\": expected {}, cmd:PROGRAM or tcp", bot, abalone_bot_syntax()));
 }
 
 Expected<std::optional<std::string>> lua_source(const std::string& bot) {

@@ -11,9 +11,11 @@
 
 namespace arbiter {
 
-// The bot syntax, for `arbiter games`.
-inline constexpr const char* kAbaloneBots =
-    "simple | team (house Lua teams) | PATH.lua | lua:PATH (a Lua team file)";
+// The bot syntax, for `arbiter games`: the house teams (games/abalone/bots.h) by name, a Lua
+// team file.
+std::string abalone_bot_syntax();
+// The house teams' names.
+std::vector<std::string> abalone_house_bots();
 
 // The registry's checks: a house team or a readable Lua file; a config for 2 seats.
 Expected<void> check_abalone_bot(const std::string& bot);

@@ -282,6 +282,7 @@ const std::vector<GameEntry>& registered_games() {
        .summary = "Speed Scrabble: a real-time crossword race, tiles for all on every valid board "
                   "(2-8 players)",
        .bots = "solver | slow | slow=SECONDS (the solver, waiting before each board)",
+       .house_bots = {"solver", "slow", "slow=0.5"},
        .min_seats = 2,
        .max_seats = 8,
        .check_bot = [](const std::string& bot) { return checked(parse_racer(bot)); },
@@ -294,6 +295,7 @@ const std::vector<GameEntry>& registered_games() {
        .summary = "The Dominosa race: one generated puzzle for all, the first valid solution wins "
                   "(1-8 players)",
        .bots = "solver | slow | slow=SECONDS (the exact solver, waiting before it submits)",
+       .house_bots = {"solver", "slow", "slow=0.5"},
        .min_seats = 1,
        .max_seats = 8,
        .check_bot = [](const std::string& bot) { return checked(parse_racer(bot)); },
@@ -305,7 +307,8 @@ const std::vector<GameEntry>& registered_games() {
       {.name = "abalone",
        .summary = "Concurrent Abalone: every piece a sandboxed Lua thread, stepped in lockstep "
                   "(2 teams: black, white)",
-       .bots = kAbaloneBots,
+       .bots = abalone_bot_syntax(),
+       .house_bots = abalone_house_bots(),
        .min_seats = 2,
        .max_seats = 2,
        .streams_gui = true,

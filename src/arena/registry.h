@@ -104,6 +104,8 @@ struct GameEntry {
   std::string name;
   std::string summary;
   std::string bots;  // the bot syntax, one line for --help
+  // Every house bot by name (each one check_bot takes, and `bots` names): `arbiter games`.
+  std::vector<std::string> house_bots;
   std::size_t min_seats = 2;  // how many players a match seats (before config overrides)
   std::size_t max_seats = 2;
   bool streams_gui = false;  // whether play takes Hosting::gui (a viewer's text stream)

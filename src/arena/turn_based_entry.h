@@ -27,7 +27,8 @@ namespace arbiter {
 
 // What a turn-based game G provides for its registry entry, beside being a Game:
 //   G::kSummary      one line for --help: what the game is, how many players
-//   G::kBotSyntax    its house bots' syntax, one line for --help ("random | optimal")
+//   G::bot_syntax()  its house bots' syntax, one line for --help ("random | optimal")
+//   G::house_bots()  every house bot by name, each one check_bot takes (`arbiter games`)
 //   G::kMinSeats, G::kMaxSeats   how many players a match seats
 //   G::check_bot(text)           whether `text` names a house bot (starts nothing)
 //   G::make_bot(name, text, seed)   that bot as a Player; `seed` is its own (seeds::seat)
@@ -39,7 +40,8 @@ template <class G>
 concept TurnBasedHosted =
     Game<G> && requires(std::string_view text, const std::string& name, std::uint64_t seed) {
       { G::kSummary } -> std::convertible_to<std::string_view>;
-      { G::kBotSyntax } -> std::convertible_to<std::string_view>;
+      { G::bot_syntax() } -> std::convertible_to<std::string>;
+      { G::house_bots() } -> std::same_as<std::vector<std::string>>;
       { G::kMinSeats } -> std::convertible_to<int>;
       { G::kMaxSeats } -> std::convertible_to<int>;
       { G::check_bot(text) } -> std::same_as<Expected<void>>;
@@ -95,7 +97,8 @@ GameEntry turn_based_entry() {
   return GameEntry{
       .name = std::string(G::kName),
       .summary = std::string(G::kSummary),
-      .bots = std::string(G::kBotSyntax),
+      .bots = G::bot_syntax(),
+      .house_bots = G::house_bots(),
       .min_seats = static_cast<std::size_t>(G::kMinSeats),
       .max_seats = static_cast<std::size_t>(G::kMaxSeats),
       .clocked = true,

@@ -15,6 +15,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kZ95 = 1.959963984540054;  // the normal quantile of 0.975
+constexpr double kConfidence = 0.975;        // each end of the 95 % interval
 constexpr double kPrior = 0.25;              // pseudo-outcomes per category in the SPRT
 
 struct Moments {
@@ -41,6 +42,12 @@ Moments moments(const std::vector<double>& counts) {
 
 EloDifference interval(const Moments& m) {
   if (m.n <= 0) return {0, -kInf, kInf};
+  // Every unit (game or pair) won, or every one lost: no finite estimate and no spread, but an
+  // exact one-sided bound (Clopper-Pearson): n wins in n are below 2.5 % likely for a chance of
+  // a full score under 0.025^(1/n), and the expected score is at least that chance.
+  const double exact = std::pow(1 - kConfidence, 1.0 / m.n);
+  if (m.mean >= 1) return {kInf, score_to_elo(exact), kInf};
+  if (m.mean <= 0) return {-kInf, -kInf, score_to_elo(1 - exact)};
   const double se = std::sqrt(m.variance / m.n);
   auto at = [](double s) { return s <= 0 ? -kInf : s >= 1 ? kInf : score_to_elo(s); };
   return {at(m.mean), at(m.mean - kZ95 * se), at(m.mean + kZ95 * se)};
@@ -65,6 +72,17 @@ std::optional<double> first_entrant_points(const TournamentSpec& spec, const Sto
 std::string elo_text(double x) {
   if (std::isinf(x)) return x > 0 ? "+inf" : "-inf";
   return fmt::format("{:+.1f}", x);
+}
+
+// "+147.2 [-33.4, +504.0]", or for a clean sweep the bound that holds and why there is no more.
+std::string difference_text(const EloDifference& d, std::string_view units) {
+  if (d.elo == kInf)
+    return fmt::format("at least {} (95 %; every {} won, so no finite estimate)", elo_text(d.low),
+                       units);
+  if (d.elo == -kInf)
+    return fmt::format("at most {} (95 %; every {} lost, so no finite estimate)", elo_text(d.high),
+                       units);
+  return fmt::format("{} [{}, {}]", elo_text(d.elo), elo_text(d.low), elo_text(d.high));
 }
 
 Json elo_json(double x) {
@@ -214,17 +232,17 @@ std::string head_to_head_text(const TournamentSpec& spec, const HeadToHead& h) {
   std::string out = fmt::format("{} against {}: {} games, +{} ={} -{}", a, b, t.games(), t.wins,
                                 t.draws, t.losses);
   const auto elo = trinomial_elo(t);
-  out += fmt::format("; Elo {} [{}, {}]; LOS {:.1f} %; draw ratio {:.1f} %\n", elo_text(elo.elo),
-                     elo_text(elo.low), elo_text(elo.high), 100 * likelihood_of_superiority(t),
+  out += fmt::format("; Elo of {} over {}: {}; LOS {:.1f} %; draw ratio {:.1f} %\n", a, b,
+                     difference_text(elo, "game"), 100 * likelihood_of_superiority(t),
                      t.games() ? 100.0 * t.draws / t.games() : 0.0);
   if (spec.pairing) {
     const auto pe = pentanomial_elo(h.pairs);
     std::int64_t n = 0;
     for (auto c : h.pairs) n += c;
-    out += fmt::format("pairs: {} (LL {}, LD {}, DD/WL {}, WD {}, WW {}); pentanomial Elo {} "
-                       "[{}, {}]{}\n",
-                       n, h.pairs[0], h.pairs[1], h.pairs[2], h.pairs[3], h.pairs[4],
-                       elo_text(pe.elo), elo_text(pe.low), elo_text(pe.high),
+    out += fmt::format("pairs: {} (LL {}, LD {}, DD/WL {}, WD {}, WW {}); pentanomial Elo of {} "
+                       "over {}: {}{}\n",
+                       n, h.pairs[0], h.pairs[1], h.pairs[2], h.pairs[3], h.pairs[4], a, b,
+                       difference_text(pe, "pair"),
                        h.incomplete_pairs ? fmt::format("; {} pair(s) incomplete",
                                                         h.incomplete_pairs)
                                           : "");

@@ -29,7 +29,9 @@ struct Trinomial {
 // [2] DD or WL, [3] WD, [4] WW.
 using Pentanomial = std::array<std::int64_t, 5>;
 
-// An Elo difference and its 95 % interval; infinite where the score is 0 or 1.
+// An Elo difference and its 95 % interval. Where every game (or pair) was won, `elo` and `high`
+// are +inf and `low` the exact one-sided bound (Clopper-Pearson: the chance of a full score is at
+// least 0.025^(1/N)); every one lost, the mirror image.
 struct EloDifference {
   double elo = 0;
   double low = 0;

@@ -103,6 +103,33 @@ TEST(HeadToHead, CountsGamesAndPairsFromStoredRows) {
   EXPECT_FALSE(head_to_head(three, rows).has_value());
 }
 
+// A clean sweep has no finite estimate, but an exact one-sided bound: ten wins in ten are under
+// 2.5 % likely unless a win's chance is at least 0.025^(1/10) = 0.6915, Elo +140.2; printed as
+// that bound with the reason, never as +inf.
+TEST(HeadToHead, ACleanSweepGivesAFiniteOneSidedBound) {
+  const auto sweep = trinomial_elo({0, 0, 10});
+  EXPECT_TRUE(std::isinf(sweep.elo) && sweep.elo > 0);
+  EXPECT_NEAR(sweep.low, 140.2, 0.05);
+  EXPECT_NEAR(elo_to_score(sweep.low), std::pow(0.025, 0.1), 1e-9);
+  const auto lost = trinomial_elo({10, 0, 0});
+  EXPECT_NEAR(lost.high, -140.2, 0.05);
+  EXPECT_TRUE(std::isinf(lost.low) && lost.low < 0);
+  // More games, a tighter bound; one more win, never a lower one.
+  EXPECT_GT(trinomial_elo({0, 0, 20}).low, sweep.low);
+  const auto pairs = pentanomial_elo({0, 0, 0, 0, 5});  // five WW pairs
+  EXPECT_NEAR(elo_to_score(pairs.low), std::pow(0.025, 0.2), 1e-9);
+  std::vector<StoredResult> rows;
+  for (int i = 0; i < 10; ++i) rows.push_back(stored_match(i, 1));
+  const auto h = head_to_head(two(true), rows);
+  ASSERT_TRUE(h.has_value());
+  const std::string text = head_to_head_text(two(true), *h);
+  EXPECT_EQ(text.find("inf"), std::string::npos) << text;
+  EXPECT_NE(text.find("at least +140.2 (95 %; every game won, so no finite estimate)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("every pair won"), std::string::npos) << text;
+}
+
 TEST(HeadToHead, TheSprtDecidesAtTheFirstCrossingOfTheStoredPrefixWhateverTheOrder) {
   const auto spec = two(true, Sprt{0, 50, 0.05, 0.05, true});
   std::vector<StoredResult> rows;

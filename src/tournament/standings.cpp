@@ -167,7 +167,7 @@ std::string standings_text(const StandingsTable& s) {
   for (const auto& r : s.rows) width = std::max(width, r.name.size());
   std::string out = fmt::format("{:>3}  {:<{}}  {:>7} {:>6} {:>8} {:>6}  {:>16}  {:>13}  {:>8}\n",
                                 "#", "name", width, "matches", "wins", "points", "ejects",
-                                "elo (95% CI)", "glicko-2", "score");
+                                "elo±95% (mean 0)", "glicko-2", "score");
   int place = 0;
   for (const auto& r : s.rows) {
     const double half = (r.elo.high - r.elo.low) / 2;

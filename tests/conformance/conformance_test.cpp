@@ -64,6 +64,19 @@ TEST(ConformanceCoverage, EveryRegisteredGameIsCovered) {
   EXPECT_EQ(registered, covered);
 }
 
+// `arbiter games` lists every house bot: each one the game takes, each named in its syntax line.
+TEST(ConformanceCoverage, EveryHouseBotIsListedAndTaken) {
+  for (const auto& g : registered_games()) {
+    EXPECT_FALSE(g.house_bots.empty()) << g.name;
+    for (const auto& bot : g.house_bots) {
+      EXPECT_TRUE(g.check_bot(bot)) << g.name << ": " << bot;
+      const std::string base = bot.substr(0, bot.find_first_of("+="));
+      EXPECT_NE(g.bots.find(base), std::string::npos) << g.name << ": " << base << " not in "
+                                                      << g.bots;
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Real-time games: random messages from random seats at increasing times, junk included, reach
 // the end (or keep the game consistent), every notice and setup round-trips through the codec,

@@ -92,7 +92,7 @@ def test_run_from_file(tmp):
     if r.returncode != 0:
         TALLY.report("run from a TOML file", [f"exit {r.returncode}: {r.stderr.strip()}"], "")
         return
-    if "elo (95% CI)" not in r.stdout or "glicko-2" not in r.stdout:
+    if "elo±95% (mean 0)" not in r.stdout or "glicko-2" not in r.stdout:
         problems.append("no ratings table in: " + r.stdout[:300])
     standings = list(csv.DictReader(open(f"{tmp}/s.csv")))
     if [s["name"] for s in standings][-1:] != ["rand"]:
@@ -181,7 +181,7 @@ def test_acceptance_kill_and_resume(tmp):
     start = time.time()
     r = arbiter("tournament", "resume", "1", "--store", store, "--workers", "2")
     took = time.time() - start
-    if r.returncode != 0 or "elo (95% CI)" not in r.stdout:
+    if r.returncode != 0 or "elo±95% (mean 0)" not in r.stdout:
         problems.append(f"resume: exit {r.returncode}: {r.stderr.strip()[-300:]}")
     if held and int(held.group(1)) > 0 and "took back" not in r.stderr:
         problems.append(f"resume did not take back the dead run's {held.group(1)} leases at once")

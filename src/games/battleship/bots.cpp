@@ -163,31 +163,11 @@ ShotResult Target::fire(const Cell& c) {
 // Names
 
 std::string_view to_string(ShooterKind kind) {
-  switch (kind) {
-    case ShooterKind::random:
-      return "random";
-    case ShooterKind::hunt:
-      return "hunt";
-    case ShooterKind::tracker:
-      return "tracker";
-    case ShooterKind::density:
-      return "density";
-    case ShooterKind::posterior:
-      return "posterior";
-  }
-  return "?";
+  return name_of(kShooterNames, kind);
 }
 
 std::string_view to_string(PlacerKind kind) {
-  switch (kind) {
-    case PlacerKind::uniform:
-      return "uniform";
-    case PlacerKind::evasive:
-      return "evasive";
-    case PlacerKind::hardest:
-      return "hardest";
-  }
-  return "?";
+  return name_of(kPlacerNames, kind);
 }
 
 std::string to_string(const BotSpec& spec) {
@@ -196,37 +176,54 @@ std::string to_string(const BotSpec& spec) {
   return out;
 }
 
+namespace {
+
+// "a, b, c" of a table's names, with `last` before the last one ("or", "and").
+template <class E, std::size_t N>
+std::string name_list(const NameTable<E, N>& table, std::string_view prefix, std::string_view last) {
+  std::string out;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (i > 0) out += i + 1 == N ? fmt::format(" {} ", last) : std::string(", ");
+    out += fmt::format("{}{}", prefix, table[i].second);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string bot_syntax() {
+  std::string shooters;
+  for (const auto& [kind, name] : kShooterNames)
+    shooters += fmt::format("{}{}", shooters.empty() ? "" : " | ", name);
+  return fmt::format("{}, optionally {} (placement)", shooters, name_list(kPlacerNames, "+", "or"));
+}
+
+std::vector<std::string> house_bots() {
+  std::vector<std::string> bots;
+  for (const auto& [shooter, name] : kShooterNames) {
+    bots.emplace_back(name);
+    for (const auto& [placer, placement] : kPlacerNames)
+      bots.push_back(fmt::format("{}+{}", name, placement));
+  }
+  return bots;
+}
+
 Expected<BotSpec> parse_bot(std::string_view text) {
   const auto plus = text.find('+');
   const std::string_view shooter = text.substr(0, plus);
   BotSpec spec;
-  if (shooter == "random") {
-    spec.shooter = ShooterKind::random;
-  } else if (shooter == "hunt") {
-    spec.shooter = ShooterKind::hunt;
-  } else if (shooter == "tracker") {
-    spec.shooter = ShooterKind::tracker;
-  } else if (shooter == "density") {
-    spec.shooter = ShooterKind::density;
-  } else if (shooter == "posterior") {
-    spec.shooter = ShooterKind::posterior;
-  } else {
-    return fail(fmt::format(
-        "bot \"{}\": unknown shooter \"{}\" (random, hunt, tracker, density, posterior)", text,
-        shooter));
-  }
+  const auto kind = from_name(kShooterNames, shooter);
+  if (!kind)
+    return fail(fmt::format("bot \"{}\": unknown shooter \"{}\" ({})", text, shooter,
+                            name_list(kShooterNames, "", "or")));
+  spec.shooter = *kind;
   if (plus == std::string_view::npos) return spec;
   const std::string_view placer = text.substr(plus + 1);
-  if (placer == "uniform") {
-    spec.placer = PlacerKind::uniform;
-  } else if (placer == "evasive") {
-    spec.placer = PlacerKind::evasive;
-  } else if (placer == "hardest") {
-    spec.placer = PlacerKind::hardest;
-  } else {
-    return fail(fmt::format("bot \"{}\": unknown placement \"{}\" (uniform, evasive, hardest)",
-                            text, placer));
-  }
+  const auto placement = from_name(kPlacerNames, placer);
+  if (!placement)
+    return fail(fmt::format("bot \"{}\": unknown placement \"{}\" ({})", text, placer,
+                            name_list(kPlacerNames, "", "or")));
+  spec.placer = *placement;
   return spec;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/json.h"
+#include "core/names.h"
 #include "core/player.h"
 #include "core/rng.h"
 #include "games/battleship/types.h"
@@ -33,6 +34,22 @@ enum class PlacerKind {
   evasive,  // the fleet, among many uniform ones, on the cells density shooters try last
   hardest,  // of several evasive fleets, the one density shooters took longest to sink
 };
+
+// The names, in the order `arbiter games` lists them: parse_bot, to_string and bot_syntax all
+// read them here.
+inline constexpr NameTable<ShooterKind, 5> kShooterNames{{{ShooterKind::random, "random"},
+                                                          {ShooterKind::hunt, "hunt"},
+                                                          {ShooterKind::tracker, "tracker"},
+                                                          {ShooterKind::density, "density"},
+                                                          {ShooterKind::posterior, "posterior"}}};
+inline constexpr NameTable<PlacerKind, 3> kPlacerNames{{{PlacerKind::uniform, "uniform"},
+                                                        {PlacerKind::evasive, "evasive"},
+                                                        {PlacerKind::hardest, "hardest"}}};
+
+// "random | hunt | ... , optionally +uniform, +evasive or +hardest (placement)": for --help.
+std::string bot_syntax();
+// Every house bot: each shooter, and each with each placement.
+std::vector<std::string> house_bots();
 
 struct BotSpec {
   ShooterKind shooter = ShooterKind::density;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "core/json.h"
@@ -66,8 +67,8 @@ struct Battleship {
   // What hosting needs (arena/turn_based_entry.h): the --help lines and the house bots.
   static constexpr std::string_view kSummary =
       "Battleship: two hidden fleets, alternating shots (2 players)";
-  static constexpr std::string_view kBotSyntax =
-      "random | hunt | tracker | density, optionally +uniform or +evasive (placement)";
+  static std::string bot_syntax() { return battleship::bot_syntax(); }
+  static std::vector<std::string> house_bots() { return battleship::house_bots(); }
   static Expected<void> check_bot(std::string_view text) {
     auto bot = parse_bot(text);
     if (!bot) return std::unexpected(bot.error());

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "core/json.h"
@@ -68,8 +69,10 @@ struct Q {
   // seat count, which it must agree with.
   static constexpr std::string_view kSummary =
       "Q, the Qwirkle-like tile game of CS 4500 (2-4 players, hidden hands)";
-  static constexpr std::string_view kBotSyntax =
-      "dag | ldasg, optionally +cheat=CHEAT, +raise=METHOD or +hang=METHOD/K";
+  static std::string bot_syntax() {
+    return "dag | ldasg, optionally +cheat=CHEAT, +raise=METHOD or +hang=METHOD/K";
+  }
+  static std::vector<std::string> house_bots() { return {"dag", "ldasg"}; }
   static Expected<void> check_bot(std::string_view text);
   static Expected<std::shared_ptr<Player<Q>>> make_bot(const std::string& name,
                                                        std::string_view text, std::uint64_t seed);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "bots.h"
@@ -21,7 +22,8 @@ struct Nim {
   static constexpr std::string_view kName = "nim";
   static constexpr std::string_view kSummary =
       "Nim: take 1 to max_take objects from one heap, the last to take wins (2 players)";
-  static constexpr std::string_view kBotSyntax = "random | optimal";
+  static std::string bot_syntax() { return "random | optimal"; }
+  static std::vector<std::string> house_bots() { return {"random", "optimal"}; }
   static constexpr int kMinSeats = 2;
   static constexpr int kMaxSeats = 2;
   // Nothing is hidden: every seat sees the whole position (the conformance suite then checks
