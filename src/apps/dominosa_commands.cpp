@@ -7,6 +7,7 @@
 #include <iterator>
 #include <memory>
 #include <sstream>
+#include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
@@ -60,6 +61,7 @@ void add_dominosa_commands(CLI::App& app, int& exit_code) {
     int threads = 0;
     std::string format = "id";
     bool solution = false;
+    double timeout = 120;
   };
   auto g = std::make_shared<GenerateArgs>();
   auto* generate = top->add_subcommand(
@@ -76,6 +78,11 @@ void add_dominosa_commands(CLI::App& app, int& exit_code) {
   generate->add_option("--format", g->format, "id (Tatham game ID) | text | json (default id)")
       ->check(CLI::IsMember({"id", "text", "json"}));
   generate->add_flag("--solution", g->solution, "Also print the solution (L R T B per cell)");
+  generate
+      ->add_option("--timeout", g->timeout,
+                   "Give up after this many seconds, exit 4 (default 120; 0: never). A run "
+                   "longer than 2 s says every 5 s how long it has been going")
+      ->check(CLI::Range(0.0, 1e7));
   generate->callback([&exit_code, g] {
     const auto level = level_from_string(g->level);
     if (!level) {
@@ -91,7 +98,35 @@ void add_dominosa_commands(CLI::App& app, int& exit_code) {
     const int threads =
         g->threads > 0 ? g->threads : std::max(1u, std::thread::hardware_concurrency());
     const auto start = std::chrono::steady_clock::now();
-    auto made = generate_parallel(options, threads);
+    // Polled by every attempt, from every thread: the limit, and a word now and then on a long
+    // run (large n takes minutes: basic n = 400 about 30 s on two cores).
+    std::mutex said_mu;
+    double said = 0;
+    bool gave_up = false;
+    const StopFn stop = [&] {
+      const double s = seconds_since(start);
+      if (g->timeout > 0 && s >= g->timeout) return gave_up = true;
+      if (s >= 2 && s - said >= 5) {
+        std::lock_guard lock(said_mu);
+        if (s - said >= 5) {
+          said = s;
+          std::cerr << fmt::format("dominosa: n = {}, level {}: still generating ({:.0f} s{})",
+                                   g->n, g->level, s,
+                                   g->timeout > 0 ? fmt::format(" of --timeout {:g}", g->timeout)
+                                                  : std::string())
+                    << std::endl;
+        }
+      }
+      return false;
+    };
+    auto made = generate_parallel(options, threads, stop);
+    if (!made && gave_up) {
+      report_error(fmt::format("no {} puzzle of n = {} within --timeout {:g} s (give it more, or a "
+                               "smaller --n)",
+                               g->level, g->n, g->timeout));
+      exit_code = kUnknown;
+      return;
+    }
     if (!made) {
       report_error(
           fmt::format("no {} puzzle of n = {} found within the attempt budget", g->level, g->n));

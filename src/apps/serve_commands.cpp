@@ -87,8 +87,13 @@ int serve(const ServeArgs& a) {
   }
   warn_if_open(*options);
   viewer.start();
-  fmt::print("arbiter: the viewer of {} is at {} (Ctrl-C stops it)\n", a.store,
-             url_of(*options, *port));
+  const std::string url = url_of(*options, *port);
+  fmt::print("arbiter: the viewer of {} is at {} (Ctrl-C stops it)\n", a.store, url);
+  fmt::print("  pages: {0} (every tournament), {0}tournament.html?id=ID (standings, matches),\n"
+             "         {0}match.html?t=ID&i=N (one match, replayed)\n"
+             "  API:   {0}api/tournaments, .../ID, .../ID/standings, .../ID/matches, "
+             ".../ID/matches/N, .../ID/matches/N/log (docs/viewer.md)\n",
+             url);
   std::fflush(stdout);
   wait_for_stop_signal();
   viewer.stop();
@@ -125,6 +130,11 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--web", args.web, "The viewer's files (default: this build's web/ folder)");
   cmd->footer(
       "The server only reads: it never writes to the store and never calls a player.\n"
+      "Pages: / (every tournament), tournament.html?id=ID (standings, matches),\n"
+      "  match.html?t=ID&i=N (one match, replayed; live while it is played).\n"
+      "JSON API (docs/viewer.md): /api/tournaments, /api/tournaments/ID, .../ID/standings,\n"
+      "  .../ID/matches (?offset ?limit ?round ?outcome ?player ?ejected ?verdict),\n"
+      "  .../ID/matches/N, .../ID/matches/N/log, .../ID/live, .../ID/matches/N/stream.\n"
       "Example:\n"
       "  arbiter serve --store sqlite:demo-logs/demo.db    then open http://127.0.0.1:8080/");
   cmd->callback([&exit_code] { exit_code = serve(args); });

@@ -148,6 +148,7 @@ Expected<MatchResult> run_race(const PlaySpec& spec, const std::vector<std::stri
   options.clock = spec.options.clock;
   options.log = spec.options.log;
   options.send_timeout = spec.options.per_call;
+  options.seat_send_timeout = spec.options.seat_per_call;
   options.max_rate = max_rate;
   options.limits = limits;
   for (std::size_t p = 0; p < seats.size(); ++p)
@@ -285,6 +286,7 @@ const std::vector<GameEntry>& registered_games() {
        .house_bots = {"solver", "slow", "slow=0.5"},
        .min_seats = 2,
        .max_seats = 8,
+       .seat_per_call = true,
        .check_bot = [](const std::string& bot) { return checked(parse_racer(bot)); },
        .check_config = [](const Json& c,
                           std::size_t seats) { return checked(speed_scrabble_config(c, seats)); },
@@ -298,6 +300,7 @@ const std::vector<GameEntry>& registered_games() {
        .house_bots = {"solver", "slow", "slow=0.5"},
        .min_seats = 1,
        .max_seats = 8,
+       .seat_per_call = true,
        .check_bot = [](const std::string& bot) { return checked(parse_racer(bot)); },
        .check_config = [](const Json& c,
                           std::size_t seats) { return checked(dominosa_config(c, seats)); },

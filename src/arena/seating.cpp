@@ -52,7 +52,8 @@ bool is_remote(const Seating& seat) {
 }
 
 Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tcp_allowed,
-                             const std::filesystem::path& dir) {
+                             const ProgramTerms* terms) {
+  const std::filesystem::path dir = terms != nullptr ? terms->dir : std::filesystem::path();
   if (!valid_seat_name(seat.name)) return fail(seat_name_error(seat.name));
   const auto refuse = [&](const std::string& why) {
     return fail(fmt::format("player {}: {}", seat.name, why));
@@ -76,7 +77,8 @@ Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tc
                                                                       : (dir / path).string();
     };
     const std::string program = argv[0].find('/') == std::string::npos ? argv[0] : in_dir(argv[0]);
-    if (auto found = find_program(program); !found) return refuse(found.error().message);
+    const char* search = terms != nullptr && terms->sandbox ? kSandboxPath : nullptr;
+    if (auto found = find_program(program, search); !found) return refuse(found.error().message);
     // An argument that is a path into a directory that does not exist is a typo (the program
     // would start and die at once); options and URLs are not paths.
     for (std::size_t i = 1; i < argv.size(); ++i) {
@@ -177,7 +179,7 @@ Expected<void> check_play(const GameEntry& game, const PlaySpec& spec) {
                             n));
   if (auto names = seat_names(spec); !names) return std::unexpected(names.error());
   for (const auto& seat : spec.roster) {
-    if (auto ok = check_seating(game, seat, /*tcp_allowed=*/true, terms_of(seat, spec.hosting).dir);
+    if (auto ok = check_seating(game, seat, /*tcp_allowed=*/true, &terms_of(seat, spec.hosting));
         !ok)
       return ok;
     if (auto ok = check_program_terms(seat, spec.hosting); !ok) return ok;

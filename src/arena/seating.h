@@ -31,11 +31,12 @@ bool is_remote(const Seating& seat);
 
 // Whether the organizer entered `seat` in a way that can work, checked before anything starts:
 // its name by the one rule (core/seat_name.h); a house bot the game knows; a cmd: program that
-// exists and is executable; "tcp" only where `tcp_allowed`. Errors read "player NAME: ...".
-// `dir`: the directory a cmd: program starts in (ProgramTerms::dir), where its relative paths
-// point; empty: here.
+// exists and is executable (looked up as it will be: behind the walls, in kSandboxPath); "tcp"
+// only where `tcp_allowed`. Errors read "player NAME: ...". `terms`: how a cmd: program runs
+// (terms_of), its directory (ProgramTerms::dir) where its relative paths point; null: unwalled,
+// here.
 Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tcp_allowed = true,
-                             const std::filesystem::path& dir = {});
+                             const ProgramTerms* terms = nullptr);
 
 // The terms a "cmd:" seat's program runs under: its own, else the hosting's.
 const ProgramTerms& terms_of(const Seating& seat, const Hosting& hosting);

@@ -56,8 +56,15 @@ namespace arbiter {
 struct RealtimeOptions {
   const Clock* clock = &SteadyClock::instance();
   GameLog* log = nullptr;
-  // A seat that does not take a notice off its channel within this long is out (timeout).
+  // A seat that does not take a notice off its channel within this long is out (timeout); a
+  // seat's own limit where `seat_send_timeout` has one (a tournament entrant's per_call).
   Duration send_timeout = std::chrono::seconds(2);
+  std::vector<std::optional<Duration>> seat_send_timeout;
+  Duration send_timeout_of(Seat p) const {
+    const auto i = static_cast<std::size_t>(p);
+    return i < seat_send_timeout.size() && seat_send_timeout[i] ? *seat_send_timeout[i]
+                                                                : send_timeout;
+  }
   int max_rate = 200;  // messages per second per seat; one more ejects (foul "flood")
   // For in-process seats' loopback channels (remote channels carry their own).
   ChannelLimits limits;
@@ -265,7 +272,7 @@ MatchResult run_realtime(typename G::State& state, std::vector<RealtimeSeat>& se
   std::vector<bool> told_win(n, false);
   auto send = [&](Seat p, const Json& m, const char* call) {
     if (!seats[p].channel) return false;
-    auto ok = seats[p].channel->send(m, Deadline::after(clock, options.send_timeout));
+    auto ok = seats[p].channel->send(m, Deadline::after(clock, options.send_timeout_of(p)));
     if (!ok) core.fault(p, ok.error().why, call, ok.error().detail, since());
     return static_cast<bool>(ok);
   };
@@ -360,7 +367,7 @@ MatchResult run_realtime(typename G::State& state, std::vector<RealtimeSeat>& se
     const bool won =
         std::find(standings.winners.begin(), standings.winners.end(), p) != standings.winners.end();
     if (seats[p].channel && seats[p].channel->send(Json::array({"win", Json::array({won})}),
-                                                   Deadline::after(clock, options.send_timeout)))
+                                                   Deadline::after(clock, options.send_timeout_of(p))))
       told_win[p] = true;
   }
   for (auto& seat : seats) {

@@ -255,9 +255,15 @@ Expected<int> reaper_fd() {
 }  // namespace
 
 // Looked up here rather than by execvp() because the child cannot allocate.
-Expected<std::string> find_program(const std::string& name) {
+Expected<std::string> find_program(const std::string& name, const char* search_path) {
   const auto refuse = [&](int err) {
-    return fail(fmt::format("cannot run \"{}\": {}", name, std::strerror(err)));
+    return fail(fmt::format(
+        "cannot run \"{}\": {}{}", name, std::strerror(err),
+        search_path != nullptr && name.find('/') == std::string::npos
+            ? fmt::format(" (looked up in {}, as the program will see it behind the walls; "
+                          "give its absolute path)",
+                          search_path)
+            : std::string()));
   };
   if (name.empty()) return fail("cannot run a program without a name");
   const auto runnable = [](const std::string& path) -> int {
@@ -271,7 +277,7 @@ Expected<std::string> find_program(const std::string& name) {
     if (const int err = runnable(name); err != 0) return refuse(err);
     return name;
   }
-  const char* env = std::getenv("PATH");
+  const char* env = search_path != nullptr ? search_path : std::getenv("PATH");
   const std::string_view path = env && *env ? env : "/usr/local/bin:/usr/bin:/bin";
   int err = ENOENT;
   std::size_t begin = 0;
@@ -494,7 +500,7 @@ Expected<Resolved> resolve(const ChildSpec& spec) {
         args[i] = (base / arg).lexically_normal().string();
     }
   }
-  auto path = find_program(args[0]);
+  auto path = find_program(args[0], spec.sandbox ? kSandboxPath : nullptr);
   if (!path) return std::unexpected(path.error());
   return Resolved{std::move(*path), std::move(args)};
 }
@@ -808,14 +814,54 @@ std::string ChildProcess::stderr_tail() const {
   return t.size() > s_->tail_cap ? t.substr(t.size() - s_->tail_cap) : t;
 }
 
+std::string telling_line(std::string_view tail) {
+  std::vector<std::string_view> lines;
+  for (std::size_t at = 0; at <= tail.size();) {
+    const std::size_t nl = std::min(tail.find('\n', at), tail.size());
+    std::string_view line = tail.substr(at, nl - at);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    lines.push_back(line);
+    at = nl + 1;
+  }
+  while (!lines.empty() && lines.back().empty()) lines.pop_back();
+  if (lines.empty()) return {};
+  const auto indented = [](std::string_view l) { return !l.empty() && (l[0] == ' ' || l[0] == '\t'); };
+  // The words runtimes put on the line that says what went wrong (Python's "ValueError: ...",
+  // Node's "Error: ...", Java's "Exception in thread ...", Go's "panic: ...", Rust's "thread
+  // 'main' panicked at ...:", C++'s "terminate called ..."), never on a stack frame (indented)
+  // or a banner after it (Node's "Node.js v20").
+  static constexpr std::string_view kTelling[] = {"Error", "Exception", "error:", "panic",
+                                                  "terminate called", "Fatal", "fatal",
+                                                  "Segmentation fault", "Aborted"};
+  const std::size_t oldest = lines.size() > 40 ? lines.size() - 40 : 0;
+  for (std::size_t i = lines.size(); i-- > oldest;) {
+    const std::string_view l = lines[i];
+    if (indented(l)) continue;
+    if (std::none_of(std::begin(kTelling), std::end(kTelling),
+                     [&](std::string_view w) { return l.find(w) != std::string_view::npos; }))
+      continue;
+    std::string out(l);
+    // Its message on the next line: Rust's "panicked at FILE:" then the message, C++'s what().
+    if (i + 1 < lines.size() && !lines[i + 1].empty() &&
+        (l.back() == ':' || lines[i + 1].find("what():") != std::string_view::npos)) {
+      std::string_view next = lines[i + 1];
+      while (!next.empty() && (next[0] == ' ' || next[0] == '\t')) next.remove_prefix(1);
+      out += " ";
+      out += next;
+    }
+    return out.substr(0, 200);
+  }
+  return std::string(lines.back().substr(0, 200));
+}
+
 std::string ChildProcess::last_words(Duration wait) const {
   std::unique_lock lock(s_->tail_mu);
   s_->stderr_end.wait_for(lock, wait, [&] { return s_->stderr_ended || s_->finishing.load(); });
-  std::string_view t = s_->tail;
-  while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' '))
-    t.remove_suffix(1);
-  if (const auto nl = t.rfind('\n'); nl != std::string_view::npos) t.remove_prefix(nl + 1);
-  return std::string(t.substr(0, 200));
+  return telling_line(s_->tail);
+}
+
+const std::filesystem::path& ChildProcess::stderr_log() const {
+  return s_->log_path;
 }
 
 std::string ChildProcess::stderr_log_error() const {

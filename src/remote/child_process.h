@@ -72,9 +72,17 @@ struct ChildSpec {
   std::vector<std::string> environment;
 };
 
-// The file spawn() would run for `name` (looked up in PATH when it has no '/'), if it is an
-// executable regular file; otherwise "cannot run \"NAME\": REASON".
-Expected<std::string> find_program(const std::string& name);
+// The file spawn() would run for `name` (looked up in `search_path`, else this process's PATH,
+// when it has no '/'), if it is an executable regular file; otherwise "cannot run \"NAME\":
+// REASON". A program behind the walls is looked up in kSandboxPath, as it will see it.
+Expected<std::string> find_program(const std::string& name, const char* search_path = nullptr);
+
+// Of the last lines a program wrote on stderr (`tail`), the one that says why it died: the last
+// line naming an error as runtimes do (Python's "ValueError: ...", Node's "Error: ...", Java's
+// "Exception in thread ...", Go's "panic: ...", Rust's "panicked at" with its message, C++'s
+// "terminate called" with what()), skipping stack frames and banners such as Node's "Node.js
+// v20" after them; else the last line. At most 200 bytes; empty for an empty tail.
+std::string telling_line(std::string_view tail);
 
 class ChildProcess {
  public:
@@ -129,9 +137,12 @@ class ChildProcess {
   // The last spec.stderr_tail bytes the child wrote to stderr so far (complete after kill()).
   std::string stderr_tail() const;
 
-  // The last line the child wrote on stderr (at most 200 bytes of it), once its stderr has
-  // ended or `wait` has passed: what a program that dies usually says about why. Empty if none.
+  // The line of its stderr that says why it died (telling_line(), at most 200 bytes), once its
+  // stderr has ended or `wait` has passed. Empty if it wrote nothing.
   std::string last_words(Duration wait) const;
+
+  // Where its stderr is kept (ChildSpec::stderr_log); empty: in no file.
+  const std::filesystem::path& stderr_log() const;
 
   // The first failure to write the stderr log ("PATH: REASON"), or empty. Once a write fails
   // the log gets nothing more; the child is not affected.

@@ -608,6 +608,37 @@ TEST(ChildProcess, LinksAreFollowedOnlyWithinTheirDirectory) {
   fs::remove_all(dir);
 }
 
+// The line that says why a program died, as each runtime prints its crash (the last line is
+// often a stack frame, a banner or a hint instead).
+TEST(TellingLine, EachRuntimesCrashGivesItsErrorLine) {
+  const std::pair<std::string, std::string> crashes[] = {
+      {"/bots/bot.js:3\n  throw new Error('no move');\n  ^\n\nError: no move\n    at Object.<anonymous> "
+       "(/bots/bot.js:3:9)\n    at Module._compile (node:internal:1)\n\nNode.js v20.20.2\n",
+       "Error: no move"},
+      {"Traceback (most recent call last):\n  File \"/b/bot.py\", line 9, in <module>\n    "
+       "main()\nValueError: bad view\n",
+       "ValueError: bad view"},
+      {"Exception in thread \"main\" java.lang.IllegalStateException: no tiles\n\tat "
+       "Bot.take(Bot.java:40)\n\tat Bot.main(Bot.java:12)\n",
+       "Exception in thread \"main\" java.lang.IllegalStateException: no tiles"},
+      {"panic: runtime error: index out of range [3] with length 3\n\ngoroutine 1 [running]:\n"
+       "main.main()\n\t/b/main.go:9 +0x1d\nexit status 2\n",
+       "panic: runtime error: index out of range [3] with length 3"},
+      {"thread 'main' panicked at src/main.rs:4:5:\nno legal move\nnote: run with "
+       "`RUST_BACKTRACE=1` environment variable to display a backtrace\n",
+       "thread 'main' panicked at src/main.rs:4:5: no legal move"},
+      {"terminate called after throwing an instance of 'std::runtime_error'\n  what():  bad "
+       "input\n",
+       "terminate called after throwing an instance of 'std::runtime_error' what():  bad input"},
+      {"python3: can't open file '/b/nope.py': [Errno 2] No such file or directory\n",
+       "python3: can't open file '/b/nope.py': [Errno 2] No such file or directory"},
+      {"thinking...\ngave up\n\n", "gave up"},
+      {"", ""},
+  };
+  for (const auto& [tail, line] : crashes) EXPECT_EQ(telling_line(tail), line) << tail;
+  EXPECT_EQ(telling_line(std::string(500, 'x')).size(), 200u);
+}
+
 TEST(ChildProcess, FiftyChildrenLeaveNothingBehind) {
   // The reaper's image is one descriptor for the life of the process, opened by the first spawn.
   ASSERT_TRUE(spawn(ChildSpec{.argv = {"/bin/true"}}));

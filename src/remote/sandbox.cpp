@@ -432,7 +432,7 @@ Expected<SandboxPlan> SandboxPlan::prepare(const SandboxSpec& spec, std::string&
   }
   plan.scratch_options_ =
       fmt::format("size={},mode=0700,uid={},gid={}", spec.scratch_bytes, plan.uid_, plan.uid_);
-  plan.env_text_ = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8"};
+  plan.env_text_ = {std::string("PATH=") + kSandboxPath, "HOME=/tmp", "LANG=C.UTF-8"};
   for (const auto& e : spec.environment) {
     if (e.find('=') != std::string::npos) {
       plan.env_text_.push_back(e);

@@ -35,6 +35,10 @@ struct PrivateFile {
   friend bool operator==(const PrivateFile&, const PrivateFile&) = default;
 };
 
+// The PATH a program behind the walls gets, and where its bare program name (python3) is looked
+// up: the system's, never the referee's (whose version-manager shims cannot run there).
+inline constexpr const char* kSandboxPath = "/usr/local/bin:/usr/bin:/bin";
+
 struct SandboxSpec {
   // Extra paths visible read-only at the same place (the program and the files its arguments
   // name are added by prepare()).

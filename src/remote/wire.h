@@ -12,12 +12,15 @@ namespace arbiter::wire {
 // How long a hang-up waits for the program's stderr to end, for its last words.
 inline constexpr Duration kLastWordsWait = std::chrono::milliseconds(100);
 
-// `detail` of a program's hang-up with the last line it wrote on stderr, which usually says why
-// it died ("python3: can't open file ...").
+// `detail` of a program's hang-up with the line of its stderr that says why it died
+// ("ValueError: ...", telling_line), and where to read all of it.
 inline std::string with_last_words(std::string detail, const ChildProcess& child) {
   const std::string words = child.last_words(kLastWordsWait);
-  if (!words.empty()) detail += " (its last words on stderr: " + excerpt(Json(words), 200) + ")";
-  return detail;
+  if (words.empty()) return detail;
+  const std::string more = child.stderr_log().empty()
+                               ? std::string("; all of it with --stderr-dir DIR")
+                               : "; all of it in " + child.stderr_log().string();
+  return detail + " (its last words on stderr: " + excerpt(Json(words), 160) + more + ")";
 }
 
 // The PlayerFault for a failed exchange with a program: a cap it ran into (the child's

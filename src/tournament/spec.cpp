@@ -437,8 +437,7 @@ Expected<void> check_entrant_limits(const GameEntry& game, const Entrant& p) {
   if (p.per_call_ms && (*p.per_call_ms < 1 || *p.per_call_ms > 600'000))
     return fail(fmt::format("player {}: per_call: expected 1 ms to 600 s", p.name));
   if (p.per_call_ms && !game.seat_per_call)
-    return fail(fmt::format("player {}: per_call: {} gives every player the same time (only "
-                            "q, battleship and abalone take a player's own)",
+    return fail(fmt::format("player {}: per_call: {} gives every player the same time",
                             p.name, game.name));
   return {};
 }
@@ -456,7 +455,7 @@ Expected<void> validate_unescaped(const TournamentSpec& spec) {
     const Seating seat{p.name, p.bot, p.program};
     Hosting hosting;
     hosting.program = spec.program;
-    if (auto ok = check_seating(*game, seat, /*tcp_allowed=*/true, terms_of(seat, hosting).dir);
+    if (auto ok = check_seating(*game, seat, /*tcp_allowed=*/true, &terms_of(seat, hosting));
         !ok)
       return ok;
     if (auto ok = check_program_terms(seat, hosting); !ok) return ok;

@@ -88,9 +88,16 @@ Expected<ServerConfig> decode_server_config(const Json& j) {
   const Json& r = j.at("ref-spec");
   if (auto ok = exact_keys(r, {"state0", "quiet", "config-s", "per-turn", "observe"}, ref); !ok)
     return std::unexpected(ok.error());
-  auto state0 = decode_table(keep_later_cells_of_map(r.at("state0")));
+  // A state0 without players (the course's default server config) deals each player who signs
+  // up a hand from its tiles, in sign-up order; decoded here with a stand-in player, left out.
+  Json given = keep_later_cells_of_map(r.at("state0"));
+  const bool deal = given.is_object() && given.contains("players") &&
+                    given["players"] == Json::array();
+  if (deal) given["players"] = Json::array({Json{{"score", 0}, {"tile*", Json::array()}}});
+  auto state0 = decode_table(given);
   if (!state0) return fail("RefereeConfig: state0: " + state0.error().message);
   c.state0 = std::move(*state0);
+  if (deal) c.state0.players.clear();
   auto per_turn = bounded(r, "per-turn", 6, ref);
   if (!per_turn) return std::unexpected(per_turn.error());
   c.per_turn = *per_turn;
@@ -173,7 +180,8 @@ Expected<Json> xserver(const Json& server_config, std::optional<std::uint16_t> p
   for (const auto& p : signed_up) names.push_back(p.name);
   std::vector<std::string> sorted = names;
   std::sort(sorted.begin(), sorted.end());
-  if (signed_up.size() != config->state0.players.size() ||
+  const bool deal = config->state0.players.empty();
+  if ((!deal && signed_up.size() != config->state0.players.size()) ||
       std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
     return nobody;
 
@@ -181,6 +189,14 @@ Expected<Json> xserver(const Json& server_config, std::optional<std::uint16_t> p
   game.players = static_cast<int>(signed_up.size());
   game.bonuses = config->bonuses;
   game.table = config->state0;
+  if (deal) {
+    Tiles& pile = game.table->pile;
+    for (std::size_t i = 0; i < signed_up.size(); ++i) {
+      const std::size_t n = std::min(kHandSize, pile.size());
+      game.table->players.push_back({0, Tiles(pile.begin(), pile.begin() + static_cast<std::ptrdiff_t>(n)), std::nullopt});
+      pile.erase(pile.begin(), pile.begin() + static_cast<std::ptrdiff_t>(n));
+    }
+  }
   std::vector<PlayerPtr<Q>> players;
   for (auto& p : signed_up)
     players.push_back(std::make_shared<RemotePlayer<Q>>(p.name, std::move(p.channel), nullptr,
