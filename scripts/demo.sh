@@ -7,8 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-cmake --preset release >/dev/null
-cmake --build --preset release >/dev/null
+bash scripts/build.sh release
 arbiter=build/release/src/apps/arbiter
 mkdir -p demo-logs
 rm -f demo-logs/demo.db demo-logs/demo.db-wal demo-logs/demo.db-shm

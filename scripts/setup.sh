@@ -12,6 +12,7 @@ packages=(
   liblua5.4-dev libseccomp-dev
   libcpp-httplib-dev chromium chromium-driver python3-selenium
   cadical
+  nodejs
 )
 
 missing=()
@@ -20,9 +21,12 @@ for p in "${packages[@]}"; do
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-echo "setup: installing ${missing[*]}" >&2
+echo "setup: installing ${#missing[@]} Debian package(s): ${missing[*]}" >&2
+echo "setup: this takes a few minutes on a fresh machine (apt-get update, then the download)" >&2
 sudo_cmd=()
 [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
 export DEBIAN_FRONTEND=noninteractive
+echo "setup: updating the package lists" >&2
 "${sudo_cmd[@]}" apt-get update -qq >/dev/null
+echo "setup: downloading and installing" >&2
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

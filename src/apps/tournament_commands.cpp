@@ -364,6 +364,7 @@ std::optional<Created> create_from_args(const SpecArgs& args, const RunArgs& run
       exit_code = kBadInput;
       return std::nullopt;
     }
+    if (has_tcp_entrants(*spec)) spec->listen = run.listen;
   } else if (has_tcp_entrants(*spec)) {
     report_error("tcp entrants connect to the one process that plays their matches, which arbiter "
                  "worker cannot be: use tournament run --listen HOST:PORT");

@@ -103,6 +103,7 @@ Json encode_spec(const TournamentSpec& spec) {
          {"program", encode_terms(spec.program)}};
   if (!spec.hero.empty()) j["hero"] = spec.hero;
   if (!spec.program_key.empty()) j["program_key"] = to_hex(spec.program_key);
+  if (!spec.listen.empty()) j["listen"] = spec.listen;
   if (spec.clock) j["clock"] = format_time_control(*spec.clock);
   j["pairing"] = spec.pairing;
   if (spec.sprt)
@@ -119,7 +120,7 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
   if (auto ok = only_keys(j,
                           {"name", "game", "players", "schedule", "seats", "rounds", "seed",
                            "config", "per_call_ms", "hero", "program", "clock", "pairing", "sprt",
-                           "program_key"},
+                           "program_key", "listen"},
                           what);
       !ok)
     return std::unexpected(ok.error());
@@ -231,6 +232,11 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
     }
   }
   spec.pairing = false;
+  if (j.contains("listen")) {
+    auto listen = arbiter::to_string(j["listen"], "listen");
+    if (!listen) return std::unexpected(listen.error());
+    spec.listen = *listen;
+  }
   if (j.contains("program_key")) {
     const Json& key = j["program_key"];
     auto bytes = from_hex(key.is_string() ? key.get<std::string>() : std::string("?"));

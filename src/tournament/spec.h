@@ -79,6 +79,9 @@ struct TournamentSpec {
   // pairing existed decodes as unpaired.
   bool pairing = true;
   std::optional<Sprt> sprt;  // stop as soon as the test decides (two entrants, two seats)
+  // Where its tcp entrants' clients connect, HOST:PORT, as `tournament run --listen` gave it:
+  // reproduce commands of their matches carry it. Empty: no tcp entrants.
+  std::string listen;
 };
 
 // A spec as a new tournament starts from: an unguessable master seed and a fresh program key.

@@ -286,6 +286,12 @@ std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec,
   // The programs' seeds come from the key (only programs have them).
   if (terms && with_key && !spec.program_key.empty())
     flags.insert(flags.end(), {"--program-key", to_hex(spec.program_key)});
+  // tcp entrants' clients connect where they did.
+  const auto seats = seated(job_spec);
+  if (!spec.listen.empty() && std::any_of(seats.begin(), seats.end(), [&](std::size_t e) {
+        return e < spec.players.size() && spec.players[e].bot == "tcp";
+      }))
+    flags.insert(flags.end(), {"--listen", spec.listen});
   // An entrant's own time limits, as play takes them.
   for (std::size_t e : seated(job_spec)) {
     if (e >= spec.players.size()) continue;

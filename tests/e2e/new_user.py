@@ -87,15 +87,18 @@ class Case:
     stdin      bytes
     wrap       fn(dir, argv) -> argv: run through a wrapper (read-only mounts and the like)
     stdout_to  a path (with "{dir}") that stdout is redirected to instead of a pipe
+    path_first a directory (with "{dir}") put first on PATH, as a user's version manager does
     """
 
     def __init__(self, item, name, argv, code=2, words=(), setup=None, check=None, changes=None,
-                 stdin=b"", wrap=None, timeout=TIMEOUT, stdout_to=None, stderr_lines=1):
+                 stdin=b"", wrap=None, timeout=TIMEOUT, stdout_to=None, stderr_lines=1,
+                 path_first=None):
         self.item, self.name, self.argv, self.code = item, name, argv, code
         self.words = [words] if isinstance(words, str) else list(words)
         self.setup, self.check, self.stdin, self.wrap = setup, check, stdin, wrap
         self.changes = (code == 0) if changes is None else changes
         self.timeout, self.stdout_to, self.stderr_lines = timeout, stdout_to, stderr_lines
+        self.path_first = path_first
 
 
 def run_case(case):
@@ -128,6 +131,8 @@ def run_case(case):
         if case.stdout_to:
             out_file = open(case.stdout_to.replace("{dir}", str(d)), "wb")
         env = dict(os.environ, PATH=f"{pathlib.Path(ARGS.arbiter).parent}:{os.environ['PATH']}")
+        if case.path_first:
+            env["PATH"] = case.path_first.replace("{dir}", str(d)) + ":" + env["PATH"]
         proc = subprocess.Popen(cmd, cwd=d, stdin=subprocess.PIPE,
                                 stdout=out_file or subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True, env=env)
@@ -416,9 +421,9 @@ def item1():
         Case(1, "play: --entrant for a seat that is not there",
              ["play", "q", "-p", "a:dag", "-p", "b:dag", "--entrant", "c:per_call=1", "--log",
               "g.jsonl"], words=['--entrant "c:per_call=1": no entrant is named c']),
-        Case(1, "play: --entrant with a per-call limit for a real-time race",
+        Case(1, "play: --entrant with a per-call limit out of range",
              ["play", "speed_scrabble", "-p", "a:solver", "-p", "b:solver", "--entrant",
-              "b:per_call=1"], words=["player b: per_call: speed_scrabble gives every player"]),
+              "b:per_call=900"], words=["--entrant b:per_call: expected seconds between 0.001 and 600"]),
         Case(1, "play: --entrant clock for a game without turns",
              ["play", "abalone", "--black", "simple", "--white", "simple", "--entrant",
               "white:clock=10s+1s"], words=["player white: clock: abalone has no turns"]),
@@ -837,6 +842,151 @@ def item10():
 
 
 # ---------------------------------------------------------------------------------------------
+# Issue 33, items 9-13: what a newcomer trips over on a fresh machine and in a bot author's
+# first hour.
+
+NODE_CRASH = "// A bot that dies at its first message, as a new bot often does.\n" \
+    "process.stdin.once('data', () => { throw new Error('no move for this view'); });\n"
+SHIM = "#!/bin/sh\n# a version manager's shim: runs an interpreter the walls do not show\n" \
+    "exec /opt/no-such-manager/libexec/python3 \"$@\"\n"
+
+
+def copy_bot(rel):
+    def setup(d):
+        (d / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(pathlib.Path(ARGS.root) / "bots/python/battleship_bot.py", d / rel)
+    return setup
+
+
+def default_server_config():
+    config = json.loads((pathlib.Path(ARGS.root) / "tests/data/qtests/mfelleisen__Qwirkle/10/Run/"
+                         "default-server-config.json").read_text())
+    config["server-wait"], config["server-tries"] = 1, 1  # nobody comes: over in a second
+    return (json.dumps(config) + "\n").encode()
+
+
+def columns_line_up(d, out, err):
+    lines = out.decode().splitlines()
+    starts = {len(l) - len(l.split(None, 1)[1]) for l in lines[0:-1:2]}
+    bots = {len(l) - len(l.lstrip()) for l in lines[1:-1:2]}
+    return [] if len(starts) == 1 and bots == starts else [f"columns at {starts} and {bots}"]
+
+
+def item33():
+    port = free_tcp_port()
+    return [
+        Case(33.10, "arbiter games lists every house bot", ["games"], code=0,
+             words=["posterior", "+hardest", "lookahead", "speed_scrabble"], check=columns_line_up),
+        Case(33.11, "a clean sweep's Elo is a finite bound, said as one; each Elo says what it is",
+             ["tournament", "run", "-g", "battleship", "-p", "a:density", "-p", "b:random",
+              "--rounds", "3", "--seed", "2", "--store", "sqlite:{dir}/t.db", "-q"], code=0,
+             words=["Elo of a over b: at least +", "every game won", "elo±95% (mean 0)"],
+             check=lambda d, o, e: ["an infinite Elo is printed"] if b"inf" in o else []),
+        Case(33.12, "a bot beside the game log: refused, saying what and how to fix it",
+             ["play", "battleship", "-p", "a:hunt", "-p", "me:cmd:python3 bot.py", "--log",
+              "g.jsonl"], setup=copy_bot("bot.py"),
+             words=["the game log", "put the program in a folder of its own",
+                    "keep the game log elsewhere"]),
+        Case(33.12, "in a folder of its own, with the log beside it, the bot plays",
+             ["play", "battleship", "-p", "a:hunt", "-p", "me:cmd:python3 mybot/bot.py", "--log",
+              "g.jsonl", "--stderr-dir", "."], code=0, setup=copy_bot("mybot/bot.py"),
+             check=checks(exists("g.jsonl"), exists("me.stderr"),
+                          lambda d, o, e: ["the bot was ejected"] if b"ejected:" in o else [])),
+        Case(33.12, "a crashed Node bot's last words are its error, and where the rest is",
+             ["play", "battleship", "-p", "a:hunt", "-p", "me:cmd:node mybot/bot.js"], code=0,
+             setup=write("mybot/bot.js", NODE_CRASH),
+             words=["Error: no move for this view", "--stderr-dir"],
+             check=lambda d, o, e: ["the Node.js banner is given as its last words"]
+             if b'"Node.js v' in o else []),
+        Case(33.12, "cmd:python3 runs the system's python3 even with a shim first on PATH",
+             ["play", "battleship", "-p", "a:hunt", "-p", "me:cmd:python3 mybot/bot.py"], code=0,
+             setup=setups(copy_bot("mybot/bot.py"), write("shims/python3", SHIM),
+                          lambda d: os.chmod(d / "shims/python3", 0o755)),
+             path_first="{dir}/shims",
+             check=lambda d, o, e: ["the bot was ejected"] if b"ejected:" in o else []),
+        Case(33.12, "an interpreter the walls cannot find: one line naming where it looked",
+             ["play", "battleship", "-p", "a:hunt", "-p", "me:cmd:python9 mybot/bot.py"],
+             setup=setups(copy_bot("mybot/bot.py"), write("shims/python9", SHIM),
+                          lambda d: os.chmod(d / "shims/python9", 0o755)),
+             path_first="{dir}/shims", words=["/usr/local/bin:/usr/bin:/bin", "absolute path"]),
+        Case(33.12, "serve --help names the pages and the API", ["serve", "--help"], code=0,
+             words=["tournament.html?id=", "match.html?t=", "/api/tournaments"]),
+        Case(33.12, "serve's start line names the pages and the API",
+             ["serve", "--store", "sqlite:{dir}/t.db", "--listen", "127.0.0.1:0"], code=0,
+             setup=made_store, changes=True,
+             wrap=lambda d, cmd: ["timeout", "--preserve-status", "-s", "INT", "2", *cmd],
+             words=["is at http://127.0.0.1:", "tournament.html?id=", "match.html?t=",
+                    "api/tournaments"]),
+        Case(33.13, "the course's default server config (no players in state0) runs",
+             ["q", "xserver", str(port)], code=0, stdin=default_server_config(),
+             words=["[[],[]]"]),
+        Case(33.13, "dominosa generate of a huge n gives up at --timeout, in one line",
+             ["dominosa", "generate", "--n", "400", "--timeout", "2"], code=4,
+             words=["--timeout 2"], stderr_lines=None),
+        Case(33.13, "a race takes a player's own per_call",
+             ["play", "speed_scrabble", "-p", "a:solver", "-p", "b:solver", "--entrant",
+              "a:per_call=0.5", "--seed", "1"], code=0, words=["--entrant a:per_call=0.5"]),
+        Case(33.13, "a tcp match's reproduce line keeps its --listen",
+             ["play", "q", "-p", "a:dag", "-p", "b:tcp", "--listen", f"127.0.0.1:{port + 1}",
+              "--accept-timeout", "1", "--seed", "1"], code=0,
+             words=[f"--listen 127.0.0.1:{port + 1}"]),
+    ]
+
+
+def free_tcp_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def build_progress_case():
+    """scripts/build.sh as a newcomer sees it, in a real terminal: what it does, then the build's
+    share done, rewritten in place; and when the build fails, the end of its log and where the
+    rest is. A stand-in cmake prints ninja's lines, so nothing is built."""
+    import pty
+    problems = []
+    with tempfile.TemporaryDirectory(prefix="arbiter-build-") as d:
+        d = pathlib.Path(d)
+        (d / "scripts").mkdir()
+        shutil.copy(pathlib.Path(ARGS.root) / "scripts/build.sh", d / "scripts")
+        (d / "bin").mkdir()
+        (d / "bin/cmake").write_text(
+            "#!/bin/sh\n[ \"$1\" = --build ] || exit 0\n"
+            "for i in 1 2 3 4 5 6 7 8 9 10; do echo \"[$i/10] Building CXX object x$i.o\"; done\n"
+            "[ -n \"$FAIL\" ] && { echo \"x7.cpp:1: error: expected ';'\"; exit 1; }\nexit 0\n")
+        os.chmod(d / "bin/cmake", 0o755)
+        for fail in ("", "1"):
+            env = dict(os.environ, PATH=f"{d}/bin:{os.environ['PATH']}", FAIL=fail)
+            out = bytearray()
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execve("/bin/bash", ["bash", str(d / "scripts/build.sh"), "dev"], env)
+            while True:
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            _, status = os.waitpid(pid, 0)
+            text = out.decode(errors="replace")
+            code = os.waitstatus_to_exitcode(status)
+            if not fail:
+                if code != 0 or "build: compiling arbiter (dev) for the first time" not in text \
+                        or "\rbuild: 100% (10 of 10 steps)" not in text or "build: done" not in text:
+                    problems.append(f"a build that works: exit {code}, {text[-300:]!r}")
+                if "Building CXX" in text:
+                    problems.append("the compiler's lines were shown")
+            elif code != 1 or "error: expected ';'" not in text or "build/dev.log" not in text:
+                problems.append(f"a build that fails: exit {code}, {text[-300:]!r}")
+    demo = (pathlib.Path(ARGS.root) / "scripts/demo.sh").read_text()
+    if "scripts/build.sh" not in demo or ">/dev/null" in demo.split("build.sh")[0].split("setup.sh")[-1]:
+        problems.append("demo.sh does not build through scripts/build.sh")
+    return problems
+
+
+# ---------------------------------------------------------------------------------------------
 # The sweep: every flag's bad values.
 
 
@@ -928,7 +1078,7 @@ def main():
     ARGS.arbiter = str(pathlib.Path(ARGS.arbiter).resolve())
     ARGS.root = str(pathlib.Path(ARGS.root).resolve())
     cases = item1() + item2() + item3() + item4() + item5() + item6() + item7() + item8() + item9() \
-        + item10() + sweep()
+        + item10() + item33() + sweep()
     if ARGS.k:
         cases = [c for c in cases if ARGS.k in c.name]
     failed = passed = 0
@@ -936,6 +1086,9 @@ def main():
         results = list(pool.map(lambda c: (c, run_case(c)), cases))
     if not ARGS.k or "tcp" in ARGS.k:
         results.append((Case(2, "TCP seats are claimed by token only", []), tcp_sign_up_case()))
+    if not ARGS.k or "build" in ARGS.k:
+        results.append((Case(33.9, "the build says what it does and how far it is", []),
+                        build_progress_case()))
     for case, problems in results:
         if problems:
             failed += 1
