@@ -11,7 +11,7 @@ packages=(
   libsqlite3-dev libpqxx-dev libpq-dev postgresql libtomlplusplus-dev zlib1g-dev
   liblua5.4-dev libseccomp-dev
   libcpp-httplib-dev chromium chromium-driver python3-selenium
-  cadical
+  cadical clang-format
   nodejs
 )
 

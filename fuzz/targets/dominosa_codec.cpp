@@ -1,4 +1,4 @@
-// Dominosa: the race's wire codec (race.h) on the input as JSON, and the puzzle parsers
+// Dominosa: the race's wire codec (game.h) on the input as JSON, and the puzzle parsers
 // (puzzle.h) on the input as text. A parsed puzzle reads back the same from each of its three
 // formats, and checking a solution against it never fails loudly.
 #include "fuzz_support.h"

@@ -19,13 +19,13 @@
 #include <fmt/format.h>
 
 #include "apps/commands.h"
+#include "arena/registry.h"
+#include "arena/seating.h"
 #include "core/entropy.h"
 #include "core/file.h"
 #include "core/interrupt.h"
 #include "core/seed_tree.h"
 #include "core/units.h"
-#include "arena/registry.h"
-#include "arena/seating.h"
 #include "remote/cgroup.h"
 #include "remote/tcp.h"
 #include "revision.h"
@@ -102,9 +102,10 @@ int play(const PlayArgs& a) {
   spec.seed = a.seed;
   auto key = from_hex(a.program_key);
   if (!key || key->size() != seeds::kProgramKeyBytes) {
-    report_error(fmt::format("--program-key: expected {} hex digits (as a reproduce command "
-                             "gives them)",
-                             2 * seeds::kProgramKeyBytes));
+    report_error(
+        fmt::format("--program-key: expected {} hex digits (as a reproduce command "
+                    "gives them)",
+                    2 * seeds::kProgramKeyBytes));
     return kBadInput;
   }
   spec.hosting.program_key = *key;
@@ -473,8 +474,8 @@ int main(int argc, char** argv) {
                                {"black:" + play_args.black, "white:" + play_args.white});
     }
     // validated by natural_validator
-    play_args.seed = play_args.seed_text.empty() ? unguessable_seed()
-                                                 : std::stoull(play_args.seed_text);
+    play_args.seed =
+        play_args.seed_text.empty() ? unguessable_seed() : std::stoull(play_args.seed_text);
     if (play_args.program_key.empty())
       play_args.program_key = to_hex(unguessable_bytes(seeds::kProgramKeyBytes));
     exit_code = play(play_args);
@@ -496,12 +497,14 @@ int main(int argc, char** argv) {
                      "program that dies of them is a hang-up\n",
                      cgroups.error().message);
         if (auto cpu = ProgramCgroup::cpu_available())
-          fmt::print("yes  CPU shares: each program gets --cpus (default 1) at equal weight, so "
-                     "one that forks spinners slows only itself\n");
+          fmt::print(
+              "yes  CPU shares: each program gets --cpus (default 1) at equal weight, so "
+              "one that forks spinners slows only itself\n");
         else
-          fmt::print("no   CPU shares ({}): --cpus is not enforced, and a program forking "
-                     "spinners can starve the others\n",
-                     cpu.error().message);
+          fmt::print(
+              "no   CPU shares ({}): --cpus is not enforced, and a program forking "
+              "spinners can starve the others\n",
+              cpu.error().message);
         fmt::print("{}\n", support.ok ? "the sandbox works here (cmd players run behind it)"
                                       : "the sandbox does not work here (cmd players need "
                                         "--unsafe-no-sandbox)");

@@ -70,8 +70,7 @@ CLI::Validator id_validator(std::int64_t lo) {
 
 bool ProgramOptions::given() const {
   return !memory.empty() || !processes.empty() || !cpu_time.empty() || !cpus.empty() ||
-         !output.empty() ||
-         !open_files.empty() || !read_only.empty() || !env.empty() || network ||
+         !output.empty() || !open_files.empty() || !read_only.empty() || !env.empty() || network ||
          unsafe_no_sandbox || !workdir.empty();
 }
 
@@ -89,11 +88,12 @@ void add_program_options(CLI::App* command, ProgramOptions& o) {
   command->add_option("--cpu-time", o.cpu_time,
                       "CPU time per program for the whole match, e.g. 60s (default: none)")
       ->group(group);
-  command->add_option("--cpus", o.cpus,
-                      fmt::format("CPUs a program may use at once, all its processes together, "
-                                  "e.g. 0.5 or none (default {:g}): one that forks spinners "
-                                  "slows only itself",
-                                  *defaults.limits.cpu_millis / 1000.0))
+  command
+      ->add_option("--cpus", o.cpus,
+                   fmt::format("CPUs a program may use at once, all its processes together, "
+                               "e.g. 0.5 or none (default {:g}): one that forks spinners "
+                               "slows only itself",
+                               *defaults.limits.cpu_millis / 1000.0))
       ->group(group);
   command->add_option("--output", o.output,
                       fmt::format("Bytes a program may write on stdout and on stderr, e.g. 4M "
@@ -139,8 +139,7 @@ Expected<void> apply_program_options(const ProgramOptions& o, ProgramTerms& term
   const std::pair<const char*, std::pair<const std::string*, std::string_view>> caps[] = {
       {"--memory", {&o.memory, "memory"}},       {"--processes", {&o.processes, "processes"}},
       {"--cpu-time", {&o.cpu_time, "cpu_time"}}, {"--cpus", {&o.cpus, "cpus"}},
-      {"--output", {&o.output, "output"}},
-      {"--open-files", {&o.open_files, "open_files"}}};
+      {"--output", {&o.output, "output"}},       {"--open-files", {&o.open_files, "open_files"}}};
   for (const auto& [option, field] : caps)
     if (!field.first->empty())
       if (auto ok = set(option, field.second, *field.first); !ok) return ok;
@@ -232,8 +231,9 @@ Expected<void> apply_entrant_settings(const std::vector<std::string>& settings,
       continue;
     }
     if (std::find(std::begin(kTermKeys), std::end(kTermKeys), key) == std::end(kTermKeys))
-      return where("unknown key (known: per_call, clock, dir, stderr, memory, processes, "
-                   "cpu_time, cpus, output, open_files, env, read_only, network, sandbox)");
+      return where(
+          "unknown key (known: per_call, clock, dir, stderr, memory, processes, "
+          "cpu_time, cpus, output, open_files, env, read_only, network, sandbox)");
     Json j = value == "true" ? Json(true) : value == "false" ? Json(false) : Json(value);
     if (key == "env" || key == "read_only") {
       Json& list = lists[{name, key}];

@@ -6,8 +6,8 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
-#include <sstream>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -121,9 +121,10 @@ void add_dominosa_commands(CLI::App& app, int& exit_code) {
     };
     auto made = generate_parallel(options, threads, stop);
     if (!made && gave_up) {
-      report_error(fmt::format("no {} puzzle of n = {} within --timeout {:g} s (give it more, or a "
-                               "smaller --n)",
-                               g->level, g->n, g->timeout));
+      report_error(
+          fmt::format("no {} puzzle of n = {} within --timeout {:g} s (give it more, or a "
+                      "smaller --n)",
+                      g->level, g->n, g->timeout));
       exit_code = kUnknown;
       return;
     }

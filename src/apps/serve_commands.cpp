@@ -89,11 +89,12 @@ int serve(const ServeArgs& a) {
   viewer.start();
   const std::string url = url_of(*options, *port);
   fmt::print("arbiter: the viewer of {} is at {} (Ctrl-C stops it)\n", a.store, url);
-  fmt::print("  pages: {0} (every tournament), {0}tournament.html?id=ID (standings, matches),\n"
-             "         {0}match.html?t=ID&i=N (one match, replayed)\n"
-             "  API:   {0}api/tournaments, .../ID, .../ID/standings, .../ID/matches, "
-             ".../ID/matches/N, .../ID/matches/N/log (docs/viewer.md)\n",
-             url);
+  fmt::print(
+      "  pages: {0} (every tournament), {0}tournament.html?id=ID (standings, matches),\n"
+      "         {0}match.html?t=ID&i=N (one match, replayed)\n"
+      "  API:   {0}api/tournaments, .../ID, .../ID/standings, .../ID/matches, "
+      ".../ID/matches/N, .../ID/matches/N/log (docs/viewer.md)\n",
+      url);
   std::fflush(stdout);
   wait_for_stop_signal();
   viewer.stop();

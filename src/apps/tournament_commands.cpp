@@ -255,13 +255,13 @@ std::vector<PrivateFile> private_paths_of(const RunArgs& a) {
   // A URL that names no file is refused when the store is opened, before any program starts.
   if (auto target = sqlite_target(a.store); target && *target)
     paths.push_back({(*target)->file, "the store"});
-  for (const auto& [path, what] : {std::pair<const std::string&, const char*>{a.tokens_file,
-                                                                             "the tokens file"},
-                                   {a.stderr_dir, "the stderr directory"},
-                                   {a.csv, "the --csv file"},
-                                   {a.json, "the --json file"},
-                                   {a.matches_csv, "the --matches-csv file"},
-                                   {a.crosstable_csv, "the --crosstable-csv file"}})
+  for (const auto& [path, what] :
+       {std::pair<const std::string&, const char*>{a.tokens_file, "the tokens file"},
+        {a.stderr_dir, "the stderr directory"},
+        {a.csv, "the --csv file"},
+        {a.json, "the --json file"},
+        {a.matches_csv, "the --matches-csv file"},
+        {a.crosstable_csv, "the --crosstable-csv file"}})
     if (!path.empty()) paths.push_back({path, what});
   return paths;
 }

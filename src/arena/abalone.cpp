@@ -95,7 +95,8 @@ Expected<std::string> team_file(const std::string& bot) {
   if (abalone::find_house_team(bot) != nullptr) return std::string();
   if (bot.starts_with("lua:")) return bot.substr(4);
   if (bot.ends_with(".lua")) return bot;
-  return fail(fmt::format("bot \"{}\": expected {}, cmd:PROGRAM or tcp", bot, abalone_bot_syntax()));
+  return fail(
+      fmt::format("bot \"{}\": expected {}, cmd:PROGRAM or tcp", bot, abalone_bot_syntax()));
 }
 
 Expected<std::optional<std::string>> lua_source(const std::string& bot) {

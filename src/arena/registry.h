@@ -117,7 +117,7 @@ struct GameEntry {
   std::function<Expected<void>(const std::string& bot)> check_bot;
   // Whether the game takes `config` (null: its defaults) for matches of `seats` players.
   std::function<Expected<void>(const Json& config, std::size_t seats)> check_config;
-  // Plays a match. Callers go through play_match (registry_seating.h), which checks the seats
+  // Plays a match. Callers go through play_match (arena/seating.h), which checks the seats
   // first, so that an organizer's mistake is an error and never a player's ejection.
   std::function<Expected<PlayOutcome>(const PlaySpec&)> play;
   std::function<Expected<ReplayReport>(const std::vector<Json>&)> replay;

@@ -222,8 +222,9 @@ Expected<std::vector<std::optional<OpenedSeat>>> open_remote_seats(const PlaySpe
   if (spec.options.log != nullptr && !programs.empty())
     spec.options.log->set_hosting(Json{{"programs", programs}});
   std::vector<std::size_t> tcp_seats;
-  const std::string program_key =
-      spec.hosting.program_key.empty() ? unguessable_bytes(seeds::kProgramKeyBytes) : spec.hosting.program_key;
+  const std::string program_key = spec.hosting.program_key.empty()
+                                      ? unguessable_bytes(seeds::kProgramKeyBytes)
+                                      : spec.hosting.program_key;
   for (std::size_t i = 0; i < spec.roster.size(); ++i) {
     const Seating& seat = spec.roster[i];
     if (seat.bot == "tcp") {

@@ -94,24 +94,22 @@ Expected<PlayOutcome> play_turn_based_entry(const PlaySpec& spec) {
 
 template <TurnBasedHosted G>
 GameEntry turn_based_entry() {
-  return GameEntry{
-      .name = std::string(G::kName),
-      .summary = std::string(G::kSummary),
-      .bots = G::bot_syntax(),
-      .house_bots = G::house_bots(),
-      .min_seats = static_cast<std::size_t>(G::kMinSeats),
-      .max_seats = static_cast<std::size_t>(G::kMaxSeats),
-      .clocked = true,
-      .seat_per_call = true,
-      .check_bot = [](const std::string& bot) { return G::check_bot(bot); },
-      .check_config =
-          [](const Json& config, std::size_t seats) -> Expected<void> {
-        auto decoded = detail::turn_based_config<G>(config, seats);
-        if (!decoded) return std::unexpected(decoded.error());
-        return {};
-      },
-      .play = detail::play_turn_based_entry<G>,
-      .replay = [](const std::vector<Json>& log) { return replay<G>(log); }};
+  return GameEntry{.name = std::string(G::kName),
+                   .summary = std::string(G::kSummary),
+                   .bots = G::bot_syntax(),
+                   .house_bots = G::house_bots(),
+                   .min_seats = static_cast<std::size_t>(G::kMinSeats),
+                   .max_seats = static_cast<std::size_t>(G::kMaxSeats),
+                   .clocked = true,
+                   .seat_per_call = true,
+                   .check_bot = [](const std::string& bot) { return G::check_bot(bot); },
+                   .check_config = [](const Json& config, std::size_t seats) -> Expected<void> {
+                     auto decoded = detail::turn_based_config<G>(config, seats);
+                     if (!decoded) return std::unexpected(decoded.error());
+                     return {};
+                   },
+                   .play = detail::play_turn_based_entry<G>,
+                   .replay = [](const std::vector<Json>& log) { return replay<G>(log); }};
 }
 
 }  // namespace arbiter

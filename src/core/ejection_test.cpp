@@ -9,7 +9,8 @@ TEST(Ejection, DetailsQuoteAFewHundredBytesAtMost) {
   const std::string short_one = "malformed JSON: syntax error";
   EXPECT_EQ(Ejection(0, Why::malformed, "setup", short_one).detail, short_one);
   // A reply of a 1 MB number: the parse error quotes all of it.
-  const std::string huge = "malformed JSON: number overflow parsing '" + std::string(1000000, '1') + "'";
+  const std::string huge =
+      "malformed JSON: number overflow parsing '" + std::string(1000000, '1') + "'";
   const Ejection e(1, Why::malformed, "take_turn", huge);
   EXPECT_LE(e.detail.size(), kMaxDetailBytes);
   EXPECT_TRUE(e.detail.starts_with("malformed JSON: number overflow parsing '111"));

@@ -46,7 +46,8 @@ Expected<std::string> from_hex(std::string_view hex) {
   std::string bytes;
   for (std::size_t i = 0; i < hex.size(); i += 2) {
     const int hi = digit(hex[i]), lo = digit(hex[i + 1]);
-    if (hi < 0 || lo < 0) return fail(fmt::format("\"{}\" is not a hex digit", hi < 0 ? hex[i] : hex[i + 1]));
+    if (hi < 0 || lo < 0)
+      return fail(fmt::format("\"{}\" is not a hex digit", hi < 0 ? hex[i] : hex[i + 1]));
     bytes += static_cast<char>(hi * 16 + lo);
   }
   return bytes;

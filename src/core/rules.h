@@ -1,6 +1,6 @@
 // The concept a game satisfies. A game is deterministic and pure: no I/O, no clock, no threads;
 // its only randomness comes from the Rng handed to start(). The referee (referee/) drives any
-// game through this interface, and the registry (games/registry.h) erases the template once.
+// game through this interface, and the registry (arena/registry.h) erases the template once.
 #pragma once
 
 #include <concepts>

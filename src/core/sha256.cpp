@@ -135,7 +135,8 @@ std::array<std::uint8_t, 32> hmac_sha256(std::string_view key, std::string_view 
   const auto inner_digest = in.digest();
   Sha256 out;
   out.update(outer);
-  out.update(std::string_view(reinterpret_cast<const char*>(inner_digest.data()), inner_digest.size()));
+  out.update(
+      std::string_view(reinterpret_cast<const char*>(inner_digest.data()), inner_digest.size()));
   return out.digest();
 }
 

@@ -366,8 +366,9 @@ MatchResult run_realtime(typename G::State& state, std::vector<RealtimeSeat>& se
   for (Seat p : state.seats()) {
     const bool won =
         std::find(standings.winners.begin(), standings.winners.end(), p) != standings.winners.end();
-    if (seats[p].channel && seats[p].channel->send(Json::array({"win", Json::array({won})}),
-                                                   Deadline::after(clock, options.send_timeout_of(p))))
+    if (seats[p].channel &&
+        seats[p].channel->send(Json::array({"win", Json::array({won})}),
+                               Deadline::after(clock, options.send_timeout_of(p))))
       told_win[p] = true;
   }
   for (auto& seat : seats) {

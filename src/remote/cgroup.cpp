@@ -128,7 +128,8 @@ Layout find_layout() {
     const std::string enabled = read_small(own + "/cgroup.subtree_control");
     const bool has = enabled.find("memory") != std::string::npos &&
                      enabled.find("pids") != std::string::npos;
-    if (writable_dir(own) && (has || write_small(own + "/cgroup.subtree_control", "+memory +pids"))) {
+    if (writable_dir(own) &&
+        (has || write_small(own + "/cgroup.subtree_control", "+memory +pids"))) {
       if (read_small(own + "/cgroup.subtree_control").find("cpu") != std::string::npos ||
           write_small(own + "/cgroup.subtree_control", "+cpu"))
         l.cpu = own;

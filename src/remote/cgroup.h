@@ -1,10 +1,10 @@
 // ProgramCgroup: a control group of one program player's own, where the kernel lets the referee
 // make one: its memory (RAM, including the page cache it causes), its number of processes and
-// threads, and the CPU it uses at once are capped by the kernel for the whole process tree, and counters tell afterwards
-// whether a cap was hit (an OOM kill; a refused fork). Works on cgroup v1 (the memory and pids
-// hierarchies) and on cgroup v2 (a delegated subtree with the memory and pids controllers).
-// Where neither is writable, ChildProcess falls back to RLIMIT_AS and RLIMIT_NPROC, which cap
-// as well but cannot say afterwards that they did.
+// threads, and the CPU it uses at once are capped by the kernel for the whole process tree, and
+// counters tell afterwards whether a cap was hit (an OOM kill; a refused fork). Works on cgroup v1
+// (the memory and pids hierarchies) and on cgroup v2 (a delegated subtree with the memory and pids
+// controllers). Where neither is writable, ChildProcess falls back to RLIMIT_AS and RLIMIT_NPROC,
+// which cap as well but cannot say afterwards that they did.
 #pragma once
 
 #include <sys/types.h>
@@ -25,9 +25,9 @@ class ProgramCgroup {
   // and CPU in thousandths of a CPU (a quota per 100 ms period, at the same weight as every other
   // program; left out where cpu_available() says no). Fails with a one-line Error when this
   // machine has no writable cgroup with the memory and pids controllers.
-  static Expected<std::unique_ptr<ProgramCgroup>> create(std::optional<std::uint64_t> memory_bytes,
-                                                         std::optional<std::uint64_t> processes,
-                                                         std::optional<std::uint64_t> cpu_millis = {});
+  static Expected<std::unique_ptr<ProgramCgroup>> create(
+      std::optional<std::uint64_t> memory_bytes, std::optional<std::uint64_t> processes,
+      std::optional<std::uint64_t> cpu_millis = {});
   // Removes the group (its processes must be dead by then; ChildProcess kills them first).
   ~ProgramCgroup();
   ProgramCgroup(const ProgramCgroup&) = delete;

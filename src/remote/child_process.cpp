@@ -78,8 +78,6 @@ struct Launch {
   int reaper = -1;  // the reaper's image (reaper_fd()), for a PID namespace of its own
 };
 
-
-
 // Runs in the child between fork and exec: async-signal-safe calls only (no allocation, no
 // locks), since another thread of the referee may have held any lock at the fork.
 // Called as process 1 of a new PID namespace: starts the player, which returns to exec as process
@@ -237,11 +235,11 @@ Expected<int> reaper_fd() {
     constexpr unsigned kExec = MFD_EXEC;
 #endif
     int made = ::memfd_create("arbiter-reaper", MFD_CLOEXEC | MFD_ALLOW_SEALING | kExec);
-    if (made < 0 && errno == EINVAL) made = ::memfd_create("arbiter-reaper", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (made < 0 && errno == EINVAL)
+      made = ::memfd_create("arbiter-reaper", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (made < 0) return fail(fmt::format("no memfd for the reaper: {}", std::strerror(errno)));
     const auto* bytes = reinterpret_cast<const char*>(kReaperImage);
-    if (write_all(made, bytes, kReaperImage_SIZE) != 0 ||
-        ::fchmod(made, 0555) < 0 ||
+    if (write_all(made, bytes, kReaperImage_SIZE) != 0 || ::fchmod(made, 0555) < 0 ||
         ::fcntl(made, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) < 0) {
       const int err = errno;
       ::close(made);
@@ -825,14 +823,16 @@ std::string telling_line(std::string_view tail) {
   }
   while (!lines.empty() && lines.back().empty()) lines.pop_back();
   if (lines.empty()) return {};
-  const auto indented = [](std::string_view l) { return !l.empty() && (l[0] == ' ' || l[0] == '\t'); };
+  const auto indented = [](std::string_view l) {
+    return !l.empty() && (l[0] == ' ' || l[0] == '\t');
+  };
   // The words runtimes put on the line that says what went wrong (Python's "ValueError: ...",
   // Node's "Error: ...", Java's "Exception in thread ...", Go's "panic: ...", Rust's "thread
   // 'main' panicked at ...:", C++'s "terminate called ..."), never on a stack frame (indented)
   // or a banner after it (Node's "Node.js v20").
-  static constexpr std::string_view kTelling[] = {"Error", "Exception", "error:", "panic",
-                                                  "terminate called", "Fatal", "fatal",
-                                                  "Segmentation fault", "Aborted"};
+  static constexpr std::string_view kTelling[] = {
+      "Error", "Exception",          "error:", "panic", "terminate called", "Fatal",
+      "fatal", "Segmentation fault", "Aborted"};
   const std::size_t oldest = lines.size() > 40 ? lines.size() - 40 : 0;
   for (std::size_t i = lines.size(); i-- > oldest;) {
     const std::string_view l = lines[i];

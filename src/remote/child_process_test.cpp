@@ -550,9 +550,9 @@ TEST(ChildProcess, ThePrivateFilesOfTheRefereeAreNeverShown) {
     return spec;
   };
   for (const ChildSpec& spec :
-       {walled(dir / "bot" / "store.db"),         // beside a file its argument names
+       {walled(dir / "bot" / "store.db"),  // beside a file its argument names
         walled(dir / "elsewhere" / "m.jsonl", dir / "elsewhere"),  // in its working directory
-        walled(dir / "bot" / "deep" / "tokens")}) {  // below one, not yet written
+        walled(dir / "bot" / "deep" / "tokens")}) {                // below one, not yet written
     auto checked = ChildProcess::check(spec);
     ASSERT_FALSE(checked);
     EXPECT_NE(checked.error().message.find("No program may read it"), std::string::npos)
@@ -612,7 +612,8 @@ TEST(ChildProcess, LinksAreFollowedOnlyWithinTheirDirectory) {
 // often a stack frame, a banner or a hint instead).
 TEST(TellingLine, EachRuntimesCrashGivesItsErrorLine) {
   const std::pair<std::string, std::string> crashes[] = {
-      {"/bots/bot.js:3\n  throw new Error('no move');\n  ^\n\nError: no move\n    at Object.<anonymous> "
+      {"/bots/bot.js:3\n  throw new Error('no move');\n  ^\n\nError: no move\n    at "
+       "Object.<anonymous> "
        "(/bots/bot.js:3:9)\n    at Module._compile (node:internal:1)\n\nNode.js v20.20.2\n",
        "Error: no move"},
       {"Traceback (most recent call last):\n  File \"/b/bot.py\", line 9, in <module>\n    "

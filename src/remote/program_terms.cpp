@@ -135,7 +135,8 @@ Expected<void> set_term(ProgramTerms& terms, std::string_view key, const Json& v
       if (text.empty() || end != text.c_str() + text.size())
         return fail(fmt::format("expected a number of CPUs such as 1 or 0.5, got \"{}\"", text));
     } else {
-      return fail(fmt::format("expected a number of CPUs such as 1 or 0.5, got {}", excerpt(value)));
+      return fail(
+          fmt::format("expected a number of CPUs such as 1 or 0.5, got {}", excerpt(value)));
     }
     if (!(cpus >= 0.01 && cpus <= 1024))
       return fail(fmt::format("{} CPUs: from 0.01 to 1024", cpus));
@@ -183,9 +184,10 @@ Expected<void> set_term(ProgramTerms& terms, std::string_view key, const Json& v
     if (ec) return fail(fmt::format("{}: {}", value.get<std::string>(), ec.message()));
     return {};
   }
-  return fail(fmt::format("unknown term \"{}\" (known: memory, processes, cpu_time, cpus, "
-                          "output, open_files, network, read_only, env, sandbox, dir, stderr)",
-                          key));
+  return fail(
+      fmt::format("unknown term \"{}\" (known: memory, processes, cpu_time, cpus, "
+                  "output, open_files, network, read_only, env, sandbox, dir, stderr)",
+                  key));
 }
 
 Expected<void> check_terms(const ProgramTerms& terms) {
@@ -334,10 +336,10 @@ std::optional<std::vector<TermSetting>> term_settings(const ProgramTerms& terms,
 
 std::vector<std::string> term_flags(const ProgramTerms& terms) {
   static const std::map<std::string, std::string, std::less<>> kFlag = {
-      {"memory", "--memory"},     {"processes", "--processes"},   {"cpu_time", "--cpu-time"},
-      {"cpus", "--cpus"},
-      {"output", "--output"},     {"open_files", "--open-files"}, {"dir", "--workdir"},
-      {"stderr", "--stderr-dir"}, {"read_only", "--read-only"},   {"env", "--env"}};
+      {"memory", "--memory"}, {"processes", "--processes"}, {"cpu_time", "--cpu-time"},
+      {"cpus", "--cpus"},     {"output", "--output"},       {"open_files", "--open-files"},
+      {"dir", "--workdir"},   {"stderr", "--stderr-dir"},   {"read_only", "--read-only"},
+      {"env", "--env"}};
   std::vector<std::string> words;
   // From the defaults, every term can be given (lists start empty).
   const std::vector<TermSetting> settings =

@@ -33,10 +33,9 @@ struct ProgramTerms {
 };
 
 // The keys set_term() knows, in the order of the docs.
-inline constexpr std::string_view kTermKeys[] = {"memory",  "processes", "cpu_time",
-                                                 "cpus",    "output",     "open_files",
-                                                 "network", "read_only",  "env",
-                                                 "sandbox", "dir",        "stderr"};
+inline constexpr std::string_view kTermKeys[] = {"memory", "processes",  "cpu_time", "cpus",
+                                                 "output", "open_files", "network",  "read_only",
+                                                 "env",    "sandbox",    "dir",      "stderr"};
 
 // Sets one term from what was written: a size or duration as text ("512M", "60s") or a number
 // (bytes, seconds), "none" for no cap, a bool, or a list of strings. The Error is one line

@@ -46,11 +46,13 @@ long system_call(long number, long a = 0, long b = 0, long c = 0, long d = 0) {
 
 }  // namespace
 
-extern "C" [[noreturn]]
+extern "C"
+    [[noreturn]]
 #if defined(__x86_64__)
-__attribute__((force_align_arg_pointer))
+    __attribute__((force_align_arg_pointer))
 #endif
-void _start() {
+    void
+    _start() {
   // Nobody in the namespace may read or write this process's memory through /proc.
   system_call(__NR_prctl, PR_SET_DUMPABLE, 0);
   for (;;) {

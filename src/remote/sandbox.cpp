@@ -363,11 +363,11 @@ Expected<Sight> look(const SandboxSpec& spec, std::string& program,
     if (ec || real.empty()) continue;
     for (const auto& p : shown)
       if (!system.contains(p.string()) && under(real, p))
-        return fail(fmt::format("sandbox: the program would see {} ({}): it is in {}, {}. No "
-                                "program may read it: put the program in a folder of its own, "
-                                "or keep {} elsewhere",
-                                secret.what, real.string(), p.string(), sight.why[p.string()],
-                                secret.what));
+        return fail(fmt::format(
+            "sandbox: the program would see {} ({}): it is in {}, {}. No "
+            "program may read it: put the program in a folder of its own, "
+            "or keep {} elsewhere",
+            secret.what, real.string(), p.string(), sight.why[p.string()], secret.what));
   }
   // A path shown after one below it (an argument in the parent of the working directory) is
   // mounted first, so that it does not cover the deeper one: the working directory stays shown

@@ -1,13 +1,13 @@
 // The walls around a program player (docs/security.md): the child runs in its own mount,
-// network, IPC, UTS and cgroup namespaces (and the PID namespace ChildProcess gives it), under a root
-// of its own that shows the system read-only (/usr, /etc and the links /bin, /lib, ...), its own
-// program and files read-only, a fresh /proc of its PID namespace, four device nodes, and a
+// network, IPC, UTS and cgroup namespaces (and the PID namespace ChildProcess gives it), under a
+// root of its own that shows the system read-only (/usr, /etc and the links /bin, /lib, ...), its
+// own program and files read-only, a fresh /proc of its PID namespace, four device nodes, and a
 // size-capped tmpfs at /tmp that is its home and working directory (or a directory it is given,
 // read-only: prepare()); it runs as an unprivileged
 // uid/gid of its own with no capabilities and no_new_privs (its own files, shown through an
-// idmapped mount, are owned by that uid, so it reads them whatever their mode), with only loopback for a network
-// (unless allowed), a clean environment, and a seccomp filter (libseccomp) that refuses with
-// EPERM the system calls no game player needs: new namespaces, mounts, ptrace, bpf,
+// idmapped mount, are owned by that uid, so it reads them whatever their mode), with only loopback
+// for a network (unless allowed), a clean environment, and a seccomp filter (libseccomp) that
+// refuses with EPERM the system calls no game player needs: new namespaces, mounts, ptrace, bpf,
 // perf_event_open, keyrings, kernel modules and kexec, raw and packet sockets, and the like.
 //
 // Built with direct system calls (the new mount API: open_tree, move_mount, mount_setattr;

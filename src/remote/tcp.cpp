@@ -1,7 +1,6 @@
 // TCP listener and connector (IPv4 listening; connecting to whatever the host resolves to).
 #include "remote/tcp.h"
 
-
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>

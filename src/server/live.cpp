@@ -7,7 +7,6 @@
 
 namespace arbiter::server {
 
-
 LiveMatch::LiveMatch(std::int64_t id, std::string game, Reveal reveal)
     : id_(id), game_(std::move(game)), entry_(find_game(game_)), reveal_(std::move(reveal)) {}
 

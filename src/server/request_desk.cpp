@@ -35,8 +35,10 @@ std::string header(std::string_view head, std::string_view name) {
     const std::size_t colon = line.find(':');
     if (colon != std::string_view::npos && lower(line.substr(0, colon)) == name) {
       std::string_view value = line.substr(colon + 1);
-      while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-      while (!value.empty() && (value.back() == '\r' || value.back() == ' ')) value.remove_suffix(1);
+      while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+        value.remove_prefix(1);
+      while (!value.empty() && (value.back() == '\r' || value.back() == ' '))
+        value.remove_suffix(1);
       return std::string(value);
     }
     at = end;
@@ -51,12 +53,18 @@ void send_now(int fd, std::string_view text) {
 
 const char* reason(int status) {
   switch (status) {
-    case 408: return "Request Timeout";
-    case 411: return "Length Required";
-    case 413: return "Payload Too Large";
-    case 431: return "Request Header Fields Too Large";
-    case 503: return "Service Unavailable";
-    default: return "Bad Request";
+    case 408:
+      return "Request Timeout";
+    case 411:
+      return "Length Required";
+    case 413:
+      return "Payload Too Large";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Bad Request";
   }
 }
 
@@ -112,13 +120,15 @@ RequestDesk::Step RequestDesk::read_some(Pending& p) {
       const std::size_t end = p.bytes.find("\r\n\r\n");
       if (end == std::string::npos) {
         if (p.bytes.size() > rules_.max_head) {
-          answer_and_close(p.fd, 431, fmt::format("a request head is at most {} bytes", rules_.max_head));
+          answer_and_close(p.fd, 431,
+                           fmt::format("a request head is at most {} bytes", rules_.max_head));
           return Step::answered;
         }
         continue;
       }
       if (end + 4 > rules_.max_head) {
-        answer_and_close(p.fd, 431, fmt::format("a request head is at most {} bytes", rules_.max_head));
+        answer_and_close(p.fd, 431,
+                         fmt::format("a request head is at most {} bytes", rules_.max_head));
         return Step::answered;
       }
       const std::string_view head(p.bytes.data(), end + 2);
@@ -136,14 +146,16 @@ RequestDesk::Step RequestDesk::read_some(Pending& p) {
         }
       }
       if (value > rules_.max_body) {
-        answer_and_close(p.fd, 413, fmt::format("a request body is at most {} bytes", rules_.max_body));
+        answer_and_close(p.fd, 413,
+                         fmt::format("a request body is at most {} bytes", rules_.max_body));
         return Step::answered;
       }
       p.body_at = end + 4;
       p.length = value;
       // A body has its own time, by its size.
-      p.until = Clock::now() + rules_.head_wait +
-                std::chrono::milliseconds(value * 1000 / std::max<std::size_t>(rules_.min_body_rate, 1));
+      p.until =
+          Clock::now() + rules_.head_wait +
+          std::chrono::milliseconds(value * 1000 / std::max<std::size_t>(rules_.min_body_rate, 1));
       if (value > 0 && lower(header(head, "expect")) == "100-continue") {
         send_now(p.fd, "HTTP/1.1 100 Continue\r\n\r\n");
         // Answered here: the head handed on says nothing more of it.

@@ -73,8 +73,8 @@ class RequestDesk {
     std::string bytes;
     std::chrono::steady_clock::time_point heard;  // accepted, or last sent bytes
     std::chrono::steady_clock::time_point until;  // its wait ends
-    std::size_t body_at = 0;  // where the body starts, once the head is in
-    std::size_t length = 0;   // the body's length, once the head is in
+    std::size_t body_at = 0;                      // where the body starts, once the head is in
+    std::size_t length = 0;                       // the body's length, once the head is in
   };
   enum class Step { waiting, complete, answered };
   Step read_some(Pending& p);

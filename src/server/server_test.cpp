@@ -277,7 +277,8 @@ TEST(ServerHeld, SeedsAndLogsWaitForTheMatchesDealtFromThem) {
   const auto get = [&](const std::string& path) {
     auto r = c.Get(fmt::format("/api/tournaments/{}{}", *id, path));
     EXPECT_TRUE(r) << path;
-    return r ? std::make_pair(r->status, parse_json(r->body).value_or(Json())) : std::make_pair(0, Json());
+    return r ? std::make_pair(r->status, parse_json(r->body).value_or(Json()))
+             : std::make_pair(0, Json());
   };
   const std::string first = fmt::format("/matches/{}", (*jobs)[0].index);
   auto [status, t] = get("");
@@ -512,7 +513,8 @@ std::string answer_of(int fd) {
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &t, sizeof t);
   std::string all;
   char buf[4096];
-  for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) all.append(buf, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;)
+    all.append(buf, static_cast<std::size_t>(n));
   return all;
 }
 

@@ -455,8 +455,9 @@ void ViewerServer::Impl::routes() {
     if (!m) return;
     auto lines = m->full_log();
     if (!lines && m->held())
-      return error(res, 409, "the match shares its seed with matches still to be played (its "
-                             "pair, seats swapped): its whole log is served once they are over");
+      return error(res, 409,
+                   "the match shares its seed with matches still to be played (its "
+                   "pair, seats swapped): its whole log is served once they are over");
     if (!lines)
       return error(res, 409, "the match is still running: its whole log is served once it ends "
                              "(until then, its stream shows what a spectator may see)");
@@ -495,7 +496,8 @@ Expected<std::uint16_t> ViewerServer::bind() {
   if (!listener)
     return fail(listener.error().message +
                 (o.port == 0 ? "" : " (the port in use, or not an address of this machine)"));
-  if (!impl_->http.run_idle()) return fail(fmt::format("cannot start the viewer: {}", std::strerror(errno)));
+  if (!impl_->http.run_idle())
+    return fail(fmt::format("cannot start the viewer: {}", std::strerror(errno)));
   Impl* impl = impl_.get();
   impl_->desk = std::make_unique<RequestDesk>(
       std::move(*listener), o.desk, static_cast<std::size_t>(std::max(o.threads, 1)),
@@ -503,7 +505,9 @@ Expected<std::uint16_t> ViewerServer::bind() {
   return impl_->desk->port();
 }
 
-void ViewerServer::run() { impl_->desk->run(); }
+void ViewerServer::run() {
+  impl_->desk->run();
+}
 
 void ViewerServer::start() {
   impl_->thread = std::thread([this] { impl_->desk->run(); });

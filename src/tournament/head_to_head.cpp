@@ -15,7 +15,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kZ95 = 1.959963984540054;  // the normal quantile of 0.975
-constexpr double kConfidence = 0.975;        // each end of the 95 % interval
+constexpr double kConfidence = 0.975;       // each end of the 95 % interval
 constexpr double kPrior = 0.25;              // pseudo-outcomes per category in the SPRT
 
 struct Moments {
@@ -239,13 +239,12 @@ std::string head_to_head_text(const TournamentSpec& spec, const HeadToHead& h) {
     const auto pe = pentanomial_elo(h.pairs);
     std::int64_t n = 0;
     for (auto c : h.pairs) n += c;
-    out += fmt::format("pairs: {} (LL {}, LD {}, DD/WL {}, WD {}, WW {}); pentanomial Elo of {} "
-                       "over {}: {}{}\n",
-                       n, h.pairs[0], h.pairs[1], h.pairs[2], h.pairs[3], h.pairs[4], a, b,
-                       difference_text(pe, "pair"),
-                       h.incomplete_pairs ? fmt::format("; {} pair(s) incomplete",
-                                                        h.incomplete_pairs)
-                                          : "");
+    out += fmt::format(
+        "pairs: {} (LL {}, LD {}, DD/WL {}, WD {}, WW {}); pentanomial Elo of {} "
+        "over {}: {}{}\n",
+        n, h.pairs[0], h.pairs[1], h.pairs[2], h.pairs[3], h.pairs[4], a, b,
+        difference_text(pe, "pair"),
+        h.incomplete_pairs ? fmt::format("; {} pair(s) incomplete", h.incomplete_pairs) : "");
   }
   if (h.sprt && spec.sprt) {
     const auto& s = *h.sprt;

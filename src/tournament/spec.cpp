@@ -117,11 +117,11 @@ Json encode_spec(const TournamentSpec& spec) {
 
 Expected<TournamentSpec> decode_spec(const Json& j) {
   constexpr std::string_view what = "the tournament spec";
-  if (auto ok = only_keys(j,
-                          {"name", "game", "players", "schedule", "seats", "rounds", "seed",
-                           "config", "per_call_ms", "hero", "program", "clock", "pairing", "sprt",
-                           "program_key", "listen"},
-                          what);
+  if (auto ok = only_keys(
+          j,
+          {"name", "game", "players", "schedule", "seats", "rounds", "seed", "config",
+           "per_call_ms", "hero", "program", "clock", "pairing", "sprt", "program_key", "listen"},
+          what);
       !ok)
     return std::unexpected(ok.error());
   TournamentSpec spec;
@@ -241,8 +241,7 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
     const Json& key = j["program_key"];
     auto bytes = from_hex(key.is_string() ? key.get<std::string>() : std::string("?"));
     if (!bytes || bytes->size() != seeds::kProgramKeyBytes)
-      return fail(fmt::format("program_key: expected {} hex digits",
-                              2 * seeds::kProgramKeyBytes));
+      return fail(fmt::format("program_key: expected {} hex digits", 2 * seeds::kProgramKeyBytes));
     spec.program_key = *bytes;
   }
   if (j.contains("pairing")) {
@@ -443,8 +442,8 @@ Expected<void> check_entrant_limits(const GameEntry& game, const Entrant& p) {
   if (p.per_call_ms && (*p.per_call_ms < 1 || *p.per_call_ms > 600'000))
     return fail(fmt::format("player {}: per_call: expected 1 ms to 600 s", p.name));
   if (p.per_call_ms && !game.seat_per_call)
-    return fail(fmt::format("player {}: per_call: {} gives every player the same time",
-                            p.name, game.name));
+    return fail(
+        fmt::format("player {}: per_call: {} gives every player the same time", p.name, game.name));
   return {};
 }
 
@@ -461,8 +460,7 @@ Expected<void> validate_unescaped(const TournamentSpec& spec) {
     const Seating seat{p.name, p.bot, p.program};
     Hosting hosting;
     hosting.program = spec.program;
-    if (auto ok = check_seating(*game, seat, /*tcp_allowed=*/true, &terms_of(seat, hosting));
-        !ok)
+    if (auto ok = check_seating(*game, seat, /*tcp_allowed=*/true, &terms_of(seat, hosting)); !ok)
       return ok;
     if (auto ok = check_program_terms(seat, hosting); !ok) return ok;
     if (!names.insert(p.name).second)

@@ -565,8 +565,8 @@ Expected<std::unique_ptr<Store>> open_sqlite_store(const SqliteTarget& target, O
   sqlite3* db = nullptr;
   // Always the URI made from the resolved file: the file opened is the one sqlite_target
   // names (and keeps from programs), whatever form the organizer wrote.
-  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI |
-                    (mode == OpenMode::create ? SQLITE_OPEN_CREATE : 0);
+  const int flags =
+      SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI | (mode == OpenMode::create ? SQLITE_OPEN_CREATE : 0);
   const int rc = sqlite3_open_v2(target.uri.c_str(), &db, flags, nullptr);
   if (rc == SQLITE_CANTOPEN && mode == OpenMode::existing) {
     sqlite3_close(db);

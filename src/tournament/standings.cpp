@@ -254,8 +254,7 @@ Json array_or_empty(const Json& object, std::string_view key) {
 
 }  // namespace
 
-std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec,
-                              bool with_key) {
+std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec, bool with_key) {
   std::vector<std::string> players;
   // The first seated program's terms are play's flags; another program's own terms are
   // --entrant settings over them (a comment where settings cannot say it: an emptied list).

@@ -54,7 +54,8 @@ Expected<std::string> percent_decoded(std::string_view text) {
 std::string percent_encoded(std::string_view text) {
   std::string out;
   for (const char c : text) {
-    if (std::isalnum(static_cast<unsigned char>(c)) || std::string_view("/-._~").find(c) != std::string_view::npos)
+    if (std::isalnum(static_cast<unsigned char>(c)) ||
+        std::string_view("/-._~").find(c) != std::string_view::npos)
       out += c;
     else
       out += fmt::format("%{:02X}", static_cast<unsigned char>(c));
@@ -99,8 +100,10 @@ Expected<std::optional<SqliteTarget>> sqlite_target(std::string_view url) {
     }
     if (uri.starts_with("//")) {
       const auto slash = uri.find('/', 2);
-      const std::string_view host = uri.substr(2, slash == std::string_view::npos ? uri.npos : slash - 2);
-      if (!host.empty() && host != "localhost") return refuse(fmt::format("a file on host \"{}\"", host));
+      const std::string_view host =
+          uri.substr(2, slash == std::string_view::npos ? uri.npos : slash - 2);
+      if (!host.empty() && host != "localhost")
+        return refuse(fmt::format("a file on host \"{}\"", host));
       uri = slash == std::string_view::npos ? std::string_view() : uri.substr(slash);
     }
     auto decoded = percent_decoded(uri);
@@ -120,7 +123,8 @@ Expected<std::optional<SqliteTarget>> sqlite_target(std::string_view url) {
           std::end(kKeptParameters))
         return refuse(fmt::format("the parameter \"{}\" (only {} are taken)", *key,
                                   "mode, cache, psow, nolock and immutable"));
-      if (*key == "mode" && *value == "memory") return refuse("an in-memory database keeps nothing");
+      if (*key == "mode" && *value == "memory")
+        return refuse("an in-memory database keeps nothing");
       parameters += fmt::format("{}{}={}", parameters.empty() ? "?" : "&", percent_encoded(*key),
                                 percent_encoded(*value));
     }

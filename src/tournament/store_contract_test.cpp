@@ -627,10 +627,11 @@ TEST(OpenStore, EveryFormOfAnSqliteStoreNamesTheFileItOpens) {
   const fs::path cwd = fs::current_path();
   fs::current_path(dir);
   const fs::path want = dir / "real" / "x.db";
-  for (const std::string& url : std::vector<std::string>{"real/x.db", "sqlite:real/x.db", "sqlite://real/x.db", "sqlite:" + want.string(),
-        "sqlite:link/x.db", "sqlite:file:real/x.db", "sqlite:file:" + want.string(),
-        "sqlite:file://" + want.string(), "sqlite:file://localhost" + want.string(),
-        "sqlite:file:real/x%2Edb?mode=rwc&cache=shared#frag", "sqlite:file:link/./x.db"}) {
+  for (const std::string& url : std::vector<std::string>{
+           "real/x.db", "sqlite:real/x.db", "sqlite://real/x.db", "sqlite:" + want.string(),
+           "sqlite:link/x.db", "sqlite:file:real/x.db", "sqlite:file:" + want.string(),
+           "sqlite:file://" + want.string(), "sqlite:file://localhost" + want.string(),
+           "sqlite:file:real/x%2Edb?mode=rwc&cache=shared#frag", "sqlite:file:link/./x.db"}) {
     auto target = sqlite_target(url);
     ASSERT_TRUE(target) << url << ": " << target.error().message;
     ASSERT_TRUE(*target) << url;
@@ -643,9 +644,10 @@ TEST(OpenStore, EveryFormOfAnSqliteStoreNamesTheFileItOpens) {
   // The file SQLite made is the one named, and no other.
   EXPECT_TRUE(fs::exists(want));
   EXPECT_FALSE(fs::exists(dir / "file:real"));
-  for (const std::string url : {"sqlite:file://elsewhere/x.db", "sqlite:file:x.db?vfs=unix-none", "sqlite:file:x.db?mode=memory",
-        "sqlite::memory:", "sqlite:file:", "sqlite:file:x%2", "sqlite:file:x%00.db",
-        "sqlite:file:x.db?modeof=ro"}) {
+  for (const std::string url :
+       {"sqlite:file://elsewhere/x.db", "sqlite:file:x.db?vfs=unix-none",
+        "sqlite:file:x.db?mode=memory", "sqlite::memory:", "sqlite:file:", "sqlite:file:x%2",
+        "sqlite:file:x%00.db", "sqlite:file:x.db?modeof=ro"}) {
     auto target = sqlite_target(url);
     EXPECT_FALSE(target) << url;
     EXPECT_FALSE(open_store(url)) << url;

@@ -14,11 +14,10 @@
 
 #include <fmt/format.h>
 
+#include "core/entropy.h"
 #include "core/seed_tree.h"
 #include "core/shell_words.h"
 #include "referee/game_log.h"
-#include "core/entropy.h"
-#include "core/seed_tree.h"
 #include "tournament/audit.h"
 #include "tournament/integrity.h"
 #include "tournament/live_feed.h"

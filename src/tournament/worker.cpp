@@ -113,9 +113,8 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
   }
   play.hosting.stderr_dir = stderr_dir;
   // The other entrants' stderr directories too (the seated ones' are kept by the arena).
-  play.hosting.private_paths = referee_files(Hosting{.program = spec.program,
-                                                     .private_paths = private_paths},
-                                             entrant_seats(spec));
+  play.hosting.private_paths = referee_files(
+      Hosting{.program = spec.program, .private_paths = private_paths}, entrant_seats(spec));
   play.hosting.program = spec.program;
   play.hosting.program_key = spec.program_key;
   play.hosting.stderr_prefix = fmt::format("t{}-m{}-", job.tournament, job.index);

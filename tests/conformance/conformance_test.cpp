@@ -71,8 +71,8 @@ TEST(ConformanceCoverage, EveryHouseBotIsListedAndTaken) {
     for (const auto& bot : g.house_bots) {
       EXPECT_TRUE(g.check_bot(bot)) << g.name << ": " << bot;
       const std::string base = bot.substr(0, bot.find_first_of("+="));
-      EXPECT_NE(g.bots.find(base), std::string::npos) << g.name << ": " << base << " not in "
-                                                      << g.bots;
+      EXPECT_NE(g.bots.find(base), std::string::npos)
+          << g.name << ": " << base << " not in " << g.bots;
     }
   }
 }

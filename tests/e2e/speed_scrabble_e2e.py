@@ -31,7 +31,7 @@ import procs  # noqa: E402
 
 # Unsandboxed on purpose (--unsafe-no-sandbox): the zoo records its pids in a file of the host
 # for the survivor checks, which the walls forbid; the walled programs are attacked by
-# tests/e2e/hostile_matrix.py.
+# the hostile matrix of tests/e2e/sandbox_e2e.py.
 UNWALLED = ["--unsafe-no-sandbox"]
 
 # e: the smallest share of wins either seat may have. The seat is not the only thing that differs:

@@ -16,7 +16,7 @@ import time
 
 # Unsandboxed on purpose (--unsafe-no-sandbox): the zoo records its pids in a file of the host
 # for the survivor checks, which the walls forbid; the walled programs are attacked by
-# tests/e2e/hostile_matrix.py.
+# the hostile matrix of tests/e2e/sandbox_e2e.py.
 UNWALLED = ["--unsafe-no-sandbox"]
 
 # (name, seats as (seat, mode), the seat whose misbehaviour holds the match at the kill, how many

@@ -91,8 +91,8 @@ Expected<ServerConfig> decode_server_config(const Json& j) {
   // A state0 without players (the course's default server config) deals each player who signs
   // up a hand from its tiles, in sign-up order; decoded here with a stand-in player, left out.
   Json given = keep_later_cells_of_map(r.at("state0"));
-  const bool deal = given.is_object() && given.contains("players") &&
-                    given["players"] == Json::array();
+  const bool deal =
+      given.is_object() && given.contains("players") && given["players"] == Json::array();
   if (deal) given["players"] = Json::array({Json{{"score", 0}, {"tile*", Json::array()}}});
   auto state0 = decode_table(given);
   if (!state0) return fail("RefereeConfig: state0: " + state0.error().message);
@@ -193,7 +193,8 @@ Expected<Json> xserver(const Json& server_config, std::optional<std::uint16_t> p
     Tiles& pile = game.table->pile;
     for (std::size_t i = 0; i < signed_up.size(); ++i) {
       const std::size_t n = std::min(kHandSize, pile.size());
-      game.table->players.push_back({0, Tiles(pile.begin(), pile.begin() + static_cast<std::ptrdiff_t>(n)), std::nullopt});
+      game.table->players.push_back(
+          {0, Tiles(pile.begin(), pile.begin() + static_cast<std::ptrdiff_t>(n)), std::nullopt});
       pile.erase(pile.begin(), pile.begin() + static_cast<std::ptrdiff_t>(n));
     }
   }

@@ -180,7 +180,8 @@ namespace {
 
 // "a, b, c" of a table's names, with `last` before the last one ("or", "and").
 template <class E, std::size_t N>
-std::string name_list(const NameTable<E, N>& table, std::string_view prefix, std::string_view last) {
+std::string name_list(const NameTable<E, N>& table, std::string_view prefix,
+                      std::string_view last) {
   std::string out;
   for (std::size_t i = 0; i < N; ++i) {
     if (i > 0) out += i + 1 == N ? fmt::format(" {} ", last) : std::string(", ");
