@@ -11,6 +11,7 @@
 #include "core/file.h"
 #include "games/abalone/bots.h"
 #include "games/abalone/game.h"
+#include "games/abalone/spectator.h"
 #include "referee/lockstep.h"
 #include "remote/child_process.h"
 #include "remote/fd_channel.h"
@@ -401,6 +402,26 @@ Expected<ReplayReport> replay_abalone(const std::vector<Json>& log) {
     report.identical = true;
   }
   return report;
+}
+
+GameEntry abalone_entry() {
+  return GameEntry{
+      .name = "abalone",
+      .summary =
+          "Concurrent Abalone: every piece a sandboxed Lua thread, stepped in lockstep "
+          "(2 teams: black, white)",
+      .bots = abalone_bot_syntax(),
+      .house_bots = abalone_house_bots(),
+      .min_seats = 2,
+      .max_seats = 2,
+      .streams_gui = true,
+      .seat_per_call = true,
+      .seats_text = "2 teams (black, white)",
+      .check_bot = check_abalone_bot,
+      .check_config = check_abalone_config,
+      .play = play_abalone,
+      .replay = replay_abalone,
+      .spectate = abalone::spectator_line};
 }
 
 }  // namespace arbiter

@@ -11,6 +11,10 @@
 
 namespace arbiter {
 
+// Concurrent Abalone's entry in the game list (arena/registry.h): Lua teams and outside teams in
+// lockstep (referee/lockstep.h).
+GameEntry abalone_entry();
+
 // The bot syntax, for `arbiter games`: the house teams (games/abalone/bots.h) by name, a Lua
 // team file.
 std::string abalone_bot_syntax();

@@ -62,12 +62,12 @@ Expected<typename G::Config> turn_based_config(const Json& given, std::size_t se
                             G::kMaxSeats, seats));
   }
   Expected<typename G::Config> config = std::unexpected(Error{});
-  if constexpr (requires { G::config_for(given, seats); })
+  if constexpr (ConfiguresSeats<G>)
     config = G::config_for(given, seats);
   else
     config = G::decode_config(given.is_null() ? Json::object() : given);
   if (!config) return std::unexpected(config.error());
-  if constexpr (requires { G::check_seats(*config, seats); }) {
+  if constexpr (ChecksSeats<G>) {
     if (auto ok = G::check_seats(*config, seats); !ok) return std::unexpected(ok.error());
   }
   return config;

@@ -37,7 +37,7 @@ inline constexpr Duration kLastMessageGrace = std::chrono::milliseconds(100);
 
 template <Game G>
 Json view_arg(const typename G::View& view, std::string_view name) {
-  if constexpr (requires { G::wire_view(view, name); })
+  if constexpr (WiresView<G>)
     return G::wire_view(view, name);
   else
     return G::encode(view);
@@ -59,7 +59,7 @@ Json take_turn_args(const typename G::View& view, std::string_view name) {
 
 template <Game G>
 Json setup_args(const typename G::View& view, std::string_view name) {
-  if constexpr (requires { G::setup_args(view, name); })
+  if constexpr (ShapesSetupArgs<G>)
     return G::setup_args(view, name);
   else
     return Json::array({view_arg<G>(view, name)});
@@ -68,7 +68,7 @@ Json setup_args(const typename G::View& view, std::string_view name) {
 // The bot side of setup_args: the view a player gets from setup's arguments.
 template <Game G>
 Expected<typename G::View> decode_setup_args(const Json& args) {
-  if constexpr (requires { G::decode_setup_args(args); })
+  if constexpr (DecodesSetupArgs<G>)
     return G::decode_setup_args(args);
   else
     return G::decode_view(args.at(0));

@@ -116,4 +116,50 @@ struct HandOf<G> {
 template <class G>
 using HandOf_t = typename HandOf<G>::type;
 
+// The optional hooks: what a game may add to the concepts above. Where a game lacks one, a
+// default serves; each is asked for in exactly one place (named in brackets).
+
+// G::config_for(given, seats): a match's config when the seat count goes into it (Q's
+// "players"). Default: G::decode_config(given). [arena/turn_based_entry.h]
+template <class G>
+concept ConfiguresSeats = requires(const Json& given, std::size_t seats) {
+  { G::config_for(given, seats) } -> std::same_as<Expected<typename G::Config>>;
+};
+// G::check_seats(config, seats): whether a decoded config goes with that many seats.
+// Default: any count from kMinSeats to kMaxSeats. [arena/turn_based_entry.h]
+template <class G>
+concept ChecksSeats = requires(const typename G::Config& c, std::size_t seats) {
+  { G::check_seats(c, seats) } -> std::same_as<Expected<void>>;
+};
+// G::write_json(out, value): appends the JSON text of what G::encode(value) gives, without
+// building a Json (the game log's speed). Default: dump(G::encode(value)). [referee/turn_based.h]
+template <class G, class T>
+concept WritesJson = requires(std::string& out, const T& value) {
+  G::write_json(out, value);
+};
+// G::LogWriter: one match's log writer, which may keep state from call to call (reuse what did
+// not change). Default: write_json for every value. [referee/turn_based.h]
+template <class G>
+concept HasLogWriter = requires {
+  typename G::LogWriter;
+};
+// G::wire_view(view, name): the view as sent to the seat called `name` (Q names the seat in
+// it). Default: G::encode(view). [core/protocol.h]
+template <class G>
+concept WiresView = requires(const typename G::View& v, std::string_view name) {
+  { G::wire_view(v, name) } -> std::convertible_to<Json>;
+};
+// G::setup_args(view, name): setup's arguments (Battleship sends the config alone). Default:
+// [the view as sent]. [core/protocol.h]
+template <class G>
+concept ShapesSetupArgs = requires(const typename G::View& v, std::string_view name) {
+  { G::setup_args(v, name) } -> std::convertible_to<Json>;
+};
+// G::decode_setup_args(args): the bot side of setup_args, the view it means. Default:
+// G::decode_view(args[0]). [core/protocol.h]
+template <class G>
+concept DecodesSetupArgs = requires(const Json& args) {
+  { G::decode_setup_args(args) } -> std::same_as<Expected<typename G::View>>;
+};
+
 }  // namespace arbiter

@@ -32,7 +32,7 @@ template <class G>
 struct DefaultLogWriter {
   template <class T>
   void write_json(std::string& out, const T& value) {
-    if constexpr (requires { G::write_json(out, value); })
+    if constexpr (WritesJson<G, T>)
       G::write_json(out, value);
     else
       out += dump(G::encode(value));
@@ -43,8 +43,7 @@ template <class G>
 struct LogWriterOf {
   using type = DefaultLogWriter<G>;
 };
-template <class G>
-  requires requires { typename G::LogWriter; }
+template <HasLogWriter G>
 struct LogWriterOf<G> {
   using type = typename G::LogWriter;
 };

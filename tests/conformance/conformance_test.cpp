@@ -23,43 +23,33 @@
 #include "referee/game_log.h"
 
 namespace arbiter {
-
-// The house bots the transport suite seats for each registered turn-based game.
-template <>
-std::vector<std::string> conformance::suite_bots<q::Q>() {
-  return {"dag", "ldasg"};
-}
-template <>
-std::vector<std::string> conformance::suite_bots<battleship::Battleship>() {
-  return {"density", "hunt"};
-}
-
 namespace {
 
-// The turn-based suite (rules_suite.h) and gtest's names for it.
 using namespace conformance;
 
-// Every registered game appears here (checked below against the registry).
-// Games with a setup answer (SetsUp) also provide G::sample_setup(view, rng): an answer a careless
-// or hostile player might give.
-using ConformingGames = ::testing::Types<q::Q, battleship::Battleship>;
-const std::set<std::string> kConformingNames = {std::string(q::Q::kName),
-                                                std::string(battleship::Battleship::kName)};
-
-// The turn-based suite (conformance/rules_suite.h) for the registered turn-based games.
-INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, Conformance, ConformingGames);
-// And their registry entries (turn_based_entry) in process, over stdio and over TCP.
-INSTANTIATE_TYPED_TEST_SUITE_P(TransportConformance, TransportConformance, ConformingGames);
-
-// Real-time games have their own suite below, and so have lockstep games.
-const std::set<std::string> kRealtimeNames = {std::string(speed_scrabble::SpeedScrabble::kName),
-                                              std::string(dominosa::DominosaRace::kName)};
+// Every registered game, once, by the way it is played (checked below against the registry):
+// adding a game is its include above and one entry here. A real-time game also gives the suite
+// its config (realtime_config below); a lockstep game has tests of its own below.
+// Games with a setup answer (SetsUp) also provide G::sample_setup(view, rng): an answer a
+// careless or hostile player might give.
+using TurnBasedGames = ::testing::Types<q::Q, battleship::Battleship>;
+using RealtimeGames = ::testing::Types<speed_scrabble::SpeedScrabble, dominosa::DominosaRace>;
 const std::set<std::string> kLockstepNames = {"abalone"};
 
+template <class... G>
+std::set<std::string> names_of(::testing::Types<G...>*) {
+  return {std::string(G::kName)...};
+}
+
+// The turn-based suite (conformance/rules_suite.h) for the registered turn-based games.
+INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, Conformance, TurnBasedGames);
+// And their registry entries (turn_based_entry) in process, over stdio and over TCP.
+INSTANTIATE_TYPED_TEST_SUITE_P(TransportConformance, TransportConformance, TurnBasedGames);
+
 TEST(ConformanceCoverage, EveryRegisteredGameIsCovered) {
-  std::set<std::string> registered, covered = kConformingNames;
+  std::set<std::string> registered, covered = names_of(static_cast<TurnBasedGames*>(nullptr));
   for (const auto& g : registered_games()) registered.insert(g.name);
-  covered.insert(kRealtimeNames.begin(), kRealtimeNames.end());
+  for (const auto& name : names_of(static_cast<RealtimeGames*>(nullptr))) covered.insert(name);
   covered.insert(kLockstepNames.begin(), kLockstepNames.end());
   EXPECT_EQ(registered, covered);
 }
@@ -84,7 +74,6 @@ TEST(ConformanceCoverage, EveryHouseBotIsListedAndTaken) {
 
 template <class G>
 class RealtimeConformance : public ::testing::Test {};
-using RealtimeGames = ::testing::Types<speed_scrabble::SpeedScrabble, dominosa::DominosaRace>;
 TYPED_TEST_SUITE(RealtimeConformance, RealtimeGames);
 
 // A game's config for the suite, with its dictionary (or whatever it needs) in place.
@@ -338,11 +327,15 @@ TEST(LockstepConformance, BadInputIsAClearErrorNotAMatch) {
   EXPECT_FALSE(game->replay(not_a_log));
 }
 
+template <class... G>
+int suite_main_of(::testing::Types<G...>*, int argc, char** argv) {
+  return suite_main<G...>(argc, argv);
+}
+
 }  // namespace
 }  // namespace arbiter
 
 // The test binary is also the stdio seats' program (--serve-bot): see transport_suite.h.
 int main(int argc, char** argv) {
-  return arbiter::conformance::suite_main<arbiter::q::Q, arbiter::battleship::Battleship>(argc,
-                                                                                      argv);
+  return arbiter::suite_main_of(static_cast<arbiter::TurnBasedGames*>(nullptr), argc, argv);
 }

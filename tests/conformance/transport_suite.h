@@ -7,9 +7,10 @@
 //
 // A game's test instantiates it with one line, and lets the suite's main serve its bots:
 //   INSTANTIATE_TYPED_TEST_SUITE_P(TransportConformance, TransportConformance, my::MyGame);
-//   template <> std::vector<std::string> arbiter::conformance::suite_bots<my::MyGame>() {...}
-//   int main(int argc, char** argv) { return arbiter::conformance::suite_main<my::MyGame>(argc, argv); }
-//   (several games in one binary: suite_main<G1, G2, ...>, as tests/conformance/conformance_test.cpp)
+//   (optionally: template <> std::vector<std::string> arbiter::conformance::suite_bots<...>())
+//   int main(int argc, char** argv) { return arbiter::conformance::suite_main<my::MyGame>(argc,
+//   argv); } (several games in one binary: suite_main<G1, G2, ...>, as
+//   tests/conformance/conformance_test.cpp)
 // The program player of the stdio seats is the test binary itself, run as
 //   TEST --serve-bot BOT --game NAME --seed N [--name NAME]
 // which serves house bot BOT on stdin/stdout with remote/serve.h.
@@ -41,10 +42,18 @@
 
 namespace arbiter::conformance {
 
-// The house bots the suite seats, in seat order (a game's test defines it for its game); the
-// seeds the suite plays.
+// The house bots the suite seats, in seat order: by default the first kMinSeats of the game's
+// plain house bots (no options), over again if it has fewer (a game's test may define its own);
+// the seeds the suite plays.
 template <class G>
-std::vector<std::string> suite_bots();
+std::vector<std::string> suite_bots() {
+  std::vector<std::string> plain, bots;
+  for (const auto& bot : G::house_bots())
+    if (bot.find_first_of("+=") == std::string::npos) plain.push_back(bot);
+  for (int i = 0; i < G::kMinSeats && !plain.empty(); ++i)
+    bots.push_back(plain[static_cast<std::size_t>(i) % plain.size()]);
+  return bots;
+}
 inline constexpr std::uint64_t kTransportSeeds[] = {1, 2, 42};
 
 // Serves house bot `bot` of G (seeded with `seed`) on `channel` until the game is over; 0 when

@@ -1,0 +1,11 @@
+// Speed Scrabble's entry in the game list (arena/registry.h): a real-time race
+// (arena/realtime_entry.h).
+#pragma once
+
+#include "arena/registry.h"
+
+namespace arbiter {
+
+GameEntry speed_scrabble_entry();
+
+}  // namespace arbiter
