@@ -371,7 +371,10 @@ std::optional<Created> create_from_args(const SpecArgs& args, const RunArgs& run
     exit_code = kBadInput;
     return std::nullopt;
   }
-  if (auto ok = check_entrants_start(*spec, private_paths_of(run)); !ok) {
+  // The file holds the master seed, from which every deal follows.
+  std::vector<PrivateFile> secret = private_paths_of(run);
+  if (!args.file.empty()) secret.push_back({args.file, "the tournament file"});
+  if (auto ok = check_entrants_start(*spec, secret); !ok) {
     report_error(ok.error().message);
     exit_code = kBadInput;
     return std::nullopt;

@@ -22,12 +22,19 @@ Json withhold_all(const Json& line) {
   return out;
 }
 
+}  // namespace
+
+std::string detail_reason(const std::string& detail) {
+  return detail.substr(0, detail.find(':'));
+}
+
+namespace {
+
 void keep_only_the_reason(Json& line) {
   if (!line.is_object()) return;
   auto detail = line.find("detail");
   if (detail == line.end() || !detail->is_string()) return;
-  const std::string text = detail->get<std::string>();
-  *detail = text.substr(0, text.find(':'));
+  *detail = detail_reason(detail->get<std::string>());
 }
 
 }  // namespace

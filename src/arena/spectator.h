@@ -17,4 +17,8 @@ namespace arbiter {
 // type.
 Json spectator_line(const GameEntry* game, const Json& line);
 
+// A detail as a spectator may see it: its reason alone, the text before the first ':' (a Q
+// foul's "no-fit: tile red/star at ..." names a tile of the seat's hand).
+std::string detail_reason(const std::string& detail);
+
 }  // namespace arbiter

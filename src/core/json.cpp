@@ -280,4 +280,21 @@ void append_json_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
+Json logged_message(const Json& message, const std::optional<std::string>& malformed_why) {
+  if (!malformed_why) return message;
+  const std::string text = dump(message);
+  if (text.size() <= kLoggedMessageBytes && !replayed_malformed(message)) return message;
+  std::size_t cut = std::min<std::size_t>(text.size(), 200);
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return Json{{"malformed_excerpt", text.substr(0, cut)}, {"bytes", text.size()},
+              {"why", *malformed_why}};
+}
+
+std::optional<std::string> replayed_malformed(const Json& logged) {
+  if (!logged.is_object() || logged.size() != 3 || !logged.contains("malformed_excerpt") ||
+      !logged.contains("bytes") || !logged.contains("why") || !logged["why"].is_string())
+    return std::nullopt;
+  return logged["why"].get<std::string>();
+}
+
 }  // namespace arbiter

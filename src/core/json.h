@@ -6,6 +6,7 @@
 #include <expected>
 #include <initializer_list>
 #include <istream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,15 @@ std::string escape_controls(std::string_view text);
 
 // A short rendering of `j` for error messages, cut to about `max` characters.
 std::string excerpt(const Json& j, std::size_t max = 60);
+
+// A message from a player that did not decode is logged whole unless it is long: then (or when
+// it looks like such a record itself) as {"malformed_excerpt": the start of its JSON text,
+// "bytes": its size, "why": the decoder's error}, which replay reads back (replayed_malformed)
+// as that malformed message. So one reply of 1 MB makes no log line of 1 MB.
+inline constexpr std::size_t kLoggedMessageBytes = 4096;
+Json logged_message(const Json& message, const std::optional<std::string>& malformed_why);
+// The error of a record logged_message made of a malformed message, or nothing.
+std::optional<std::string> replayed_malformed(const Json& logged);
 
 // Shape helpers: `what` names the thing being decoded, for the error message.
 Expected<const Json*> member(const Json& object, std::string_view key, std::string_view what);

@@ -50,8 +50,14 @@ class OutsideSeat {
     if (failure_) {
       out = std::unexpected(*failure_);
     } else if (auto reply = exchange(call, method, args, elapsed)) {
-      record.set_reply(dump(*reply));
-      auto decoded = decode(*reply);
+      // A replayed record of a long malformed reply stands for that reply (logged_message).
+      const std::optional<std::string> replayed = replayed_malformed(*reply);
+      auto decoded = replayed ? decltype(decode(*reply))(fail(*replayed)) : decode(*reply);
+      record.set_reply(dump(
+          replayed ? *reply
+                   : logged_message(*reply, decoded ? std::nullopt
+                                                    : std::optional<std::string>(
+                                                          decoded.error().message))));
       if (decoded)
         out = std::move(*decoded);
       else

@@ -144,11 +144,18 @@ class RealtimeCore {
     Sends sends;
     tick(at);
     if (!in(p)) return sends;
+    // A replayed record of a long malformed message stands for that message (logged_message).
+    const std::optional<std::string> replayed = replayed_malformed(message);
+    auto decoded = replayed ? Expected<typename G::Message>(fail(*replayed))
+                            : G::decode_message(message);
     write({{"type", "message"},
            {"seat", p},
            {"ticket", ticket},
            {"at_us", micros(at)},
-           {"message", message}});
+           {"message", replayed ? message
+                                : logged_message(message, decoded ? std::nullopt
+                                                                  : std::optional<std::string>(
+                                                                        decoded.error().message))}});
     auto& window = recent_[p];
     window.push_back(at);
     while (!window.empty() && window.front() <= at - std::chrono::seconds(1)) window.pop_front();
@@ -157,7 +164,6 @@ class RealtimeCore {
             fmt::format("flood: more than {} messages in a second", max_rate_));
       return sends;
     }
-    auto decoded = G::decode_message(message);
     if (!decoded) {
       eject(p, Why::malformed, "message", decoded.error().message);
       return sends;

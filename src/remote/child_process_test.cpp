@@ -571,9 +571,15 @@ TEST(ChildProcess, ThePrivateFilesOfTheRefereeAreNeverShown) {
     EXPECT_NE(refused.error().message.find("everything there as its own"), std::string::npos)
         << refused.error().message;
   }
-  // Elsewhere, or where only the system is shown, it may start.
+  // Elsewhere it may start; not while the file is in the system's directories, which every
+  // program sees (a store in /opt or /usr would be read like any file of the system).
   EXPECT_TRUE(ChildProcess::check(walled({dir / "elsewhere" / "store.db"})));
-  EXPECT_TRUE(ChildProcess::check(walled({"/usr/share/arbiter-store.db"})));
+  for (const char* system : {"/usr/share/arbiter-store.db", "/opt/league/t.db", "/etc/x.jsonl"}) {
+    auto refused = ChildProcess::check(walled({system}));
+    ASSERT_FALSE(refused) << system;
+    EXPECT_NE(refused.error().message.find("every program is shown"), std::string::npos)
+        << refused.error().message;
+  }
   fs::remove_all(dir);
 }
 

@@ -357,17 +357,26 @@ Expected<Sight> look(const SandboxSpec& spec, std::string& program,
   // Nothing shown besides the system may hold a file the referee keeps from programs: a bot in
   // the directory of the store would read every match in it (with paired seeds, the deal of
   // the match it is playing), one beside the game log its own match as it is written.
+  // The system's directories too: every program sees them, and the referee's files there are
+  // as readable as any file of the system.
   for (const auto& secret : spec.private_paths) {
     if (secret.path.empty()) continue;
     const fs::path real = fs::weakly_canonical(fs::absolute(secret.path, ec), ec);
     if (ec || real.empty()) continue;
-    for (const auto& p : shown)
-      if (!system.contains(p.string()) && under(real, p))
+    for (const auto& p : shown) {
+      if (!under(real, p)) continue;
+      if (system.contains(p.string()))
         return fail(fmt::format(
-            "sandbox: the program would see {} ({}): it is in {}, {}. No "
-            "program may read it: put the program in a folder of its own, "
-            "or keep {} elsewhere",
-            secret.what, real.string(), p.string(), sight.why[p.string()], secret.what));
+            "sandbox: every program would see {} ({}): it is in {}, which every program is "
+            "shown (the system: /usr, /etc, /opt, /bin, /lib*). No program may read it: keep "
+            "{} elsewhere",
+            secret.what, real.string(), p.string(), secret.what));
+      return fail(fmt::format(
+          "sandbox: the program would see {} ({}): it is in {}, {}. No "
+          "program may read it: put the program in a folder of its own, "
+          "or keep {} elsewhere",
+          secret.what, real.string(), p.string(), sight.why[p.string()], secret.what));
+    }
   }
   // A path shown after one below it (an argument in the parent of the working directory) is
   // mounted first, so that it does not cover the deeper one: the working directory stays shown

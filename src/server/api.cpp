@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "arena/spectator.h"
 #include "tournament/integrity.h"
 #include "tournament/ratings.h"
 #include "tournament/schedule.h"
@@ -223,6 +224,9 @@ Json StoreApi::match_row(const Snapshot& s, const StoredResult& row) const {
   for (const Json& e : result["ejections"]) {
     Json ej = e;
     ej["name"] = name_of(e.at("seat").get<std::size_t>());
+    // A detail may name what a seat held, dealt again to its pair while that is still played.
+    if (out["held"] == Json(true) && ej.contains("detail") && ej["detail"].is_string())
+      ej["detail"] = detail_reason(ej["detail"].get<std::string>());
     ejections.push_back(std::move(ej));
   }
   out["winners"] = winners;

@@ -42,11 +42,12 @@ LiveMatch::Chunk LiveMatch::spectator_lines(std::size_t from,
   return chunk;
 }
 
-std::optional<std::vector<std::string>> LiveMatch::full_log() const {
+std::shared_ptr<const std::vector<std::string>> LiveMatch::full_log() const {
   // Asked without the lock: it may read the store.
-  if (!finished() || held()) return std::nullopt;
+  if (!finished() || held()) return nullptr;
   std::lock_guard lock(mu_);
-  return full_;
+  if (!whole_) whole_ = std::make_shared<const std::vector<std::string>>(full_);
+  return whole_;
 }
 
 bool LiveMatch::finished() const {

@@ -49,9 +49,9 @@ class LiveMatch {
   // The spectator lines from index `from` on; waits up to `wait` for one when there is none
   // yet and the match is still running.
   Chunk spectator_lines(std::size_t from, std::chrono::milliseconds wait) const;
-  // The whole log as recorded, or nothing while the match runs or is held (it would leak what
-  // seats may not see).
-  std::optional<std::vector<std::string>> full_log() const;
+  // The whole log as recorded, or null while the match runs or is held (it would leak what
+  // seats may not see). One copy made once, shared by every viewer who asks.
+  std::shared_ptr<const std::vector<std::string>> full_log() const;
 
   bool finished() const;
   // Finished, but its whole log not shown yet (Reveal).
@@ -67,6 +67,7 @@ class LiveMatch {
   mutable std::mutex mu_;
   mutable std::condition_variable changed_;
   std::vector<std::string> full_;
+  mutable std::shared_ptr<const std::vector<std::string>> whole_;  // full_ once finished
   std::vector<std::string> public_;
   Json seats_ = Json::array();
   bool finished_ = false;

@@ -81,7 +81,12 @@ void answer_and_close(int fd, int status, const std::string& message) {
 
 RequestDesk::RequestDesk(std::unique_ptr<TcpListener> listener, Rules rules, std::size_t threads,
                          Handler handler)
-    : listener_(std::move(listener)), rules_(rules), handler_(std::move(handler)) {
+    : listener_(std::move(listener)), rules_([&] {
+        if (rules.max_active_per_host == 0)
+          rules.max_active_per_host = std::max<std::size_t>(4, std::max<std::size_t>(threads, 1) * 3 / 4);
+        return rules;
+      }()),
+      handler_(std::move(handler)) {
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   threads_.resize(std::max<std::size_t>(threads, 1));
 }
@@ -95,6 +100,8 @@ void RequestDesk::stop() {
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
+    // A request thread writing to a client that does not read returns at once.
+    for (const int fd : serving_) ::shutdown(fd, SHUT_RDWR);
   }
   work_.notify_all();
   const std::uint64_t one = 1;
@@ -178,7 +185,11 @@ RequestDesk::Step RequestDesk::read_some(Pending& p) {
 void RequestDesk::hand_over(Pending& p) {
   {
     std::lock_guard lock(mu_);
-    if (queue_.size() < rules_.max_queued) {
+    std::size_t& mine = active_[p.host];
+    if (mine >= rules_.max_active_per_host) {
+      if (mine == 0) active_.erase(p.host);
+    } else if (queue_.size() < rules_.max_queued) {
+      ++mine;
       queue_.push_back({p.fd, std::move(p.bytes), std::move(p.host), p.port});
       work_.notify_one();
       return;
@@ -196,12 +207,19 @@ void RequestDesk::serve_queue() {
       if (stopping_) return;
       request = std::move(queue_.front());
       queue_.pop_front();
+      serving_.insert(request.fd);
     }
+    const int fd = request.fd;
+    const std::string host = request.host;
     try {
       handler_(std::move(request));
     } catch (...) {
       // A handler's failure ends its request only; the handler closes what it was given.
     }
+    std::lock_guard lock(mu_);
+    serving_.erase(fd);
+    ::close(fd);  // under the lock: stop() never shuts a number reused meanwhile
+    if (auto it = active_.find(host); it != active_.end() && --it->second == 0) active_.erase(it);
   }
 }
 

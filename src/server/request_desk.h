@@ -8,7 +8,10 @@
 //    address; a newcomer beyond that takes the place of the one silent the longest, of its
 //    address if it has its share, else of all (remote/tcp.h: pending_to_drop).
 //  - A complete request waits for a request thread in a queue of at most `max_queued`; beyond
-//    that it is answered 503 at once.
+//    that it is answered 503 at once. At most `max_active_per_host` requests of one address are
+//    queued or served at once (a client that reads its answers slowly holds a thread each);
+//    one more is answered 503 at once.
+//  - stop() shuts every connection a request thread serves, so that none waits on its client.
 // A connection carries one request (the answer says Connection: close). Heads over `max_head`,
 // bodies over `max_body` and chunked bodies are answered 431, 413 and 411 by the desk itself.
 //
@@ -20,7 +23,9 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
+#include <set>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -40,9 +45,10 @@ class RequestDesk {
     std::size_t max_pending = 512;
     std::size_t max_pending_per_host = 64;
     std::size_t max_queued = 256;
+    std::size_t max_active_per_host = 0;  // 0: three quarters of the request threads, at least 4
   };
   // A complete request: its bytes as they came (head and body; an Expect: 100-continue already
-  // answered), and its socket (non-blocking), which the handler owns from then on.
+  // answered), and its socket (non-blocking), which the desk closes once the handler returns.
   struct Request {
     int fd = -1;
     std::string bytes;
@@ -89,6 +95,8 @@ class RequestDesk {
   std::mutex mu_;
   std::condition_variable work_;
   std::deque<Request> queue_;
+  std::map<std::string, std::size_t> active_;  // requests queued or served, by address
+  std::set<int> serving_;                      // sockets a request thread has now
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };

@@ -268,7 +268,19 @@ TEST(ServerHeld, SeedsAndLogsWaitForTheMatchesDealtFromThem) {
   const auto play = [&](const tournament::Job& job) {
     ASSERT_TRUE((*store)->complete(job.id, "w", tournament::play_job(spec, job, {})));
   };
-  play((*jobs)[0]);
+  // The first match ended with a foul whose detail names a tile of the fouling seat's hand,
+  // dealt again in the pair.
+  const Json fouled{{"winners", {0}},
+                    {"ejections",
+                     {{{"seat", 1}, {"why", "foul"}, {"call", "take_turn"},
+                       {"detail", "no-fit: tile green/star at (0, 1) does not fit"}}}},
+                    {"scores", {1, 0}}};
+  const std::string header =
+      dump(Json{{"type", "match"}, {"seed", (*jobs)[0].spec["seed"]}, {"seats", {"a", "b"}}});
+  Json end = fouled;
+  end["type"] = "result";
+  ASSERT_TRUE((*store)->complete((*jobs)[0].id, "w",
+                                 {fouled, header + "\n" + dump(end) + "\n", 1.0, Json()}));
   ViewerServer server({"127.0.0.1", 0, dir, 8}, store->get(), nullptr);
   auto port = server.bind();
   ASSERT_TRUE(port.has_value());
@@ -289,6 +301,7 @@ TEST(ServerHeld, SeedsAndLogsWaitForTheMatchesDealtFromThem) {
   EXPECT_FALSE(row.contains("seed")) << row;
   EXPECT_FALSE(row.contains("reproduce")) << row;
   EXPECT_EQ(row["winners"].size(), 1u);  // the outcome is no secret
+  EXPECT_EQ(row["ejections"][0]["detail"], "no-fit");  // the tile it names is
   auto [s2, log] = get(first + "/log");
   EXPECT_EQ(s2, 409);
   EXPECT_NE(string_or(log, "error").find("shares its seed"), std::string::npos) << log;
@@ -302,6 +315,8 @@ TEST(ServerHeld, SeedsAndLogsWaitForTheMatchesDealtFromThem) {
   EXPECT_EQ(row2["held"], false);
   EXPECT_EQ(row2["seed"], seed);
   EXPECT_NE(string_or(row2, "reproduce").find("--seed " + seed), std::string::npos) << row2;
+  EXPECT_NE(row2["ejections"][0]["detail"].get<std::string>().find("green/star"),
+            std::string::npos);
   auto r = c.Get(fmt::format("/api/tournaments/{}{}/log", *id, first));
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
@@ -578,6 +593,56 @@ TEST(ViewerServer, SlowAndBrokenRequestsHoldNoRequestThread) {
             "HTTP/1.1 405 Method Not Allowed");
   EXPECT_EQ(send_raw("GET /api/live HTTP/1.1\r\nHost: x\r\n\r\n"), "HTTP/1.1 200 OK");
   server.stop();
+}
+
+// Clients that ask for a large answer and never read it hold at most three quarters of the
+// request threads (one more of theirs is answered 503 at once, and other addresses are
+// served), and stopping the server does not wait for them.
+TEST(ViewerServer, SlowReadersNeitherHoldEveryThreadNorTheStop) {
+  LiveMatches live;
+  ServerOptions o;
+  o.port = 0;
+  o.web_root = ".";
+  o.threads = 8;  // at most 6 for one address
+  auto server = std::make_unique<ViewerServer>(o, nullptr, &live);
+  auto port = server->bind();
+  ASSERT_TRUE(port.has_value());
+  server->start();
+  auto match = live.start("battleship");
+  {
+    LiveObserver observer(match);
+    GameLog log;
+    log.watch(observer);
+    const std::string padding(1000, 'x');
+    for (int i = 0; i < 20'000; ++i) log.write({{"type", "call"}, {"detail", padding}});
+    log.write({{"type", "result"}, {"winners", {0}}, {"ejections", Json::array()}, {"scores", {1, 0}}});
+    log.unwatch(observer);
+  }
+  const std::string request =
+      "GET /api/live/" + std::to_string(match->id()) + "/log HTTP/1.1\r\nHost: x\r\n\r\n";
+  std::vector<int> readers;
+  std::vector<std::string> first_lines;
+  for (int i = 0; i < 8; ++i) {
+    const int fd = raw_connect(*port);
+    ASSERT_GE(fd, 0);
+    const int small = 4096;
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    ASSERT_EQ(::send(fd, request.data(), request.size(), 0), static_cast<ssize_t>(request.size()));
+    readers.push_back(fd);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  int refused = 0;
+  for (int fd : readers) {
+    char head[64] = {};
+    if (::recv(fd, head, sizeof head - 1, MSG_DONTWAIT) > 0 &&
+        std::string_view(head).starts_with("HTTP/1.1 503"))
+      ++refused;
+  }
+  EXPECT_EQ(refused, 2);  // 6 of the 8 are served (slowly), the other 2 refused at once
+  const auto t0 = std::chrono::steady_clock::now();
+  server->stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+  for (int fd : readers) ::close(fd);
 }
 
 TEST(ViewerServer, LiveStreamsAreCappedAndResume) {

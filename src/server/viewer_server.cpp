@@ -136,10 +136,16 @@ class DeskStream final : public httplib::Stream {
     }
     return 0;  // the desk read the whole request: there is nothing more to read
   }
+  // Each piece of an answer must be taken within kWaitMs in all, however slowly the client
+  // reads: a slow reader holds its thread that long per piece, no longer.
   ssize_t write(const char* ptr, std::size_t size) override {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitMs);
     std::size_t sent = 0;
     while (sent < size) {
-      if (!ready(POLLOUT)) return sent > 0 ? static_cast<ssize_t>(sent) : -1;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          until - std::chrono::steady_clock::now());
+      if (left.count() <= 0 || !ready(POLLOUT, static_cast<int>(left.count())))
+        return sent > 0 ? static_cast<ssize_t>(sent) : -1;
       const ssize_t n = ::send(r_.fd, ptr + sent, size - sent, MSG_NOSIGNAL);
       if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
       if (n <= 0) return sent > 0 ? static_cast<ssize_t>(sent) : -1;
@@ -159,11 +165,11 @@ class DeskStream final : public httplib::Stream {
 
  private:
   static constexpr int kWaitMs = 5000;
-  bool ready(short events) const {
+  bool ready(short events, int wait_ms = kWaitMs) const {
     pollfd p{r_.fd, events, 0};
     int n;
     do {
-      n = ::poll(&p, 1, kWaitMs);
+      n = ::poll(&p, 1, wait_ms);
     } while (n < 0 && errno == EINTR);
     return n > 0 && (p.revents & (POLLERR | POLLNVAL)) == 0 && (p.revents & events) != 0;
   }
@@ -207,8 +213,7 @@ class DeskServer : public httplib::Server {
       bool closed = false;
       process_request(stream, /*close_connection=*/true, closed, {});
     }
-    ::shutdown(r.fd, SHUT_WR);
-    ::close(r.fd);
+    ::shutdown(r.fd, SHUT_WR);  // the desk closes it
   }
 
  private:
@@ -249,10 +254,11 @@ void ViewerServer::Impl::serve_log(httplib::Response& res, StoreApi::Log log,
   // Inflated in 64 KiB pieces straight to the socket: a log is never held whole as text.
   auto packed = std::make_shared<std::string>(std::move(log.packed));
   res.set_chunked_content_provider(
-      "application/x-ndjson; charset=utf-8", [packed](std::size_t, httplib::DataSink& sink) {
+      "application/x-ndjson; charset=utf-8",
+      [packed, this](std::size_t, httplib::DataSink& sink) {
         bool open = true;
         auto sent = tournament::inflate_log(*packed, [&](std::string_view piece) {
-          open = sink.write(piece.data(), piece.size());
+          open = !stopping && sink.write(piece.data(), piece.size());
           return open;
         });
         // A log that stops inflating was reported in X-Arbiter-Damage before the first byte.
@@ -461,10 +467,21 @@ void ViewerServer::Impl::routes() {
     if (!lines)
       return error(res, 409, "the match is still running: its whole log is served once it ends "
                              "(until then, its stream shows what a spectator may see)");
-    std::string text;
-    for (const auto& l : *lines) text += l + "\n";
-    serve_log(res, {std::move(text), ""}, fmt::format("live{}.jsonl", m->id()),
-              req.get_param_value("download") == "1");
+    if (req.get_param_value("download") == "1")
+      res.set_header("Content-Disposition",
+                     fmt::format("attachment; filename=\"live{}.jsonl\"", m->id()));
+    // Line by line from the one shared copy: a viewer costs no copy of the log.
+    res.set_chunked_content_provider(
+        "application/x-ndjson; charset=utf-8",
+        [lines, this, next = std::size_t{0}](std::size_t, httplib::DataSink& sink) mutable {
+          std::string piece;
+          for (; next < lines->size() && piece.size() < (64 << 10); ++next)
+            piece += (*lines)[next] + "\n";
+          if (stopping || (!piece.empty() && !sink.write(piece.data(), piece.size())))
+            return false;
+          if (next == lines->size()) sink.done();
+          return true;
+        });
   });
   http.Get(R"(/api/.*)", [](const httplib::Request& req, httplib::Response& res) {
     error(res, 404, fmt::format("no such API route: {}", printable_line(req.path)));

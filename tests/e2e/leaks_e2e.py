@@ -15,8 +15,9 @@ reads whatever it can reach, then reports it on stderr (kept by the referee outs
      over small master seeds and schedule places finds nothing.
   d. A store given as an SQLite URI (file:, relative, with parameters, through a link) beside a
      program: refused in one line before anything is created; URIs naming no file refused.
-  e. A stderr directory (the run's, an entrant's own, another entrant's) inside a program's
-     directory: refused in one line before anything starts.
+  e. A stderr directory (the run's, an entrant's own, another entrant's), or the tournament
+     file (it holds the master seed), inside a program's directory: refused in one line before
+     anything starts.
   f. Log amplification: a reply of a 1 MB number makes no log line longer than a few KB.
 
 Usage: leaks_e2e.py --arbiter PATH --root REPO   (as root; the walls need it)
@@ -383,6 +384,12 @@ def check_stderr_dirs(tmp):
           f"o:stderr={bot}", "--store", f"sqlite:{tmp}/stderr-t2.db", "-q"],
          "o's stderr directory"),
     ]
+    with open(os.path.join(bot, "league.toml"), "w") as f:
+        f.write(f'game = "battleship"\nseed = 7\n[[player]]\nname = "spy"\n'
+                f'bot = "cmd:{PY} {bot}/leak_spy.py"\n[[player]]\nname = "h"\nbot = "hunt"\n')
+    cases.append(("a tournament file (its seed) beside the bot",
+                  ["tournament", "run", "-f", os.path.join(bot, "league.toml"), "--store",
+                   f"sqlite:{tmp}/stderr-t3.db", "-q"], "the tournament file"))
     for name, args, what in cases:
         os.makedirs(os.path.join(bot, "err"), exist_ok=True)
         os.makedirs(os.path.join(bot, "notes"), exist_ok=True)
@@ -392,10 +399,11 @@ def check_stderr_dirs(tmp):
         os.listdir(os.path.join(bot, "err")) + os.listdir(os.path.join(bot, "notes"))
     if written:
         problems.append(f"stderr files were written in the program's directory: {written}")
-    for db in ("stderr-t.db", "stderr-t2.db"):
+    for db in ("stderr-t.db", "stderr-t2.db", "stderr-t3.db"):
         if os.path.exists(os.path.join(tmp, db)):
             problems.append(f"{db} was created")
-    TALLY.report("e. a stderr directory in a program's reach is refused", problems,
+    TALLY.report("e. a stderr directory or the tournament file in a program's reach is refused",
+                 problems,
                  f"{len(cases)} cases refused in one line")
 
 

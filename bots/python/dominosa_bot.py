@@ -17,7 +17,7 @@ Strategy: depth-first search that always fills the most constrained spot first: 
 with the fewest possible partners, or the unused domino with the fewest places left, whichever
 has fewer choices. Generated puzzles are unique and need little or no backtracking.
 
-Run it: arbiter play dominosa -p a:slow=1 -p "me:cmd:python3 examples/dominosa_bot.py" --config '{"n": 8}'
+Run it: arbiter play dominosa -p a:slow=1 -p "me:cmd:python3 bots/python/dominosa_bot.py" --config '{"n": 8}'
 Options: --transcript (write every line received ("<- ") and sent ("-> ") to stderr),
 --mistake (submit a wrong solution first and the right one after its verdict, to see a
 rejection).
