@@ -92,64 +92,14 @@ int report_problems(const std::vector<std::string>& problems) {
   return problems.empty() ? 0 : kFailed;
 }
 
-int play(const PlayArgs& a) {
-  const GameEntry* game = find_game(a.game);
-  if (game == nullptr) {
-    report_error(fmt::format("unknown game \"{}\" (see arbiter games)", a.game));
-    return kBadInput;
-  }
-  PlaySpec spec;
-  spec.seed = a.seed;
-  auto key = from_hex(a.program_key);
-  if (!key || key->size() != seeds::kProgramKeyBytes) {
-    report_error(
-        fmt::format("--program-key: expected {} hex digits (as a reproduce command "
-                    "gives them)",
-                    2 * seeds::kProgramKeyBytes));
-    return kBadInput;
-  }
-  spec.hosting.program_key = *key;
-  if (a.players.empty()) {
-    report_error("give --player NAME:BOT once per seat (abalone: --black BOT --white BOT)");
-    return kBadInput;
-  }
-  if (a.config_given && a.config.empty()) {
-    report_error("--config: empty; give a JSON object such as '{\"players\": 3}'");
-    return kBadInput;
-  }
-  for (const auto& p : a.players) {
-    auto entrant = tournament::parse_entrant(p);
-    if (!entrant) {
-      report_error(entrant.error().message);
-      return kBadInput;
-    }
-    spec.roster.push_back({entrant->name, entrant->bot});
-  }
-  if (a.config_given) {
-    auto config = parse_json(a.config);
-    if (!config) {
-      report_error("--config: " + config.error().message);
-      return kBadInput;
-    }
-    if (!config->is_object()) {
-      report_error("--config: expected a JSON object, got " + excerpt(*config));
-      return kBadInput;
-    }
-    spec.config = *config;
-  }
-  spec.options.per_call = std::chrono::milliseconds(std::llround(a.per_call * 1000));
-  if (!a.clock.empty()) {
-    auto tc = parse_time_control(a.clock);
-    if (!tc) {
-      report_error(tc.error().message);
-      return kBadInput;
-    }
-    spec.options.time_control = *tc;
-  }
+// The match `a` asks for, every organizer's mistake found before anything starts or is made
+// (check_play, the game's config check): one line each.
+// Where and how its remote seats play: the tcp address, the programs' terms and walls (each
+// seat's own settings too), what no program may see, the GUI stream.
+Expected<void> set_hosting(const PlayArgs& a, const GameEntry& game, PlaySpec& spec) {
   auto listen = parse_address(a.listen, "--listen", /*any_port=*/true);
   if (!listen) {
-    report_error(listen.error().message);
-    return kBadInput;
+    return fail(listen.error().message);
   }
   spec.hosting.listen_host = listen->host;
   spec.hosting.listen_port = listen->port;
@@ -165,11 +115,8 @@ int play(const PlayArgs& a) {
   if (!a.tokens_file.empty())
     spec.hosting.private_paths.push_back({a.tokens_file, "the tokens file"});
   spec.hosting.gui = a.gui;
-  ProgramRecords programs;
-  spec.hosting.programs = &programs;
   if (auto ok = apply_program_options(a.program, spec.hosting.program); !ok) {
-    report_error(ok.error().message);
-    return kBadInput;
+    return fail(ok.error().message);
   }
   // A seat's own settings, as a tournament entrant's.
   if (!a.entrant_settings.empty()) {
@@ -177,14 +124,12 @@ int play(const PlayArgs& a) {
     for (const Seating& seat : spec.roster) entrants.push_back({seat.name, seat.bot, {}});
     if (auto ok = apply_entrant_settings(a.entrant_settings, entrants, spec.hosting.program);
         !ok) {
-      report_error(ok.error().message);
-      return kBadInput;
+      return fail(ok.error().message);
     }
     for (std::size_t i = 0; i < entrants.size(); ++i) {
       const tournament::Entrant& own = entrants[i];
-      if (auto ok = tournament::check_entrant_limits(*game, own); !ok) {
-        report_error(ok.error().message);
-        return kBadInput;
+      if (auto ok = tournament::check_entrant_limits(game, own); !ok) {
+        return fail(ok.error().message);
       }
       spec.roster[i].program = own.program;
       spec.options.seat_per_call.push_back(
@@ -193,30 +138,77 @@ int play(const PlayArgs& a) {
       spec.options.seat_time_control.push_back(own.clock);
     }
   }
-  if (!spec.hosting.gui.empty() && !game->streams_gui) {
-    report_error(fmt::format("--gui: {} has no viewer stream (only abalone has)", a.game));
-    return kBadInput;
+  if (!spec.hosting.gui.empty() && !game.streams_gui) {
+    return fail(fmt::format("--gui: {} has no viewer stream (only abalone has)", a.game));
   }
+  return {};
+}
+
+Expected<PlaySpec> play_spec(const PlayArgs& a, const GameEntry& game) {
+  PlaySpec spec;
+  spec.seed = a.seed;
+  auto key = from_hex(a.program_key);
+  if (!key || key->size() != seeds::kProgramKeyBytes) {
+    return fail(
+        fmt::format("--program-key: expected {} hex digits (as a reproduce command "
+                    "gives them)",
+                    2 * seeds::kProgramKeyBytes));
+  }
+  spec.hosting.program_key = *key;
+  if (a.players.empty()) {
+    return fail("give --player NAME:BOT once per seat (abalone: --black BOT --white BOT)");
+  }
+  if (a.config_given && a.config.empty()) {
+    return fail("--config: empty; give a JSON object such as '{\"players\": 3}'");
+  }
+  for (const auto& p : a.players) {
+    auto entrant = tournament::parse_entrant(p);
+    if (!entrant) {
+      return fail(entrant.error().message);
+    }
+    spec.roster.push_back({entrant->name, entrant->bot});
+  }
+  if (a.config_given) {
+    auto config = parse_json(a.config);
+    if (!config) {
+      return fail("--config: " + config.error().message);
+    }
+    if (!config->is_object()) {
+      return fail("--config: expected a JSON object, got " + excerpt(*config));
+    }
+    spec.config = *config;
+  }
+  spec.options.per_call = std::chrono::milliseconds(std::llround(a.per_call * 1000));
+  if (!a.clock.empty()) {
+    auto tc = parse_time_control(a.clock);
+    if (!tc) {
+      return fail(tc.error().message);
+    }
+    spec.options.time_control = *tc;
+  }
+  if (auto ok = set_hosting(a, game, spec); !ok) return std::unexpected(ok.error());
   spec.hosting.tokens = make_seat_tokens(spec.roster);
   if (!a.tokens_file.empty()) {
     if (spec.hosting.tokens.empty()) {
-      report_error("--tokens: there is no tcp seat to give a token to");
-      return kBadInput;
+      return fail("--tokens: there is no tcp seat to give a token to");
     }
     if (auto ok = check_output_path(a.tokens_file); !ok) {
-      report_error("--tokens " + ok.error().message);
-      return kBadInput;
+      return fail("--tokens " + ok.error().message);
     }
   }
   // Every mistake of ours is found before anything is started or created.
-  if (auto ok = check_play(*game, spec); !ok) {
-    report_error(ok.error().message);
-    return kBadInput;
+  if (auto ok = check_play(game, spec); !ok) {
+    return fail(ok.error().message);
   }
-  if (auto ok = game->check_config(spec.config, spec.roster.size()); !ok) {
-    report_error((a.config_given ? "--config: " : "") + ok.error().message);
-    return kBadInput;
+  if (auto ok = game.check_config(spec.config, spec.roster.size()); !ok) {
+    return fail((a.config_given ? "--config: " : "") + ok.error().message);
   }
+  return spec;
+}
+
+// The warning of programs run without walls, and each tcp seat's token: printed, or written to
+// --tokens (for the organizer only).
+Expected<void> hand_out(const PlayArgs& a, const PlaySpec& spec) {
   const bool any_program = std::any_of(spec.roster.begin(), spec.roster.end(),
                                     [](const Seating& s) { return s.bot.starts_with("cmd:"); });
   if (any_program && !spec.hosting.program.sandbox) report_error(kUnsandboxedWarning);
@@ -229,10 +221,66 @@ int play(const PlayArgs& a) {
     } else {
       if (auto ok = write_secret_file(a.tokens_file, dump(Json(spec.hosting.tokens)) + "\n");
           !ok) {
-        report_error("--tokens " + ok.error().message);
-        return kBadInput;
+        return fail("--tokens " + ok.error().message);
       }
     }
+  }
+  return {};
+}
+
+// The result as `a` asks: one JSON line, or the table, the ejections, the game's report and the
+// reproduce command; then the run's own problems (a failed --log write), exit 1 if any.
+int print_outcome(const PlayArgs& a, const PlayOutcome& o,
+                  const std::vector<std::string>& problems) {
+  const MatchResult& r = o.result;
+  const auto& names = o.names;
+  if (a.json) {
+    Json j = encode_result(r);
+    j["names"] = names;
+    j["seed"] = a.seed;
+    if (!o.details.is_null()) j["details"] = o.details;
+    std::cout << dump(j) << std::endl;
+    return report_problems(problems);
+  }
+  std::vector<std::string> winners;
+  for (Seat s : r.winners) winners.push_back(names[s]);
+  fmt::print("{} match, seed {}, {} players\n", a.game, a.seed, names.size());
+  if (r.aborted) fmt::print("aborted: the game did not end within the turn limit\n");
+  fmt::print("winners: {}\n",
+             winners.empty() ? "none" : fmt::format("{}", fmt::join(winners, ", ")));
+  for (std::size_t s = 0; s < names.size(); ++s) {
+    const bool won = std::find(r.winners.begin(), r.winners.end(), Seat(s)) != r.winners.end();
+    const bool out = std::any_of(r.ejections.begin(), r.ejections.end(),
+                                 [&](const Ejection& e) { return e.seat == Seat(s); });
+    const std::int64_t score = s < r.scores.size() ? r.scores[s] : 0;
+    fmt::print("  {:<20} {:>6}{}\n", names[s], score, won ? "  winner" : out ? "  ejected" : "");
+  }
+  for (const auto& e : r.ejections)
+    fmt::print("ejected: {} during {} ({}: {})\n", names[e.seat], e.call, to_string(e.why),
+               printable_line(e.detail));  // a player's bytes may be in it
+  for (const auto& line : o.report) fmt::print("{}\n", printable_line(line));
+  if (!a.log_path.empty()) fmt::print("log: {}\n", a.log_path);
+  fmt::print("reproduce: {}\n", play_reproduce_command(a));
+  return report_problems(problems);
+}
+
+int play(const PlayArgs& a) {
+  const GameEntry* game = find_game(a.game);
+  if (game == nullptr) {
+    report_error(fmt::format("unknown game \"{}\" (see arbiter games)", a.game));
+    return kBadInput;
+  }
+  auto made = play_spec(a, *game);
+  if (!made) {
+    report_error(made.error().message);
+    return kBadInput;
+  }
+  PlaySpec& spec = *made;
+  ProgramRecords programs;
+  spec.hosting.programs = &programs;
+  if (auto ok = hand_out(a, spec); !ok) {
+    report_error(ok.error().message);
+    return kBadInput;
   }
   std::optional<OutputFile> log_file;
   std::optional<GameLog> log;
@@ -286,36 +334,7 @@ int play(const PlayArgs& a) {
     report_error(outcome.error().message);
     return kBadInput;
   }
-  const MatchResult& r = outcome->result;
-  const auto& names = outcome->names;
-  if (a.json) {
-    Json j = encode_result(r);
-    j["names"] = names;
-    j["seed"] = a.seed;
-    if (!outcome->details.is_null()) j["details"] = outcome->details;
-    std::cout << dump(j) << std::endl;
-    return report_problems(problems);
-  }
-  std::vector<std::string> winners;
-  for (Seat s : r.winners) winners.push_back(names[s]);
-  fmt::print("{} match, seed {}, {} players\n", a.game, a.seed, names.size());
-  if (r.aborted) fmt::print("aborted: the game did not end within the turn limit\n");
-  fmt::print("winners: {}\n",
-             winners.empty() ? "none" : fmt::format("{}", fmt::join(winners, ", ")));
-  for (std::size_t s = 0; s < names.size(); ++s) {
-    const bool won = std::find(r.winners.begin(), r.winners.end(), Seat(s)) != r.winners.end();
-    const bool out = std::any_of(r.ejections.begin(), r.ejections.end(),
-                                 [&](const Ejection& e) { return e.seat == Seat(s); });
-    const std::int64_t score = s < r.scores.size() ? r.scores[s] : 0;
-    fmt::print("  {:<20} {:>6}{}\n", names[s], score, won ? "  winner" : out ? "  ejected" : "");
-  }
-  for (const auto& e : r.ejections)
-    fmt::print("ejected: {} during {} ({}: {})\n", names[e.seat], e.call, to_string(e.why),
-               printable_line(e.detail));  // a player's bytes may be in it
-  for (const auto& line : outcome->report) fmt::print("{}\n", printable_line(line));
-  if (!a.log_path.empty()) fmt::print("log: {}\n", a.log_path);
-  fmt::print("reproduce: {}\n", play_reproduce_command(a));
-  return report_problems(problems);
+  return print_outcome(a, *outcome, problems);
 }
 
 // A game log larger than this is refused rather than read (a long Abalone match with chatty
@@ -360,27 +379,10 @@ int replay_file(const std::string& path) {
 
 }  // namespace arbiter::cli
 
-int main(int argc, char** argv) {
-  using namespace arbiter;
-  using namespace arbiter::cli;
-  CLI::App app{"arbiter: a referee for games between untrusted players"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version",
-                       fmt::format("arbiter {} (git {})", ARBITER_VERSION, ARBITER_REVISION),
-                       "Print the version and the git revision it was built from");
-  app.footer(
-      "Exit codes, for every command:\n"
-      "  0  success\n"
-      "  1  failure at run time: a replay that differs, matches that could not be played, a\n"
-      "     failed write (full disk), a store that fails mid-run\n"
-      "  2  bad usage or input: one line on stderr saying what is wrong; nothing is created,\n"
-      "     started or played\n"
-      "  3  a tournament store holds damaged results or logs: one line per match on stderr,\n"
-      "     \"damaged: tournament T match N: WHY\" (see arbiter tournament verify)\n"
-      "  4  unknown: a search gave up at the limit it was given (dominosa solve --timeout,\n"
-      "     --max-nodes) without an answer");
-  int exit_code = 0;
+namespace arbiter::cli {
+namespace {
 
+void add_games_command(CLI::App& app) {
   auto* games = app.add_subcommand("games", "List the games and their house bots");
   games->callback([] {
     // One column wide enough for every name.
@@ -391,8 +393,10 @@ int main(int argc, char** argv) {
       fmt::print("{:<{}}  {}\n{}bots: {}\n", g.name, width, g.summary, indent, g.bots);
     fmt::print("any game: cmd:PROGRAM [ARGS] (a program speaking the wire protocol) | tcp\n");
   });
+}
 
-  PlayArgs play_args;
+void add_play_command(CLI::App& app, int& exit_code) {
+  static PlayArgs play_args;
   auto* play_cmd =
       app.add_subcommand("play", "Play one match between house bots and print the result");
   play_cmd->add_option("game", play_args.game, "The game (see arbiter games)")->required();
@@ -480,7 +484,9 @@ int main(int argc, char** argv) {
       play_args.program_key = to_hex(unguessable_bytes(seeds::kProgramKeyBytes));
     exit_code = play(play_args);
   });
+}
 
+void add_sandbox_command(CLI::App& app, int& exit_code) {
   auto* sandbox_cmd = app.add_subcommand("sandbox", "The walls around program players");
   sandbox_cmd->require_subcommand(1);
   sandbox_cmd
@@ -510,13 +516,44 @@ int main(int argc, char** argv) {
                                         "--unsafe-no-sandbox)");
         if (!support.ok) exit_code = kFailed;
       });
+}
 
-  std::string replay_path;
+void add_replay_command(CLI::App& app, int& exit_code) {
+  static std::string replay_path;
   auto* replay_cmd =
       app.add_subcommand("replay", "Re-simulate a game log and check it ends identically");
   replay_cmd->add_option("log", replay_path, "The game log written by play --log")->required();
   replay_cmd->callback([&] { exit_code = replay_file(replay_path); });
+}
 
+}  // namespace
+}  // namespace arbiter::cli
+
+int main(int argc, char** argv) {
+  using namespace arbiter;
+  using namespace arbiter::cli;
+  CLI::App app{"arbiter: a referee for games between untrusted players"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version",
+                       fmt::format("arbiter {} (git {})", ARBITER_VERSION, ARBITER_REVISION),
+                       "Print the version and the git revision it was built from");
+  app.footer(
+      "Exit codes, for every command:\n"
+      "  0  success\n"
+      "  1  failure at run time: a replay that differs, matches that could not be played, a\n"
+      "     failed write (full disk), a store that fails mid-run\n"
+      "  2  bad usage or input: one line on stderr saying what is wrong; nothing is created,\n"
+      "     started or played\n"
+      "  3  a tournament store holds damaged results or logs: one line per match on stderr,\n"
+      "     \"damaged: tournament T match N: WHY\" (see arbiter tournament verify)\n"
+      "  4  unknown: a search gave up at the limit it was given (dominosa solve --timeout,\n"
+      "     --max-nodes) without an answer");
+  int exit_code = 0;
+
+  add_games_command(app);
+  add_play_command(app, exit_code);
+  add_sandbox_command(app, exit_code);
+  add_replay_command(app, exit_code);
   add_q_commands(app, exit_code);
   add_battleship_commands(app, exit_code);
   add_dominosa_commands(app, exit_code);

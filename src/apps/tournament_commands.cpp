@@ -1,6 +1,6 @@
-// `arbiter tournament run|create|resume|status|results|log|verify` and `arbiter worker`:
-// tournaments kept in a result store (SQLite by default, PostgreSQL to spread the matches over
-// machines).
+// `arbiter tournament run|create|resume` and `arbiter worker`: tournaments made from flags or a
+// file, kept in a result store (SQLite by default, PostgreSQL to spread the matches over
+// machines), and played (status, results, log and verify: apps/tournament_reports.cpp).
 #include <signal.h>
 #include <unistd.h>
 
@@ -20,9 +20,11 @@
 #include <fmt/format.h>
 
 #include "apps/commands.h"
-#include "core/file.h"
+#include "apps/progress_display.h"
+#include "apps/tournament_cli.h"
 #include "arena/registry.h"
 #include "arena/seating.h"
+#include "core/file.h"
 #include "remote/tcp.h"
 #include "tournament/audit.h"
 #include "tournament/head_to_head.h"
@@ -34,8 +36,6 @@ namespace arbiter::cli {
 namespace {
 
 using namespace arbiter::tournament;
-
-constexpr const char* kDefaultStore = "sqlite:arbiter.db";
 
 std::atomic<bool> g_stop{false};
 
@@ -51,77 +51,6 @@ void catch_stop_signals() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
-}
-
-struct SpecArgs {
-  std::string file;
-  std::string game;
-  std::vector<std::string> players;
-  std::string schedule;
-  std::int64_t seats = 0;
-  std::int64_t rounds = 0;
-  std::string seed;
-  std::string config;
-  double per_call = 0;
-  std::string hero;
-  std::string name;
-  ProgramOptions program;
-  std::string clock;
-  bool no_pairing = false;
-  std::vector<double> sprt;  // ELO0 ELO1
-  std::vector<std::string> entrant_settings;  // NAME:KEY=VALUE
-  std::optional<double> alpha;
-  std::optional<double> beta;
-  std::string sprt_model;
-};
-
-struct RunArgs {
-  std::string store = kDefaultStore;
-  int workers = 0;
-  int batch = 2;
-  double lease = 30;
-  double match_limit = 0;  // seconds; 0: derived from the game's limits
-  std::string csv;
-  std::string json;
-  std::string matches_csv;
-  std::string crosstable_csv;
-  bool crosstable = false;
-  bool quiet = false;
-  std::int64_t tournament = 0;
-  bool until_finished = false;
-  bool print_json = false;
-  bool matches = false;
-  std::string stderr_dir;
-  bool show_stderr = false;
-  std::string listen;        // HOST:PORT where tcp entrants connect; empty: none
-  double accept_timeout = 30;  // seconds a match waits for its tcp entrants
-  std::string tokens_file;   // the tcp entrants' tokens: read if it exists, else written
-  std::string serve;  // HOST:PORT of the live viewer; empty: none
-  bool no_live = false;  // write no spectator lines to the store
-  double linger = 0;  // seconds the viewer stays up after the run
-};
-
-// The files and folders a command will write, checked before anything is created or played,
-// so that a typo costs an error line and not a tournament's exports.
-bool outputs_ok(const RunArgs& a, int& exit_code) {
-  for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--csv", a.csv},
-                                   {"--json", a.json},
-                                   {"--matches-csv", a.matches_csv},
-                                   {"--crosstable-csv", a.crosstable_csv}}) {
-    if (path.empty()) continue;
-    if (auto ok = check_output_path(path); !ok) {
-      report_error(fmt::format("{} {}", flag, ok.error().message));
-      exit_code = kBadInput;
-      return false;
-    }
-  }
-  if (!a.stderr_dir.empty())
-    if (auto ok = check_writable_dir(a.stderr_dir); !ok) {
-      report_error("--stderr-dir " + ok.error().message);
-      exit_code = kBadInput;
-      return false;
-    }
-  return true;
 }
 
 void add_spec_options(CLI::App* cmd, SpecArgs& a) {
@@ -234,17 +163,6 @@ Expected<TournamentSpec> build_spec(const SpecArgs& a) {
   if (spec.players.empty()) return fail("no players: give --player NAME:BOT (twice or more)");
   if (auto ok = validate_spec(spec); !ok) return std::unexpected(ok.error());
   return spec;
-}
-
-// The store, or null after reporting why it cannot be opened (exit code 2).
-std::unique_ptr<Store> open_or_report(const std::string& url, OpenMode mode, int& exit_code) {
-  auto store = open_store(url, mode);
-  if (!store) {
-    report_error(store.error().message);
-    exit_code = kBadInput;
-    return nullptr;
-  }
-  return std::move(*store);
 }
 
 // The files no program of the run may see: a SQLite store (a program beside it would read
@@ -392,195 +310,6 @@ std::optional<Created> create_from_args(const SpecArgs& args, const RunArgs& run
   return Created{std::move(store), std::move(*spec), *id};
 }
 
-std::string duration_text(double seconds) {
-  if (!std::isfinite(seconds) || seconds < 0) return "?";
-  const auto s = static_cast<long>(std::llround(seconds));
-  if (s >= 3600) return fmt::format("{}h{:02}m", s / 3600, (s / 60) % 60);
-  if (s >= 60) return fmt::format("{}m{:02}s", s / 60, s % 60);
-  return fmt::format("{}s", s);
-}
-
-// Shows a tournament's progress from the store: a bar redrawn in place on a terminal, a plain
-// line at every tenth (and at least every 30 s) otherwise.
-class ProgressDisplay {
- public:
-  ProgressDisplay(Store& store, std::int64_t tournament, bool quiet)
-      : store_(store), tournament_(tournament), quiet_(quiet), tty_(isatty(STDERR_FILENO) == 1) {
-    auto p = store_.progress(tournament_);
-    start_done_ = p ? p->done : 0;
-    thread_ = std::thread([this] { loop(); });
-  }
-  ~ProgressDisplay() { finish(); }
-
-  void finish() {
-    {
-      std::lock_guard lock(mu_);
-      if (stopped_) return;
-      stopped_ = true;
-    }
-    wake_.notify_all();
-    thread_.join();
-    show(true);
-  }
-
- private:
-  void loop() {
-    std::unique_lock lock(mu_);
-    while (!wake_.wait_for(lock, std::chrono::milliseconds(tty_ ? 200 : 1000),
-                           [&] { return stopped_; })) {
-      lock.unlock();
-      show(false);
-      lock.lock();
-    }
-  }
-
-  void show(bool last) {
-    if (quiet_) return;
-    auto p = store_.progress(tournament_);
-    if (!p) return;
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const double rate = elapsed > 0 ? static_cast<double>(p->done - start_done_) / elapsed : 0;
-    const double eta = rate > 0 ? static_cast<double>(p->planned - p->done) / rate : NAN;
-    const double share = p->planned > 0 ? static_cast<double>(p->done) / p->planned : 1.0;
-    const std::string numbers =
-        fmt::format("{}/{} matches  {:.0f}/min  ETA {}", p->done, p->planned, rate * 60,
-                    p->done >= p->planned ? "0s" : duration_text(eta));
-    if (tty_) {
-      constexpr int kWidth = 30;
-      const int filled = static_cast<int>(share * kWidth);
-      std::fprintf(stderr, "\r[%s%s] %3.0f%%  %s\033[K%s", std::string(filled, '#').c_str(),
-                   std::string(kWidth - filled, '.').c_str(), share * 100, numbers.c_str(),
-                   last ? "\n" : "");
-      std::fflush(stderr);
-      return;
-    }
-    const int tenth = static_cast<int>(share * 10);
-    const auto now = std::chrono::steady_clock::now();
-    if (last || tenth > last_tenth_ || now - last_line_ > std::chrono::seconds(30)) {
-      std::fprintf(stderr, "progress: %s\n", numbers.c_str());
-      last_tenth_ = tenth;
-      last_line_ = now;
-    }
-  }
-
-  Store& store_;
-  std::int64_t tournament_;
-  bool quiet_;
-  bool tty_;
-  std::int64_t start_done_ = 0;
-  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point last_line_ = start_;
-  int last_tenth_ = 0;
-  std::mutex mu_;
-  std::condition_variable wake_;
-  bool stopped_ = false;
-  std::thread thread_;
-};
-
-// Each program's stderr tail under a header line naming its seat and how much it wrote.
-void print_stderr_tails(const Json& tails) {
-  if (!tails.is_array() || tails.empty()) {
-    fmt::print("(this match ran no program)\n");
-    return;
-  }
-  for (const Json& t : tails) {
-    const std::string tail = string_or(t, "tail");
-    const Json& bytes = field_or_null(t, "bytes");
-    const std::uint64_t total = bytes.is_number_unsigned() ? bytes.get<std::uint64_t>() : 0;
-    fmt::print("== {}: {} bytes on stderr{}\n", string_or(t, "seat"), total,
-               total > tail.size() ? fmt::format(", the last {} follow", tail.size()) : "");
-    std::cout << printable_text(tail);  // the program's own bytes: no terminal escapes
-    if (!tail.empty() && tail.back() != '\n') std::cout << '\n';
-  }
-}
-
-std::string store_flag(const std::string& url) {
-  return url == kDefaultStore ? "" : " --store " + url;
-}
-
-int export_file(const std::string& path, const std::string& text, const char* what) {
-  if (path.empty()) return 0;
-  if (auto ok = write_file(path, text); !ok) {
-    report_error(fmt::format("{} {}", what, ok.error().message));
-    return kFailed;
-  }
-  return 0;
-}
-
-// Reports each damaged row on stderr; returns kDamaged if there was one, else 0.
-int report_damage(const TournamentSpec& spec, std::int64_t id,
-                  const std::vector<StoredResult>& results) {
-  int rc = 0;
-  for (const StoredResult& r : results)
-    if (auto why = row_damage(spec, r); !why.empty()) {
-      report_error(fmt::format("damaged: tournament {} match {}: {}", id, r.index, why));
-      rc = kDamaged;
-    }
-  return rc;
-}
-
-// Prints the standings (damaged rows left out and reported) and writes the requested exports.
-int report_results(Store& store, std::int64_t id, const RunArgs& a) {
-  auto spec = load_spec(store, id);
-  if (!spec) {
-    report_error(spec.error().message);
-    return kBadInput;
-  }
-  auto results = store.results(id);
-  auto progress = store.progress(id);
-  if (!results || !progress) {
-    report_error((!results ? results.error() : progress.error()).message);
-    return kFailed;
-  }
-  const StandingsTable standings = compute_standings(*spec, *results);
-  const auto duel = head_to_head(*spec, *results);
-  const Crosstable cross = compute_crosstable(*spec, *results, standings);
-  if (a.matches) {
-    std::cout << matches_csv(*spec, *results);
-  } else if (a.crosstable && a.print_json) {
-    std::cout << dump(crosstable_json(cross)) << std::endl;
-  } else if (a.crosstable) {
-    std::cout << crosstable_text(cross);
-  } else if (a.print_json) {
-    Json j = standings_json(standings);
-    j["tournament"] = id;
-    j["spec"] = encode_spec(*spec);
-    j["planned"] = progress->planned;
-    j["unsandboxed"] = unsandboxed(*spec);
-    j["done"] = progress->done;
-    if (duel) j["head_to_head"] = head_to_head_json(*spec, *duel);
-    if (progress->concluded) j["concluded"] = *progress->concluded;
-    j["crosstable"] = crosstable_json(cross);
-    std::cout << dump(j) << std::endl;
-  } else {
-    fmt::print("tournament {} ({}): {} {}, {} of {} matches, seed {}\n", id, spec->name, spec->game,
-               schedule_name(spec->schedule), progress->done, progress->planned, spec->seed);
-    if (unsandboxed(*spec)) fmt::print("{}\n", kUnsandboxedWarning);
-    std::cout << standings_text(standings);
-    if (duel) std::cout << head_to_head_text(*spec, *duel);
-    if (progress->concluded)
-      fmt::print("concluded early: {} ({} matches not played)\n", *progress->concluded,
-                 progress->planned - progress->done);
-    if (!results->empty())
-      fmt::print("reproduce a match, e.g. #{}: {}\n", results->front().index,
-                 reproduce_command(*spec, results->front().spec));
-    fmt::print("every match: arbiter tournament results {} --matches{}\n", id,
-               store_flag(a.store));
-  }
-  int rc = export_file(a.csv, standings_csv(standings), "--csv");
-  if (rc == 0) {
-    Json j = standings_json(standings);
-    j["tournament"] = id;
-    if (duel) j["head_to_head"] = head_to_head_json(*spec, *duel);
-    rc = export_file(a.json, dump(j) + "\n", "--json");
-  }
-  if (rc == 0) rc = export_file(a.matches_csv, matches_csv(*spec, *results), "--matches-csv");
-  if (rc == 0) rc = export_file(a.crosstable_csv, crosstable_csv(cross), "--crosstable-csv");
-  const int damage = report_damage(*spec, id, *results);
-  return rc != 0 ? rc : damage;
-}
-
 // Plays the tournament's missing matches in this process, with a progress display.
 // The worker settings every command that plays matches takes from its flags.
 WorkerOptions worker_options(const RunArgs& a) {
@@ -594,6 +323,72 @@ WorkerOptions worker_options(const RunArgs& a) {
   options.stderr_dir = a.stderr_dir;
   if (a.no_live) options.live_period = std::chrono::milliseconds(0);
   return options;
+}
+
+// The viewer of a run (--serve): the store's standings, and every match live as it is played;
+// a finished match's whole log waits for the other matches dealt from its seed.
+Expected<void> serve_live(LiveViewer& viewer, Store& store, std::int64_t id, const RunArgs& a,
+                          WorkerOptions& options) {
+  if (auto ok = viewer.start(a.serve, &store); !ok) return ok;
+  options.watch = [&live = viewer.live(), &store](const TournamentSpec& spec, const Job& job) {
+    auto reveal = [&store, spec, job] {
+      auto results = store.results(job.tournament);
+      return results && SeedGroups(spec, *results).over(job.spec);
+    };
+    return std::make_unique<server::LiveObserver>(live.start(spec.game, std::move(reveal)));
+  };
+  std::cerr << fmt::format(
+                   "arbiter: watch it live at {} (its matches as they are played) and "
+                   "{}tournament.html?id={} (its standings as they grow)",
+                   viewer.url(), viewer.url(), id)
+            << std::endl;
+  return {};
+}
+
+// The exit code of a run once its worker is done: it stopped early (1, saying how to resume),
+// the results (damage: 3), the SPRT's answer (0 for H1), matches that could not be played (1).
+int run_outcome(Store& store, std::int64_t id, const TournamentSpec& spec,
+                const WorkerReport& report, const RunArgs& a) {
+  auto over = finished(store, id);
+  if (over && !*over) {
+    auto p = store.progress(id);
+    report_error(
+        fmt::format("stopped with {} of {} matches played; continue with: arbiter "
+                    "tournament resume {}{}",
+                    p ? p->done : 0, p ? p->planned : 0, id, store_flag(a.store)));
+    return kFailed;
+  }
+  const int rc = report_results(store, id, a);
+  if (rc != 0) return rc;  // damaged rows included: report_results said which
+  // Matches that could not be played are a failure of the run, though the rest stands.
+  auto results = store.results(id);
+  if (!results) {
+    report_error(results.error().message);
+    return kFailed;
+  }
+  const auto unplayed = std::count_if(results->begin(), results->end(), [](const StoredResult& r) {
+    return r.result.contains("error");
+  });
+  if (spec.sprt) {
+    // The SPRT's answer is the exit code: 0 for H1, 1 for H0 or no answer within --rounds.
+    // Matches that could not be played voided their pairs; they are reported all the same.
+    if (unplayed > 0)
+      report_error(
+          fmt::format("{} match(es) could not be played (their pairs were left out of "
+                      "the test); see arbiter tournament results {} --matches{}",
+                      unplayed, id, store_flag(a.store)));
+    const auto duel = head_to_head(spec, *results);
+    const bool h1 = duel && duel->sprt && duel->sprt->verdict == SprtVerdict::h1;
+    return h1 && report.write_errors.empty() ? 0 : kFailed;
+  }
+  if (unplayed > 0) {
+    report_error(
+        fmt::format("{} match(es) could not be played; see arbiter tournament results {} "
+                    "--matches{}",
+                    unplayed, id, store_flag(a.store)));
+    return kFailed;
+  }
+  return report.write_errors.empty() ? 0 : kFailed;
 }
 
 int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
@@ -629,22 +424,10 @@ int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
   std::optional<LiveViewer> viewer;
   if (!a.serve.empty()) {
     viewer.emplace();
-    if (auto ok = viewer->start(a.serve, &store); !ok) {
+    if (auto ok = serve_live(*viewer, store, id, a, options); !ok) {
       report_error(ok.error().message);
       return kBadInput;
     }
-    // A finished match's whole log waits for the other matches dealt from its seed.
-    options.watch = [&live = viewer->live(), &store](const TournamentSpec& spec, const Job& job) {
-      auto reveal = [&store, spec, job] {
-        auto results = store.results(job.tournament);
-        return results && SeedGroups(spec, *results).over(job.spec);
-      };
-      return std::make_unique<server::LiveObserver>(live.start(spec.game, std::move(reveal)));
-    };
-    std::cerr << fmt::format("arbiter: watch it live at {} (its matches as they are played) and "
-                             "{}tournament.html?id={} (its standings as they grow)",
-                             viewer->url(), viewer->url(), id)
-              << std::endl;
   }
   ProgressDisplay display(store, id, a.quiet);
   auto report = run_worker(store, options);
@@ -660,43 +443,157 @@ int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
     return kFailed;
   }
   for (const auto& e : report->write_errors) report_error("--stderr-dir: " + e);
-  auto over = finished(store, id);
-  if (over && !*over) {
-    auto p = store.progress(id);
-    report_error(fmt::format("stopped with {} of {} matches played; continue with: arbiter "
-                             "tournament resume {}{}",
-                             p ? p->done : 0, p ? p->planned : 0, id, store_flag(a.store)));
-    return kFailed;
-  }
-  const int rc = report_results(store, id, a);
-  if (rc != 0) return rc;  // damaged rows included: report_results said which
-  // Matches that could not be played are a failure of the run, though the rest stands.
-  auto results = store.results(id);
-  if (!results) {
-    report_error(results.error().message);
-    return kFailed;
-  }
-  const auto unplayed = std::count_if(results->begin(), results->end(), [](const StoredResult& r) {
-    return r.result.contains("error");
+  return run_outcome(store, id, *spec, *report, a);
+}
+
+void add_worker_options_to(CLI::App* cmd, RunArgs& a) {
+  cmd->add_option("--workers,-w", a.workers,
+                  "Matches played at once in this process (default: one per core)")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--batch", a.batch, "Matches each worker claims at a time (default 2)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--lease", a.lease,
+                  "Seconds a claim lasts without renewal, 1 to 3600; a dead worker's matches "
+                  "are played again after it (default 30)")
+      ->check(seconds_validator(1, 3600));
+  cmd->add_option("--match-limit", a.match_limit,
+                  "Seconds a match may run before it is abandoned and stored as "
+                  "match-time-limit (default: 200 calls per seat at the per-call limit, at "
+                  "least 300)")
+      ->check(seconds_validator(1, 7 * 24 * 3600));
+  cmd->add_flag("--no-live", a.no_live,
+                "Write no spectator lines of running matches to the store (by default every "
+                "250 ms, so that any arbiter serve of the store shows them live)");
+}
+
+void add_stderr_option(CLI::App* cmd, RunArgs& a) {
+  cmd->add_option("--stderr-dir", a.stderr_dir,
+                  "Also keep each cmd player's stderr (first MiB) in DIR/tT-mN-NAME.stderr "
+                  "(the last 8 KiB are always stored with the match)");
+}
+
+void add_remote_options(CLI::App* cmd, RunArgs& a) {
+  cmd->add_option("--listen", a.listen,
+                  "HOST:PORT where tcp entrants (-p NAME:tcp) connect, one connection per "
+                  "match: send the entrant's token as a JSON string line, then play");
+  cmd->add_option("--accept-timeout", a.accept_timeout,
+                  "Seconds a match waits for its tcp entrants; one that does not come is "
+                  "ejected (hang-up) and the match goes on (default 30)")
+      ->check(seconds_validator(0.1, 3600));
+  cmd->add_option("--tokens", a.tokens_file,
+                  "The tcp entrants' tokens as JSON {name: token}: read from FILE if it exists, "
+                  "else made and written there (mode 0600); without it they are printed");
+}
+
+void add_serve_options(CLI::App* cmd, RunArgs& a) {
+  cmd->add_option("--serve", a.serve,
+                  "Serve the viewer at HOST:PORT while playing (e.g. 127.0.0.1:8080; port 0: "
+                  "any free one): standings as they grow and every match live");
+  cmd->add_option("--linger", a.linger,
+                  "With --serve: seconds the viewer stays up after the last match (default 0; "
+                  "Ctrl-C ends it sooner)")
+      ->check(seconds_validator(0, 86400));
+}
+
+void add_run(CLI::App* t, const std::shared_ptr<SpecArgs>& spec_args,
+             const std::shared_ptr<RunArgs>& run_args, int& exit_code) {
+  auto* run = t->add_subcommand("run", "Create a tournament and play it here, with a progress bar");
+  add_spec_options(run, *spec_args);
+  add_store_option(run, *run_args);
+  add_worker_options_to(run, *run_args);
+  add_stderr_option(run, *run_args);
+  add_serve_options(run, *run_args);
+  add_remote_options(run, *run_args);
+  add_export_options(run, *run_args);
+  run->add_flag("--quiet,-q", run_args->quiet, "No progress display");
+  run->callback([&exit_code, spec_args, run_args] {
+    auto made = create_from_args(*spec_args, *run_args, exit_code, /*plays_here=*/true);
+    if (!made) return;
+    const TournamentSpec& spec = made->spec;
+    const std::int64_t id = made->id;
+    if (!run_args->quiet)
+      std::cerr << fmt::format("arbiter: tournament {} in {}: {} matches of {} ({}), seed {}",
+                               id, run_args->store, planned_matches(spec), spec.game,
+                               schedule_name(spec.schedule), spec.seed)
+                << std::endl;
+    exit_code = play_tournament(*made->store, id, *run_args);
   });
-  if (spec->sprt) {
-    // The SPRT's answer is the exit code: 0 for H1, 1 for H0 or no answer within --rounds.
-    // Matches that could not be played voided their pairs; they are reported all the same.
-    if (unplayed > 0)
-      report_error(fmt::format("{} match(es) could not be played (their pairs were left out of "
-                               "the test); see arbiter tournament results {} --matches{}",
-                               unplayed, id, store_flag(a.store)));
-    const auto duel = head_to_head(*spec, *results);
-    const bool h1 = duel && duel->sprt && duel->sprt->verdict == SprtVerdict::h1;
-    return h1 && report->write_errors.empty() ? 0 : kFailed;
-  }
-  if (unplayed > 0) {
-    report_error(fmt::format("{} match(es) could not be played; see arbiter tournament results {} "
-                             "--matches{}",
-                             unplayed, id, store_flag(a.store)));
-    return kFailed;
-  }
-  return report->write_errors.empty() ? 0 : kFailed;
+}
+
+void add_create(CLI::App* t, const std::shared_ptr<SpecArgs>& spec_args,
+                const std::shared_ptr<RunArgs>& run_args, int& exit_code) {
+  auto* create = t->add_subcommand(
+      "create", "Store a tournament's matches for workers to play (arbiter worker), print its id");
+  add_spec_options(create, *spec_args);
+  add_store_option(create, *run_args);
+  create->callback([&exit_code, spec_args, run_args] {
+    auto made = create_from_args(*spec_args, *run_args, exit_code, /*plays_here=*/false);
+    if (!made) return;
+    const TournamentSpec& spec = made->spec;
+    const std::int64_t id = made->id;
+    std::cout << id << std::endl;
+    std::cerr << fmt::format("arbiter: tournament {}: {} matches; start workers with: arbiter "
+                             "worker --store {}",
+                             id, planned_matches(spec), run_args->store)
+              << std::endl;
+  });
+}
+
+void add_resume(CLI::App* t, const std::shared_ptr<RunArgs>& run_args, int& exit_code) {
+  auto* resume = t->add_subcommand(
+      "resume", "Play the matches a tournament still lacks (after a crash or an interrupt)");
+  resume->add_option("id", run_args->tournament, "The tournament's id")->required()
+      ->check(id_validator());
+  add_store_option(resume, *run_args);
+  add_worker_options_to(resume, *run_args);
+  add_stderr_option(resume, *run_args);
+  add_serve_options(resume, *run_args);
+  add_remote_options(resume, *run_args);
+  add_export_options(resume, *run_args);
+  resume->add_flag("--quiet,-q", run_args->quiet, "No progress display");
+  resume->callback([&exit_code, run_args] {
+    if (!outputs_ok(*run_args, exit_code)) return;
+    auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
+    if (!store) return;
+    if (!playable_here(*store, run_args->tournament, *run_args, exit_code)) return;
+    exit_code = play_tournament(*store, run_args->tournament, *run_args);
+  });
+}
+
+void add_worker(CLI::App& app, const std::shared_ptr<RunArgs>& run_args, int& exit_code) {
+  auto* worker = app.add_subcommand(
+      "worker", "Claim and play matches of the tournaments in a store until stopped");
+  add_store_option(worker, *run_args);
+  add_worker_options_to(worker, *run_args);
+  worker->add_option("--tournament", run_args->tournament, "Only this tournament")
+      ->check(id_validator());
+  worker->add_flag("--until-finished", run_args->until_finished,
+                   "Exit once every tournament in the store (or --tournament) is finished");
+  add_stderr_option(worker, *run_args);
+  worker->callback([&exit_code, run_args] {
+    catch_stop_signals();
+    if (!outputs_ok(*run_args, exit_code)) return;
+    auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
+    if (!store) return;
+    if (run_args->tournament != 0 &&
+        !playable_here(*store, run_args->tournament, *run_args, exit_code))
+      return;
+    WorkerOptions options = worker_options(*run_args);
+    options.only = run_args->tournament;
+    options.until_finished = run_args->until_finished;
+    std::cerr << fmt::format("arbiter: worker {} on {}", options.id, run_args->store) << std::endl;
+    auto report = run_worker(*store, options);
+    if (!report) {
+      report_error(report.error().message);
+      exit_code = kFailed;
+      return;
+    }
+    fmt::print("worker {}: played {} matches, {} results stored, {} duplicates ignored, {} "
+               "errors\n",
+               options.id, report->played, report->stored, report->duplicates, report->errors);
+    for (const auto& e : report->write_errors) report_error("--stderr-dir: " + e);
+    if (!report->write_errors.empty()) exit_code = kFailed;
+  });
 }
 
 }  // namespace
@@ -722,309 +619,11 @@ void add_tournament_commands(CLI::App& app, int& exit_code) {
       "\"damaged: tournament T match N: WHY\" on stderr and the command exits 3.");
   auto spec_args = std::make_shared<SpecArgs>();
   auto run_args = std::make_shared<RunArgs>();
-
-  auto add_store = [&](CLI::App* cmd) {
-    cmd->add_option("--store", run_args->store,
-                    "Where results live: sqlite:FILE (default sqlite:arbiter.db) or "
-                    "postgresql://...");
-  };
-  auto add_worker_options = [&](CLI::App* cmd) {
-    cmd->add_option("--workers,-w", run_args->workers,
-                    "Matches played at once in this process (default: one per core)")
-        ->check(CLI::Range(1, 256));
-    cmd->add_option("--batch", run_args->batch, "Matches each worker claims at a time (default 2)")
-        ->check(CLI::Range(1, 1000));
-    cmd->add_option("--lease", run_args->lease,
-                    "Seconds a claim lasts without renewal, 1 to 3600; a dead worker's matches "
-                    "are played again after it (default 30)")
-        ->check(seconds_validator(1, 3600));
-    cmd->add_option("--match-limit", run_args->match_limit,
-                    "Seconds a match may run before it is abandoned and stored as "
-                    "match-time-limit (default: 200 calls per seat at the per-call limit, at "
-                    "least 300)")
-        ->check(seconds_validator(1, 7 * 24 * 3600));
-    cmd->add_flag("--no-live", run_args->no_live,
-                  "Write no spectator lines of running matches to the store (by default every "
-                  "250 ms, so that any arbiter serve of the store shows them live)");
-  };
-  auto add_stderr_dir = [&](CLI::App* cmd) {
-    cmd->add_option("--stderr-dir", run_args->stderr_dir,
-                    "Also keep each cmd player's stderr (first MiB) in DIR/tT-mN-NAME.stderr "
-                    "(the last 8 KiB are always stored with the match)");
-  };
-  auto add_remote = [&](CLI::App* cmd) {
-    cmd->add_option("--listen", run_args->listen,
-                    "HOST:PORT where tcp entrants (-p NAME:tcp) connect, one connection per "
-                    "match: send the entrant's token as a JSON string line, then play");
-    cmd->add_option("--accept-timeout", run_args->accept_timeout,
-                    "Seconds a match waits for its tcp entrants; one that does not come is "
-                    "ejected (hang-up) and the match goes on (default 30)")
-        ->check(seconds_validator(0.1, 3600));
-    cmd->add_option("--tokens", run_args->tokens_file,
-                    "The tcp entrants' tokens as JSON {name: token}: read from FILE if it exists, "
-                    "else made and written there (mode 0600); without it they are printed");
-  };
-  auto add_serve = [&](CLI::App* cmd) {
-    cmd->add_option("--serve", run_args->serve,
-                    "Serve the viewer at HOST:PORT while playing (e.g. 127.0.0.1:8080; port 0: "
-                    "any free one): standings as they grow and every match live");
-    cmd->add_option("--linger", run_args->linger,
-                    "With --serve: seconds the viewer stays up after the last match (default 0; "
-                    "Ctrl-C ends it sooner)")
-        ->check(seconds_validator(0, 86400));
-  };
-  auto add_exports = [&](CLI::App* cmd) {
-    cmd->add_option("--csv", run_args->csv, "Write the standings as CSV to this file");
-    cmd->add_option("--json", run_args->json, "Write the standings as JSON to this file");
-    cmd->add_option("--matches-csv", run_args->matches_csv,
-                    "Write one CSV line per match (pair, seed, seating, result, reproduce "
-                    "command)");
-    cmd->add_option("--crosstable-csv", run_args->crosstable_csv,
-                    "Write each entrant's points and games against each other one as CSV");
-  };
-
-  auto* run = t->add_subcommand("run", "Create a tournament and play it here, with a progress bar");
-  add_spec_options(run, *spec_args);
-  add_store(run);
-  add_worker_options(run);
-  add_stderr_dir(run);
-  add_serve(run);
-  add_remote(run);
-  add_exports(run);
-  run->add_flag("--quiet,-q", run_args->quiet, "No progress display");
-  run->callback([&exit_code, spec_args, run_args] {
-    auto made = create_from_args(*spec_args, *run_args, exit_code, /*plays_here=*/true);
-    if (!made) return;
-    const TournamentSpec& spec = made->spec;
-    const std::int64_t id = made->id;
-    if (!run_args->quiet)
-      std::cerr << fmt::format("arbiter: tournament {} in {}: {} matches of {} ({}), seed {}",
-                               id, run_args->store, planned_matches(spec), spec.game,
-                               schedule_name(spec.schedule), spec.seed)
-                << std::endl;
-    exit_code = play_tournament(*made->store, id, *run_args);
-  });
-
-  auto* create = t->add_subcommand(
-      "create", "Store a tournament's matches for workers to play (arbiter worker), print its id");
-  add_spec_options(create, *spec_args);
-  add_store(create);
-  create->callback([&exit_code, spec_args, run_args] {
-    auto made = create_from_args(*spec_args, *run_args, exit_code, /*plays_here=*/false);
-    if (!made) return;
-    const TournamentSpec& spec = made->spec;
-    const std::int64_t id = made->id;
-    std::cout << id << std::endl;
-    std::cerr << fmt::format("arbiter: tournament {}: {} matches; start workers with: arbiter "
-                             "worker --store {}",
-                             id, planned_matches(spec), run_args->store)
-              << std::endl;
-  });
-
-  auto* resume = t->add_subcommand(
-      "resume", "Play the matches a tournament still lacks (after a crash or an interrupt)");
-  resume->add_option("id", run_args->tournament, "The tournament's id")->required()
-      ->check(id_validator());
-  add_store(resume);
-  add_worker_options(resume);
-  add_stderr_dir(resume);
-  add_serve(resume);
-  add_remote(resume);
-  add_exports(resume);
-  resume->add_flag("--quiet,-q", run_args->quiet, "No progress display");
-  resume->callback([&exit_code, run_args] {
-    if (!outputs_ok(*run_args, exit_code)) return;
-    auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
-    if (!store) return;
-    if (!playable_here(*store, run_args->tournament, *run_args, exit_code)) return;
-    exit_code = play_tournament(*store, run_args->tournament, *run_args);
-  });
-
-  auto* status = t->add_subcommand("status", "Progress of one tournament, or of all in the store");
-  status->add_option("id", run_args->tournament, "The tournament's id (default: all)")
-      ->check(id_validator());
-  add_store(status);
-  status->callback([&exit_code, run_args] {
-    auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
-    if (!store) return;
-    auto all = store->tournaments();
-    if (!all) {
-      report_error(all.error().message);
-      exit_code = kFailed;
-      return;
-    }
-    bool any = false;
-    for (const auto& rec : *all) {
-      if (run_args->tournament != 0 && rec.id != run_args->tournament) continue;
-      any = true;
-      auto p = store->progress(rec.id);
-      if (!p) {
-        report_error(p.error().message);
-        exit_code = kFailed;
-        return;
-      }
-      fmt::print("{:>4}  {:<20} {:<14} {:>15} done  {:>4} playing  {}{}  created {}\n",
-                 rec.id, rec.name, rec.game, fmt::format("{}/{}", p->done, p->planned), p->leased,
-                 p->concluded ? "concluded" : p->done >= p->planned ? "finished" : "open",
-                 p->duplicates > 0 ? fmt::format(" ({} duplicate results ignored)", p->duplicates)
-                                   : "",
-                 rec.created);
-    }
-    if (!any && run_args->tournament != 0) {
-      report_error(fmt::format("no tournament {} in {}", run_args->tournament, run_args->store));
-      exit_code = kBadInput;
-    } else if (!any) {
-      fmt::print("no tournaments in {}\n", run_args->store);
-    }
-  });
-
-  auto* results = t->add_subcommand("results", "Standings and ratings of a tournament so far");
-  results->add_option("id", run_args->tournament, "The tournament's id")->required()
-      ->check(id_validator());
-  add_store(results);
-  add_exports(results);
-  results->add_flag("--matches", run_args->matches,
-                    "Print one CSV line per match instead (with its reproduce command)");
-  results->add_flag("--print-json", run_args->print_json,
-                    "Print the standings as JSON (with --crosstable: the crosstable)");
-  results->add_flag("--crosstable", run_args->crosstable,
-                    "Print each entrant's points/games against each other one instead");
-  results->callback([&exit_code, run_args] {
-    if (!outputs_ok(*run_args, exit_code)) return;
-    auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
-    if (!store) return;
-    exit_code = report_results(*store, run_args->tournament, *run_args);
-  });
-
-  auto log_index = std::make_shared<std::int64_t>(0);
-  auto* log = t->add_subcommand(
-      "log", "Print the game log of one match (for arbiter replay); a damaged one is not printed");
-  log->add_option("id", run_args->tournament, "The tournament's id")->required()
-      ->check(id_validator());
-  log->add_option("match", *log_index, "The match's index (see results --matches)")->required()
-      ->check(id_validator(0));
-  log->add_flag("--stderr", run_args->show_stderr,
-                "Print what the match's programs wrote on stderr (the last 8 KiB of each) "
-                "instead of the game log");
-  add_store(log);
-  log->callback([&exit_code, run_args, log_index] {
-    auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
-    if (!store) return;
-    auto results = store->results(run_args->tournament);
-    if (!results) {
-      report_error(results.error().message);
-      exit_code = kFailed;
-      return;
-    }
-    auto damaged = [&](const std::string& why) {
-      report_error(fmt::format("damaged: tournament {} match {}: {}", run_args->tournament,
-                               *log_index, why));
-      exit_code = kDamaged;
-    };
-    for (const auto& r : *results) {
-      if (r.index != *log_index) continue;
-      if (!r.damage.empty()) return damaged(r.damage);
-      if (run_args->show_stderr) {
-        auto tails = store->stderr_tails(r.job);
-        if (!tails) {
-          report_error(tails.error().message);
-          exit_code = kFailed;
-          return;
-        }
-        if (!tails->has_value()) break;
-        print_stderr_tails(**tails);
-        return;
-      }
-      auto text = store->log(r.job);
-      if (!text) {
-        report_error(text.error().message);
-        exit_code = kFailed;
-        return;
-      }
-      if (!text->has_value()) break;
-      if (!(*text)->damage.empty()) return damaged((*text)->damage);
-      if (!(*text)->checksummed)
-        report_error(fmt::format("unverified: match {}'s log was stored without a checksum",
-                                 *log_index));
-      std::cout << (*text)->text;
-      return;
-    }
-    report_error(fmt::format("tournament {} has no result for match {}", run_args->tournament,
-                             *log_index));
-    exit_code = kBadInput;
-  });
-
-  auto* verify = t->add_subcommand(
-      "verify",
-      "Audit a tournament's store: replay every stored log and check it gives the stored result");
-  verify->add_option("id", run_args->tournament, "The tournament's id")->required()
-      ->check(id_validator());
-  add_store(verify);
-  verify->footer(
-      "Checks each result row against its job and the schedule (seats, seed), each log against\n"
-      "its SHA-256 checksum, its match header and the stored result, then replays the log.\n"
-      "Prints one line per damaged match and a summary. Exit 0: clean; 3: damage found; 1: the\n"
-      "store failed; 2: no such store or tournament. Logs stored before checksums count as\n"
-      "unverified, not damaged.");
-  verify->callback([&exit_code, run_args] {
-    auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
-    if (!store) return;
-    const std::int64_t id = run_args->tournament;
-    auto spec = load_spec(*store, id);
-    if (!spec) {
-      report_error(spec.error().message);
-      exit_code = kBadInput;
-      return;
-    }
-    auto report = audit_tournament(*store, id, *spec);
-    auto progress = store->progress(id);
-    if (!report || !progress) {
-      report_error((!report ? report.error() : progress.error()).message);
-      exit_code = kFailed;
-      return;
-    }
-    for (const AuditProblem& p : report->damaged)
-      fmt::print("damaged match {}: {}\n", p.index, printable_line(p.what));
-    fmt::print("tournament {}: {} results of {} planned matches: {} replayed identically, {} "
-               "could not be played, {} damaged, {} unverified (stored without a checksum)\n",
-               id, report->results, progress->planned, report->replayed, report->errors,
-               report->damaged.size(), report->unverified);
-    if (!report->damaged.empty()) exit_code = kDamaged;
-  });
-
-  auto* worker = app.add_subcommand(
-      "worker", "Claim and play matches of the tournaments in a store until stopped");
-  add_store(worker);
-  add_worker_options(worker);
-  worker->add_option("--tournament", run_args->tournament, "Only this tournament")
-      ->check(id_validator());
-  worker->add_flag("--until-finished", run_args->until_finished,
-                   "Exit once every tournament in the store (or --tournament) is finished");
-  add_stderr_dir(worker);
-  worker->callback([&exit_code, run_args] {
-    catch_stop_signals();
-    if (!outputs_ok(*run_args, exit_code)) return;
-    auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
-    if (!store) return;
-    if (run_args->tournament != 0 &&
-        !playable_here(*store, run_args->tournament, *run_args, exit_code))
-      return;
-    WorkerOptions options = worker_options(*run_args);
-    options.only = run_args->tournament;
-    options.until_finished = run_args->until_finished;
-    std::cerr << fmt::format("arbiter: worker {} on {}", options.id, run_args->store) << std::endl;
-    auto report = run_worker(*store, options);
-    if (!report) {
-      report_error(report.error().message);
-      exit_code = kFailed;
-      return;
-    }
-    fmt::print("worker {}: played {} matches, {} results stored, {} duplicates ignored, {} "
-               "errors\n",
-               options.id, report->played, report->stored, report->duplicates, report->errors);
-    for (const auto& e : report->write_errors) report_error("--stderr-dir: " + e);
-    if (!report->write_errors.empty()) exit_code = kFailed;
-  });
+  add_run(t, spec_args, run_args, exit_code);
+  add_create(t, spec_args, run_args, exit_code);
+  add_resume(t, run_args, exit_code);
+  add_report_commands(t, run_args, exit_code);
+  add_worker(app, run_args, exit_code);
 }
 
 }  // namespace arbiter::cli

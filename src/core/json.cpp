@@ -286,8 +286,8 @@ Json logged_message(const Json& message, const std::optional<std::string>& malfo
   if (text.size() <= kLoggedMessageBytes && !replayed_malformed(message)) return message;
   std::size_t cut = std::min<std::size_t>(text.size(), 200);
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return Json{{"malformed_excerpt", text.substr(0, cut)}, {"bytes", text.size()},
-              {"why", *malformed_why}};
+  return Json{
+      {"malformed_excerpt", text.substr(0, cut)}, {"bytes", text.size()}, {"why", *malformed_why}};
 }
 
 std::optional<std::string> replayed_malformed(const Json& logged) {

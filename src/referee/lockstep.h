@@ -55,9 +55,9 @@ class OutsideSeat {
       auto decoded = replayed ? decltype(decode(*reply))(fail(*replayed)) : decode(*reply);
       record.set_reply(dump(
           replayed ? *reply
-                   : logged_message(*reply, decoded ? std::nullopt
-                                                    : std::optional<std::string>(
-                                                          decoded.error().message))));
+                   : logged_message(
+                         *reply, decoded ? std::nullopt
+                                         : std::optional<std::string>(decoded.error().message))));
       if (decoded)
         out = std::move(*decoded);
       else

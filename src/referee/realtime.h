@@ -146,16 +146,17 @@ class RealtimeCore {
     if (!in(p)) return sends;
     // A replayed record of a long malformed message stands for that message (logged_message).
     const std::optional<std::string> replayed = replayed_malformed(message);
-    auto decoded = replayed ? Expected<typename G::Message>(fail(*replayed))
-                            : G::decode_message(message);
-    write({{"type", "message"},
-           {"seat", p},
-           {"ticket", ticket},
-           {"at_us", micros(at)},
-           {"message", replayed ? message
-                                : logged_message(message, decoded ? std::nullopt
-                                                                  : std::optional<std::string>(
-                                                                        decoded.error().message))}});
+    auto decoded =
+        replayed ? Expected<typename G::Message>(fail(*replayed)) : G::decode_message(message);
+    write(
+        {{"type", "message"},
+         {"seat", p},
+         {"ticket", ticket},
+         {"at_us", micros(at)},
+         {"message", replayed ? message
+                              : logged_message(message, decoded ? std::nullopt
+                                                                : std::optional<std::string>(
+                                                                      decoded.error().message))}});
     auto& window = recent_[p];
     window.push_back(at);
     while (!window.empty() && window.front() <= at - std::chrono::seconds(1)) window.pop_front();

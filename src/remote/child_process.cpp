@@ -32,6 +32,7 @@
 #include "remote/cgroup.h"
 #include "remote/fd_channel.h"
 #include "remote/io.h"
+#include "remote/last_words.h"
 #include "remote/reaper_image.h"
 #include "remote/sandbox.h"
 
@@ -514,19 +515,13 @@ Expected<void> ChildProcess::check(const ChildSpec& spec) {
   return {};
 }
 
-Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spec) {
-  ignore_sigpipe();
-  auto resolved = resolve(spec);
-  if (!resolved) return std::unexpected(resolved.error());
-  const std::string& name = spec.argv[0];
-  auto path = std::move(resolved->path);
-  auto args = std::move(resolved->args);
+namespace {
 
-  Launch l;
-  l.path = std::move(path);
-  l.args = std::move(args);
-  if (!spec.sandbox && !spec.cwd.empty()) l.cwd = spec.cwd.string();
-  std::optional<SandboxPlan> plan;
+// spawn()'s steps, each failing with the one line spawn() gives ("cannot run "NAME": ...").
+
+// The walls (the child puts them up: SandboxPlan::apply) and the argv they show the program.
+Expected<void> prepare_walls(const ChildSpec& spec, const std::string& name, Launch& l,
+                             std::optional<SandboxPlan>& plan) {
   if (spec.sandbox) {
     SandboxSpec walls = *spec.sandbox;
     // First, so that they win over an --env of the same name, as they do unwalled.
@@ -540,19 +535,27 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
   }
   for (std::string& arg : l.args) l.argv.push_back(arg.data());
   l.argv.push_back(nullptr);
-  // Unwalled, the referee's environment with spec.environment over it.
-  std::vector<std::string> env_text;
-  if (!plan && !spec.environment.empty()) {
-    const auto name_of = [](std::string_view e) { return e.substr(0, e.find('=')); };
-    for (char** e = environ; *e != nullptr; ++e)
-      if (std::none_of(spec.environment.begin(), spec.environment.end(),
-                       [&](const std::string& own) { return name_of(own) == name_of(*e); }))
-        env_text.emplace_back(*e);
-    env_text.insert(env_text.end(), spec.environment.begin(), spec.environment.end());
-    for (std::string& e : env_text) l.env.push_back(e.data());
-    l.env.push_back(nullptr);
-  }
-  const bool own_namespace = spec.own_pid_namespace || plan;
+  return {};
+}
+
+// Unwalled, the referee's environment with spec.environment over it (kept in `text`).
+void prepare_environment(const ChildSpec& spec, Launch& l, std::vector<std::string>& text) {
+  if (l.sandbox != nullptr || spec.environment.empty()) return;
+  const auto name_of = [](std::string_view e) { return e.substr(0, e.find('=')); };
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::none_of(spec.environment.begin(), spec.environment.end(),
+                     [&](const std::string& own) { return name_of(own) == name_of(*e); }))
+      text.emplace_back(*e);
+  text.insert(text.end(), spec.environment.begin(), spec.environment.end());
+  for (std::string& e : text) l.env.push_back(e.data());
+  l.env.push_back(nullptr);
+}
+
+// The caps: a cgroup of its own where the machine has one (returned), else rlimits; the reaper
+// of its PID namespace.
+Expected<std::unique_ptr<ProgramCgroup>> prepare_caps(const ChildSpec& spec,
+                                                      const std::string& name, Launch& l,
+                                                      bool own_namespace) {
   if (own_namespace) {
     auto reaper = reaper_fd();
     if (!reaper) return fail(fmt::format("cannot run \"{}\": {}", name, reaper.error().message));
@@ -577,10 +580,97 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
   if (rlimit files{}; ::getrlimit(RLIMIT_NOFILE, &files) == 0)
     l.max_fd = static_cast<int>(std::min<rlim_t>(files.rlim_cur, 1 << 20));
   l.parent = ::getpid();
+  return cgroup;
+}
+
+// The stderr log: a new file in place of whatever is there, never through a link (the
+// directory may be an entrant's, and a link planted there would have the referee write the
+// program's text into a file of the referee's choosing), private to the organizer (other
+// programs in a shared working directory must not read it while it grows). Its descriptor.
+Expected<int> open_stderr_log(const std::filesystem::path& path) {
+  if (::unlink(path.c_str()) < 0 && errno != ENOENT)
+    return fail(
+        fmt::format("cannot replace the stderr log {}: {}", path.string(), std::strerror(errno)));
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return fail(
+        fmt::format("cannot open the stderr log {}: {}", path.string(), std::strerror(errno)));
+  return fd;
+}
+
+// Forks the child that runs `l` (run_child): as process 1 of a new PID namespace (with the
+// walls' namespaces) where it may be, else, unwalled, as a plain process group. Its pid, or -1
+// with `err` set.
+pid_t fork_child(Launch& l, const ChildSpec& spec, bool own_namespace, int& err) {
+  // All signals blocked across the fork, so that none is handled in the child before it has
+  // reset the dispositions; run_child() unblocks them just before exec.
+  sigset_t all, old;
+  ::sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old);
+  pid_t pid = -1;
+  if (own_namespace) {
+    // Like fork(), but the child is PID 1 of a new PID namespace: when it dies, the kernel kills
+    // everything it started, however it detached itself.
+    l.in_namespace = true;
+    const int walls = l.sandbox != nullptr ? l.sandbox->clone_flags() : 0;
+    pid = static_cast<pid_t>(::syscall(SYS_clone, CLONE_NEWPID | walls | SIGCHLD, 0, 0, 0, 0));
+    if (pid == 0) run_child(l);
+    err = errno;
+  }
+  // A program that should play behind walls never runs without them.
+  if (pid < 0 && l.sandbox == nullptr &&
+      (!spec.own_pid_namespace || err == EPERM || err == EINVAL || err == ENOSPC ||
+       err == EUSERS)) {
+    l.in_namespace = false;
+    pid = ::fork();
+    if (pid == 0) run_child(l);
+    err = errno;
+  }
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return pid;
+}
+
+// What the child reported on `report_r` before it could exec: nothing (end of input: the exec
+// succeeded, the pipe being close-on-exec), or why it did not run.
+std::optional<std::string> exec_failure(int report_r, const std::string& name) {
+  ChildFailure failure{};
+  ssize_t n;
+  do {
+    n = ::read(report_r, &failure, sizeof failure);
+  } while (n < 0 && errno == EINTR);
+  if (n != static_cast<ssize_t>(sizeof failure)) return std::nullopt;
+  if (failure.stage == ChildFailure::sandbox)
+    return fmt::format("cannot run \"{}\" in its sandbox: {}: {} (see arbiter sandbox check)", name,
+                       SandboxPlan::step_name(failure.step), std::strerror(failure.err));
+  const char* what = failure.stage == ChildFailure::exec      ? ""
+                     : failure.stage == ChildFailure::limits  ? "cannot set its limits: "
+                     : failure.stage == ChildFailure::workdir ? "cannot start in its directory: "
+                                                              : "cannot set up its stdio: ";
+  return fmt::format("cannot run \"{}\": {}{}", name, what, std::strerror(failure.err));
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spec) {
+  ignore_sigpipe();
+  auto resolved = resolve(spec);
+  if (!resolved) return std::unexpected(resolved.error());
+  const std::string& name = spec.argv[0];
+  Launch l;
+  l.path = std::move(resolved->path);
+  l.args = std::move(resolved->args);
+  if (!spec.sandbox && !spec.cwd.empty()) l.cwd = spec.cwd.string();
+  std::optional<SandboxPlan> plan;
+  if (auto ok = prepare_walls(spec, name, l, plan); !ok) return std::unexpected(ok.error());
+  std::vector<std::string> env_text;
+  prepare_environment(spec, l, env_text);
+  const bool own_namespace = spec.own_pid_namespace || plan;
+  auto cgroup = prepare_caps(spec, name, l, own_namespace);
+  if (!cgroup) return std::unexpected(cgroup.error());
 
   auto s = std::make_unique<State>();
   s->limits = spec.limits;
-  s->cgroup = std::move(cgroup);
+  s->cgroup = std::move(*cgroup);
   s->stderr_cap = spec.stderr_cap;
   s->tail_cap = spec.stderr_tail;
   s->log_path = spec.stderr_log;
@@ -591,19 +681,9 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
       close_fd(*fd);
   };
   if (!spec.stderr_log.empty()) {
-    // A new file in place of whatever is there, never through a link: the directory may be
-    // an entrant's (a per-entrant stderr setting), and a link planted there would have the
-    // referee write the program's text into a file of the referee's choosing. Private to the
-    // organizer: other programs (a shared working directory) must not read it while it grows.
-    if (::unlink(spec.stderr_log.c_str()) < 0 && errno != ENOENT)
-      return fail(fmt::format("cannot replace the stderr log {}: {}", spec.stderr_log.string(),
-                              std::strerror(errno)));
-    s->log_fd = ::open(spec.stderr_log.c_str(),
-                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (s->log_fd < 0) {
-      return fail(fmt::format("cannot open the stderr log {}: {}", spec.stderr_log.string(),
-                              std::strerror(errno)));
-    }
+    auto log = open_stderr_log(spec.stderr_log);
+    if (!log) return std::unexpected(log.error());
+    s->log_fd = *log;
   }
   if (!make_pipe(stdin_r, s->stdin_w) || !make_pipe(s->stdout_r, stdout_w) ||
       !make_pipe(s->stderr_r, stderr_w) || !make_pipe(report_r, report_w) ||
@@ -619,32 +699,8 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
   l.report_r = report_r;
   l.report_w = report_w;
 
-  // All signals blocked across the fork, so that none is handled in the child before it has
-  // reset the dispositions; run_child() unblocks them just before exec.
-  sigset_t all, old;
-  ::sigfillset(&all);
-  ::pthread_sigmask(SIG_SETMASK, &all, &old);
-  pid_t pid = -1;
   int err = 0;
-  if (own_namespace) {
-    // Like fork(), but the child is PID 1 of a new PID namespace: when it dies, the kernel kills
-    // everything it started, however it detached itself.
-    l.in_namespace = true;
-    const int walls = plan ? plan->clone_flags() : 0;
-    pid = static_cast<pid_t>(::syscall(SYS_clone, CLONE_NEWPID | walls | SIGCHLD, 0, 0, 0, 0));
-    if (pid == 0) run_child(l);
-    err = errno;
-  }
-  // A program that should play behind walls never runs without them.
-  if (pid < 0 && !plan &&
-      (!spec.own_pid_namespace || err == EPERM || err == EINVAL || err == ENOSPC ||
-       err == EUSERS)) {
-    l.in_namespace = false;
-    pid = ::fork();
-    if (pid == 0) run_child(l);
-    err = errno;
-  }
-  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  const pid_t pid = fork_child(l, spec, own_namespace, err);
   if (pid < 0) {
     close_all();
     return fail(fmt::format("cannot run \"{}\": fork failed: {}", name, std::strerror(err)));
@@ -652,33 +708,14 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
   s->pid = pid;
   s->in_namespace = l.in_namespace;
   ::setpgid(pid, pid);  // also done by the child; whichever runs first wins the race for us
-  close_fd(stdin_r);
-  close_fd(stdout_w);
-  close_fd(stderr_w);
-  close_fd(report_w);
-
-  // End of input here means the exec succeeded (the report pipe is close-on-exec).
-  ChildFailure failure{};
-  ssize_t n;
-  do {
-    n = ::read(report_r, &failure, sizeof failure);
-  } while (n < 0 && errno == EINTR);
+  for (int* fd : {&stdin_r, &stdout_w, &stderr_w, &report_w}) close_fd(*fd);
+  const auto failed = exec_failure(report_r, name);
   close_fd(report_r);
-  if (n == static_cast<ssize_t>(sizeof failure)) {
+  if (failed) {
     s->kill_and_reap();
     close_all();
-    if (failure.stage == ChildFailure::sandbox)
-      return fail(
-          fmt::format("cannot run \"{}\" in its sandbox: {}: {} (see arbiter sandbox "
-                      "check)",
-                      name, SandboxPlan::step_name(failure.step), std::strerror(failure.err)));
-    const char* what = failure.stage == ChildFailure::exec      ? ""
-                       : failure.stage == ChildFailure::limits  ? "cannot set its limits: "
-                       : failure.stage == ChildFailure::workdir ? "cannot start in its directory: "
-                                                                : "cannot set up its stdio: ";
-    return fail(fmt::format("cannot run \"{}\": {}{}", name, what, std::strerror(failure.err)));
+    return fail(*failed);
   }
-
   try {
     s->drain = std::thread([state = s.get()] { state->run_drain(); });
   } catch (const std::system_error& e) {
@@ -810,48 +847,6 @@ std::string ChildProcess::stderr_tail() const {
   std::lock_guard lock(s_->tail_mu);
   const std::string& t = s_->tail;
   return t.size() > s_->tail_cap ? t.substr(t.size() - s_->tail_cap) : t;
-}
-
-std::string telling_line(std::string_view tail) {
-  std::vector<std::string_view> lines;
-  for (std::size_t at = 0; at <= tail.size();) {
-    const std::size_t nl = std::min(tail.find('\n', at), tail.size());
-    std::string_view line = tail.substr(at, nl - at);
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
-    lines.push_back(line);
-    at = nl + 1;
-  }
-  while (!lines.empty() && lines.back().empty()) lines.pop_back();
-  if (lines.empty()) return {};
-  const auto indented = [](std::string_view l) {
-    return !l.empty() && (l[0] == ' ' || l[0] == '\t');
-  };
-  // The words runtimes put on the line that says what went wrong (Python's "ValueError: ...",
-  // Node's "Error: ...", Java's "Exception in thread ...", Go's "panic: ...", Rust's "thread
-  // 'main' panicked at ...:", C++'s "terminate called ..."), never on a stack frame (indented)
-  // or a banner after it (Node's "Node.js v20").
-  static constexpr std::string_view kTelling[] = {
-      "Error", "Exception",          "error:", "panic", "terminate called", "Fatal",
-      "fatal", "Segmentation fault", "Aborted"};
-  const std::size_t oldest = lines.size() > 40 ? lines.size() - 40 : 0;
-  for (std::size_t i = lines.size(); i-- > oldest;) {
-    const std::string_view l = lines[i];
-    if (indented(l)) continue;
-    if (std::none_of(std::begin(kTelling), std::end(kTelling),
-                     [&](std::string_view w) { return l.find(w) != std::string_view::npos; }))
-      continue;
-    std::string out(l);
-    // Its message on the next line: Rust's "panicked at FILE:" then the message, C++'s what().
-    if (i + 1 < lines.size() && !lines[i + 1].empty() &&
-        (l.back() == ':' || lines[i + 1].find("what():") != std::string_view::npos)) {
-      std::string_view next = lines[i + 1];
-      while (!next.empty() && (next[0] == ' ' || next[0] == '\t')) next.remove_prefix(1);
-      out += " ";
-      out += next;
-    }
-    return out.substr(0, 200);
-  }
-  return std::string(lines.back().substr(0, 200));
 }
 
 std::string ChildProcess::last_words(Duration wait) const {

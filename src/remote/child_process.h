@@ -77,13 +77,6 @@ struct ChildSpec {
 // REASON". A program behind the walls is looked up in kSandboxPath, as it will see it.
 Expected<std::string> find_program(const std::string& name, const char* search_path = nullptr);
 
-// Of the last lines a program wrote on stderr (`tail`), the one that says why it died: the last
-// line naming an error as runtimes do (Python's "ValueError: ...", Node's "Error: ...", Java's
-// "Exception in thread ...", Go's "panic: ...", Rust's "panicked at" with its message, C++'s
-// "terminate called" with what()), skipping stack frames and banners such as Node's "Node.js
-// v20" after them; else the last line. At most 200 bytes; empty for an empty tail.
-std::string telling_line(std::string_view tail);
-
 class ChildProcess {
  public:
   // Starts the program. Fails with a one-line Error when it cannot be started (no such
@@ -137,7 +130,8 @@ class ChildProcess {
   // The last spec.stderr_tail bytes the child wrote to stderr so far (complete after kill()).
   std::string stderr_tail() const;
 
-  // The line of its stderr that says why it died (telling_line(), at most 200 bytes), once its
+  // The line of its stderr that says why it died (remote/last_words.h: telling_line(), at most
+  // 200 bytes), once its
   // stderr has ended or `wait` has passed. Empty if it wrote nothing.
   std::string last_words(Duration wait) const;
 

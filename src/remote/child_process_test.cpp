@@ -1,5 +1,6 @@
 // Tests of ChildProcess with /bin/sh scripts and /bin/cat as children.
 #include "remote/child_process.h"
+#include "remote/last_words.h"
 
 #include <signal.h>
 #include <sys/prctl.h>

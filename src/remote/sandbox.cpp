@@ -371,11 +371,11 @@ Expected<Sight> look(const SandboxSpec& spec, std::string& program,
             "shown (the system: /usr, /etc, /opt, /bin, /lib*). No program may read it: keep "
             "{} elsewhere",
             secret.what, real.string(), p.string(), secret.what));
-      return fail(fmt::format(
-          "sandbox: the program would see {} ({}): it is in {}, {}. No "
-          "program may read it: put the program in a folder of its own, "
-          "or keep {} elsewhere",
-          secret.what, real.string(), p.string(), sight.why[p.string()], secret.what));
+      return fail(
+          fmt::format("sandbox: the program would see {} ({}): it is in {}, {}. No "
+                      "program may read it: put the program in a folder of its own, "
+                      "or keep {} elsewhere",
+                      secret.what, real.string(), p.string(), sight.why[p.string()], secret.what));
     }
   }
   // A path shown after one below it (an argument in the parent of the working directory) is

@@ -81,9 +81,11 @@ void answer_and_close(int fd, int status, const std::string& message) {
 
 RequestDesk::RequestDesk(std::unique_ptr<TcpListener> listener, Rules rules, std::size_t threads,
                          Handler handler)
-    : listener_(std::move(listener)), rules_([&] {
+    : listener_(std::move(listener)),
+      rules_([&] {
         if (rules.max_active_per_host == 0)
-          rules.max_active_per_host = std::max<std::size_t>(4, std::max<std::size_t>(threads, 1) * 3 / 4);
+          rules.max_active_per_host =
+              std::max<std::size_t>(4, std::max<std::size_t>(threads, 1) * 3 / 4);
         return rules;
       }()),
       handler_(std::move(handler)) {

@@ -25,8 +25,8 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <set>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>

@@ -272,7 +272,9 @@ TEST(ServerHeld, SeedsAndLogsWaitForTheMatchesDealtFromThem) {
   // dealt again in the pair.
   const Json fouled{{"winners", {0}},
                     {"ejections",
-                     {{{"seat", 1}, {"why", "foul"}, {"call", "take_turn"},
+                     {{{"seat", 1},
+                       {"why", "foul"},
+                       {"call", "take_turn"},
                        {"detail", "no-fit: tile green/star at (0, 1) does not fit"}}}},
                     {"scores", {1, 0}}};
   const std::string header =
@@ -300,7 +302,7 @@ TEST(ServerHeld, SeedsAndLogsWaitForTheMatchesDealtFromThem) {
   EXPECT_EQ(row["held"], true);
   EXPECT_FALSE(row.contains("seed")) << row;
   EXPECT_FALSE(row.contains("reproduce")) << row;
-  EXPECT_EQ(row["winners"].size(), 1u);  // the outcome is no secret
+  EXPECT_EQ(row["winners"].size(), 1u);                // the outcome is no secret
   EXPECT_EQ(row["ejections"][0]["detail"], "no-fit");  // the tile it names is
   auto [s2, log] = get(first + "/log");
   EXPECT_EQ(s2, 409);
@@ -615,7 +617,8 @@ TEST(ViewerServer, SlowReadersNeitherHoldEveryThreadNorTheStop) {
     log.watch(observer);
     const std::string padding(1000, 'x');
     for (int i = 0; i < 20'000; ++i) log.write({{"type", "call"}, {"detail", padding}});
-    log.write({{"type", "result"}, {"winners", {0}}, {"ejections", Json::array()}, {"scores", {1, 0}}});
+    log.write(
+        {{"type", "result"}, {"winners", {0}}, {"ejections", Json::array()}, {"scores", {1, 0}}});
     log.unwatch(observer);
   }
   const std::string request =

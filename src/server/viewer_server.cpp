@@ -254,8 +254,7 @@ void ViewerServer::Impl::serve_log(httplib::Response& res, StoreApi::Log log,
   // Inflated in 64 KiB pieces straight to the socket: a log is never held whole as text.
   auto packed = std::make_shared<std::string>(std::move(log.packed));
   res.set_chunked_content_provider(
-      "application/x-ndjson; charset=utf-8",
-      [packed, this](std::size_t, httplib::DataSink& sink) {
+      "application/x-ndjson; charset=utf-8", [packed, this](std::size_t, httplib::DataSink& sink) {
         bool open = true;
         auto sent = tournament::inflate_log(*packed, [&](std::string_view piece) {
           open = !stopping && sink.write(piece.data(), piece.size());
@@ -477,8 +476,7 @@ void ViewerServer::Impl::routes() {
           std::string piece;
           for (; next < lines->size() && piece.size() < (64 << 10); ++next)
             piece += (*lines)[next] + "\n";
-          if (stopping || (!piece.empty() && !sink.write(piece.data(), piece.size())))
-            return false;
+          if (stopping || (!piece.empty() && !sink.write(piece.data(), piece.size()))) return false;
           if (next == lines->size()) sink.done();
           return true;
         });
