@@ -79,6 +79,17 @@ bool valid_env_name(std::string_view name) {
              std::string_view::npos;
 }
 
+// A real-valued term: "none" (nothing), a number, or text `parse` reads; else "expected WHAT".
+template <class Parse>
+Expected<std::optional<double>> real_term(const Json& v, std::string_view what, Parse parse) {
+  if (is_none(v)) return std::optional<double>();
+  if (v.is_number()) return std::optional<double>(v.get<double>());
+  if (!v.is_string()) return fail(fmt::format("expected {}, got {}", what, excerpt(v)));
+  auto parsed = parse(v.get<std::string>());
+  if (!parsed) return std::unexpected(parsed.error());
+  return std::optional<double>(*parsed);
+}
+
 std::uint64_t machine_memory() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
   return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
@@ -100,47 +111,32 @@ Expected<void> set_term(ProgramTerms& terms, std::string_view key, const Json& v
   if (key == "processes") return assign(l.processes, count_term(value, 1, 65536));
   if (key == "open_files") return assign(l.open_files, count_term(value, 8, 1 << 20));
   if (key == "cpu_time") {
-    if (is_none(value)) {
-      l.cpu_seconds.reset();
-      return {};
-    }
-    double seconds = 0;
-    if (value.is_number()) {
-      seconds = value.get<double>();
-    } else if (value.is_string()) {
-      auto d = parse_duration(value.get<std::string>());
-      if (!d) return std::unexpected(d.error());
-      seconds = static_cast<double>(d->count()) / 1e6;
-    } else {
-      return fail(fmt::format("expected a duration such as \"60s\", got {}", excerpt(value)));
-    }
-    if (seconds < 1 || seconds > 1e6 || seconds != std::floor(seconds))
-      return fail(fmt::format(
-          "{} s: CPU time is counted in whole seconds, from 1 s to 1000000 s", seconds));
-    l.cpu_seconds = static_cast<std::uint64_t>(seconds);
+    auto seconds = real_term(value, "a duration such as \"60s\"", [](const std::string& text) {
+      auto d = parse_duration(text);
+      return d ? Expected<double>(static_cast<double>(d->count()) / 1e6)
+               : Expected<double>(std::unexpected(d.error()));
+    });
+    if (!seconds) return std::unexpected(seconds.error());
+    if (!*seconds) return l.cpu_seconds.reset(), Expected<void>();
+    if (**seconds < 1 || **seconds > 1e6 || **seconds != std::floor(**seconds))
+      return fail(fmt::format("{} s: CPU time is counted in whole seconds, from 1 s to 1000000 s",
+                              **seconds));
+    l.cpu_seconds = static_cast<std::uint64_t>(**seconds);
     return {};
   }
   if (key == "cpus") {
-    if (is_none(value)) {
-      l.cpu_millis.reset();
-      return {};
-    }
-    double cpus = 0;
-    if (value.is_number()) {
-      cpus = value.get<double>();
-    } else if (value.is_string()) {
-      const std::string text = value.get<std::string>();
+    auto cpus = real_term(value, "a number of CPUs such as 1 or 0.5", [](const std::string& text) {
       char* end = nullptr;
-      cpus = std::strtod(text.c_str(), &end);
-      if (text.empty() || end != text.c_str() + text.size())
-        return fail(fmt::format("expected a number of CPUs such as 1 or 0.5, got \"{}\"", text));
-    } else {
-      return fail(
-          fmt::format("expected a number of CPUs such as 1 or 0.5, got {}", excerpt(value)));
-    }
-    if (!(cpus >= 0.01 && cpus <= 1024))
-      return fail(fmt::format("{} CPUs: from 0.01 to 1024", cpus));
-    l.cpu_millis = static_cast<std::uint64_t>(std::llround(cpus * 1000));
+      const double v = std::strtod(text.c_str(), &end);
+      return !text.empty() && end == text.c_str() + text.size()
+                 ? Expected<double>(v)
+                 : Expected<double>(fail(fmt::format("\"{}\" is not a number", text)));
+    });
+    if (!cpus) return std::unexpected(cpus.error());
+    if (!*cpus) return l.cpu_millis.reset(), Expected<void>();
+    if (!(**cpus >= 0.01 && **cpus <= 1024))
+      return fail(fmt::format("{} CPUs: from 0.01 to 1024", **cpus));
+    l.cpu_millis = static_cast<std::uint64_t>(std::llround(**cpus * 1000));
     return {};
   }
   if (key == "sandbox" || key == "network") {

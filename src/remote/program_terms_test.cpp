@@ -24,6 +24,7 @@ ProgramTerms random_terms(std::mt19937& rng) {
   set("memory", pick({"none", "64M", "256M", "1G"}));
   set("processes", pick({"none", 8, 64}));
   set("cpu_time", pick({"none", "5s", "60s"}));
+  set("cpus", pick({"none", "0.5", 1, "2"}));
   set("output", pick({"none", "1M", "16M"}));
   set("open_files", pick({"none", 32, 256}));
   set("dir", pick({"none", "/srv/a", "/srv/b"}));
@@ -81,14 +82,17 @@ TEST(TermSettings, FlagsSayWhatDiffersFromTheDefaults) {
   ProgramTerms terms;
   ASSERT_TRUE(set_term(terms, "memory", "256M"));
   ASSERT_TRUE(set_term(terms, "cpu_time", "5s"));
+  ASSERT_TRUE(set_term(terms, "cpus", "0.5"));
   ASSERT_TRUE(set_term(terms, "read_only", Json::array({"/srv/data"})));
   ASSERT_TRUE(set_term(terms, "network", true));
   EXPECT_EQ(term_flags(terms),
-            (std::vector<std::string>{"--memory", "256M", "--cpu-time", "5s", "--read-only",
-                                      "/srv/data", "--allow-network"}));
+            (std::vector<std::string>{"--memory", "256M", "--cpu-time", "5s", "--cpus", "0.5",
+                                      "--read-only", "/srv/data", "--allow-network"}));
   ASSERT_TRUE(set_term(terms, "sandbox", false));
   EXPECT_EQ(term_flags(terms), (std::vector<std::string>{"--memory", "256M", "--cpu-time", "5s",
-                                                         "--unsafe-no-sandbox"}));
+                                                         "--cpus", "0.5", "--unsafe-no-sandbox"}));
+  for (const Json& bad : {Json("x"), Json(0), Json("2000"), Json(true)})
+    EXPECT_FALSE(set_term(terms, "cpus", bad)) << bad;
 }
 
 }  // namespace

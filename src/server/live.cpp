@@ -56,7 +56,13 @@ bool LiveMatch::finished() const {
 }
 
 bool LiveMatch::held() const {
-  return finished() && reveal_ && !reveal_();
+  if (!finished() || !reveal_ || revealed_.load()) return false;
+  // A group once over stays over: the store is asked until it says so, never after.
+  if (reveal_()) {
+    revealed_.store(true);
+    return false;
+  }
+  return true;
 }
 
 Json LiveMatch::summary() const {

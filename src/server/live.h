@@ -7,6 +7,7 @@
 // short lock and never waits for a viewer, so a slow or stalled viewer cannot slow a match.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -64,6 +65,7 @@ class LiveMatch {
   const std::string game_;
   const GameEntry* const entry_;
   const Reveal reveal_;
+  mutable std::atomic<bool> revealed_{false};  // reveal_ said yes once: it stays yes
   mutable std::mutex mu_;
   mutable std::condition_variable changed_;
   std::vector<std::string> full_;

@@ -196,7 +196,10 @@ class DeskServer : public httplib::Server {
     idle_write_ = fds[1];
     svr_sock_ = fds[0];
     idle_ = std::thread([this] { listen_after_bind(); });
-    while (!is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    for (int waited = 0; !is_running(); ++waited) {
+      if (waited == 5000) return false;  // its loop ended at once: no streamed answers
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     return true;
   }
   void halt() {
@@ -512,7 +515,7 @@ Expected<std::uint16_t> ViewerServer::bind() {
     return fail(listener.error().message +
                 (o.port == 0 ? "" : " (the port in use, or not an address of this machine)"));
   if (!impl_->http.run_idle())
-    return fail(fmt::format("cannot start the viewer: {}", std::strerror(errno)));
+    return fail("cannot start the viewer: its request loop did not start (a pipe, a thread)");
   Impl* impl = impl_.get();
   impl_->desk = std::make_unique<RequestDesk>(
       std::move(*listener), o.desk, static_cast<std::size_t>(std::max(o.threads, 1)),
