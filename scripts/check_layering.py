@@ -8,7 +8,8 @@ rules code (core, games) no socket, thread or future header.
   games/G               core, lua and its own folder: no other game, no referee, no transport
   arena                 core, lua, referee, remote, games
   tournament            arena and everything below it
-  server                tournament and everything below it
+  league                tournament and everything below it
+  server                league and everything below it
   apps                  everything
   bots (C++ bots)       core, lua, remote, games
 
@@ -29,11 +30,13 @@ BELOW = {
     "remote": ["core", "remote"],
     "arena": ["core", "lua", "referee", "remote", "games", "arena"],
     "tournament": ["core", "lua", "referee", "remote", "games", "arena", "tournament"],
-    "server": ["core", "lua", "referee", "remote", "games", "arena", "tournament", "server"],
-    "apps": ["core", "lua", "referee", "remote", "games", "arena", "tournament", "server", "apps"],
+    "league": ["core", "lua", "referee", "remote", "games", "arena", "tournament", "league"],
+    "server": ["core", "lua", "referee", "remote", "games", "arena", "tournament", "league", "server"],
+    "apps": ["core", "lua", "referee", "remote", "games", "arena", "tournament", "league", "server",
+             "apps"],
     "bots": ["core", "lua", "remote", "games"],
 }
-OURS = re.compile(r"^(core|lua|referee|remote|games|arena|tournament|server|apps)/")
+OURS = re.compile(r"^(core|lua|referee|remote|games|arena|tournament|league|server|apps)/")
 RULES_CODE_MAY_NOT = re.compile(r"^(sys/socket\.h|netinet/|arpa/inet\.h|asio|boost/asio|thread$|future$)")
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
 SOURCES = {".h", ".hpp", ".cpp", ".cc", ".in"}

@@ -13,4 +13,7 @@ std::string printable_line(std::string_view text);
 // The same, but keeping line breaks and tabs: text of several lines (a program's stderr).
 std::string printable_text(std::string_view text);
 
+// Whether `text` is well-formed UTF-8 (the same sequences the two above keep as they are).
+bool is_utf8(std::string_view text);
+
 }  // namespace arbiter

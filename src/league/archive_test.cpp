@@ -1,0 +1,150 @@
+#include "league/archive.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+namespace arbiter::league {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/arbiter-archive-XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+void write(const fs::path& p, const std::string& text, bool exec = false) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+  fs::permissions(p, exec ? fs::perms(0755) : fs::perms(0644));
+}
+
+Tree sample(const fs::path& dir) {
+  write(dir / "arbiter-bot.toml", "name = \"alice\"\n");
+  write(dir / "bot.py", "print(1)\n", true);
+  write(dir / "lib" / "util.py", "X = 1\n");
+  fs::create_symlink("lib/util.py", dir / "util.py");
+  auto tree = read_directory(dir);
+  EXPECT_TRUE(tree) << tree.error().message;
+  return *tree;
+}
+
+TEST(Archive, ADirectoryIsReadSortedWithItsModesAndLinks) {
+  TempDir t;
+  const Tree tree = sample(t.path);
+  std::vector<std::string> paths;
+  for (const auto& e : tree.entries) paths.push_back(e.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{"arbiter-bot.toml", "bot.py", "lib", "lib/util.py",
+                                             "util.py"}));
+  EXPECT_TRUE(tree.find("bot.py")->executable);
+  EXPECT_FALSE(tree.find("lib/util.py")->executable);
+  EXPECT_EQ(tree.find("util.py")->kind, TreeEntry::Kind::symlink);
+  EXPECT_EQ(tree.bytes(), 30u);
+}
+
+TEST(Archive, ThePackedTreeReadsBackToTheSameHashWhateverTheDiskSays) {
+  TempDir a, b;
+  const Tree first = sample(a.path);
+  const Tree second = sample(b.path);
+  // Other times and other write orders on disk give the same canonical bytes.
+  fs::last_write_time(b.path / "bot.py", fs::file_time_type::clock::now() - std::chrono::hours(5));
+  EXPECT_EQ(content_hash(first), content_hash(*read_directory(b.path)));
+  auto back = read_archive(pack(first));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(content_hash(*back), content_hash(second));
+  EXPECT_EQ(content_hash(first).size(), 7u + 64u);
+}
+
+TEST(Archive, UnpackWritesTheTreeAndNothingElse) {
+  TempDir t, out;
+  const Tree tree = sample(t.path);
+  const fs::path dir = out.path / "bot";
+  ASSERT_TRUE(unpack(tree, dir));
+  EXPECT_EQ(content_hash(*read_directory(dir)), content_hash(tree));
+  struct stat st{};
+  ASSERT_EQ(::stat((dir / "bot.py").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);
+  // Into a directory that exists: refused, nothing changed.
+  EXPECT_FALSE(unpack(tree, dir));
+}
+
+TEST(Archive, ALongPathSurvivesTheUstarPrefix) {
+  TempDir t;
+  const std::string deep = std::string(90, 'a') + "/" + std::string(90, 'b') + "/f.txt";
+  write(t.path / deep, "x");
+  auto tree = read_directory(t.path);
+  ASSERT_TRUE(tree);
+  auto back = read_archive(pack(*tree));
+  ASSERT_TRUE(back) << back.error().message;
+  ASSERT_NE(back->find(deep), nullptr);
+  EXPECT_EQ(back->find(deep)->data, "x");
+}
+
+TEST(Archive, DirectoryRefusals) {
+  {
+    TempDir t;
+    write(t.path / "a.txt", "x");
+    fs::create_symlink("../../etc/passwd", t.path / "out");
+    auto tree = read_directory(t.path);
+    ASSERT_FALSE(tree);
+    EXPECT_NE(tree.error().message.find("a link out of the bot's files"), std::string::npos)
+        << tree.error().message;
+  }
+  {
+    TempDir t;
+    fs::create_symlink("/etc/passwd", t.path / "abs");
+    EXPECT_FALSE(read_directory(t.path));
+  }
+  {
+    TempDir t;
+    ASSERT_EQ(::mkfifo((t.path / "pipe").c_str(), 0644), 0);
+    auto tree = read_directory(t.path);
+    ASSERT_FALSE(tree);
+    EXPECT_NE(tree.error().message.find("not a file"), std::string::npos);
+  }
+  {
+    TempDir t;
+    write(t.path / "big", std::string(5000, 'x'));
+    auto tree = read_directory(t.path, ArchiveCaps{.unpacked_bytes = 4096});
+    ASSERT_FALSE(tree);
+  }
+  {
+    TempDir t;
+    for (int i = 0; i < 12; ++i) write(t.path / ("f" + std::to_string(i)), "x");
+    auto tree = read_directory(t.path, ArchiveCaps{.files = 10});
+    ASSERT_FALSE(tree);
+    EXPECT_NE(tree.error().message.find("more than 10 files"), std::string::npos);
+  }
+}
+
+TEST(Archive, AGzipBombIsRefusedBeforeItIsUnpackedWhole) {
+  Tree tree;
+  TreeEntry zeros;
+  zeros.path = "zeros";
+  zeros.data.assign(64u << 20, '\0');
+  tree.entries.push_back(std::move(zeros));
+  const std::string packed = pack(tree);
+  ASSERT_LT(packed.size(), 200u << 10);
+  auto back = read_archive(packed);
+  ASSERT_FALSE(back);
+  EXPECT_NE(back.error().message.find("compression bomb"), std::string::npos)
+      << back.error().message;
+}
+
+TEST(Archive, NotAnArchiveIsOneLine) {
+  auto back = read_archive("hello, this is not a tarball at all");
+  ASSERT_FALSE(back);
+  EXPECT_EQ(back.error().message.find('\n'), std::string::npos);
+}
+
+}  // namespace
+}  // namespace arbiter::league
