@@ -90,7 +90,26 @@ constexpr SchemaObject kSchemaObjects[] = {
       tournament bigint PRIMARY KEY REFERENCES tournaments(id),
       verdict text NOT NULL,
       concluded timestamptz NOT NULL DEFAULT now()))sql"},
+    {"bot_versions", R"sql(CREATE TABLE IF NOT EXISTS bot_versions(
+      name text NOT NULL,
+      version bigint NOT NULL,
+      game text NOT NULL,
+      manifest text NOT NULL,
+      source text NOT NULL,
+      artifact text NOT NULL DEFAULT '',
+      status text NOT NULL,
+      reason text NOT NULL DEFAULT '',
+      build_log bytea,
+      created timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY(name, version)))sql"},
+    {"blobs", R"sql(CREATE TABLE IF NOT EXISTS blobs(
+      hash text PRIMARY KEY,
+      bytes bytea NOT NULL))sql"},
 };
+
+constexpr const char* kBotColumns =
+    "name, version, game, manifest, source, artifact, status, reason, "
+    "to_char(created AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')";
 
 constexpr const char* kTournamentColumns =
     "id, name, game, spec, planned, "
@@ -190,6 +209,12 @@ Json parse_stored(const pqxx::field& f, std::string_view what) {
 // A value read for checking (integrity.h): null when it is not JSON, which the check reports.
 Json json_or_null(const pqxx::field& f) {
   return parse_json(std::string_view(f.c_str(), f.size())).value_or(Json());
+}
+
+BotVersion bot_version(const pqxx::row& r) {
+  return {r[0].as<std::string>(), r[1].as<std::int64_t>(), r[2].as<std::string>(),
+          json_or_null(r[3]),     r[4].as<std::string>(),  r[5].as<std::string>(),
+          r[6].as<std::string>(), r[7].as<std::string>(),  r[8].as<std::string>()};
 }
 
 TournamentRecord tournament_record(const pqxx::row& r) {
@@ -545,6 +570,96 @@ class PostgresStore final : public Store {
       auto tails = decode_stderr_tails(pqxx::binarystring(r[0][0]).str());
       if (!tails) return std::unexpected(Error{"postgresql: " + tails.error().message});
       return *tails;
+    });
+  }
+
+  Expected<BotVersion> add_bot_version(const std::string& name, const std::string& game,
+                                       const Json& manifest, const std::string& source,
+                                       const std::string& status) override {
+    return run([&](pqxx::connection& c) -> Expected<BotVersion> {
+      pqxx::work tx(c);
+      // Versions of one name are numbered one at a time.
+      tx.exec_params("SELECT pg_advisory_xact_lock(hashtext('bot:' || $1))", name);
+      const auto last = tx.exec_params(
+          "SELECT version, game FROM bot_versions WHERE name = $1 ORDER BY version DESC LIMIT 1",
+          name);
+      std::int64_t version = 1;
+      if (!last.empty()) {
+        if (last[0][1].as<std::string>() != game)
+          throw StoreError(fmt::format("the bot {} plays {}, not {}: give the new one another name",
+                                      name, last[0][1].as<std::string>(), game));
+        version = last[0][0].as<std::int64_t>() + 1;
+      }
+      const auto row = tx.exec_params1(
+          fmt::format("INSERT INTO bot_versions(name, version, game, manifest, source, status) "
+                      "VALUES($1, $2, $3, $4, $5, $6) RETURNING {}", kBotColumns),
+          name, version, game, dump(manifest), source, status);
+      BotVersion v = bot_version(row);
+      tx.commit();
+      return v;
+    });
+  }
+
+  Expected<void> set_bot_status(const std::string& name, std::int64_t version,
+                                const std::string& status, const std::string& reason,
+                                const std::string& artifact,
+                                const std::optional<std::string>& build_log) override {
+    return run([&](pqxx::connection& c) -> Expected<void> {
+      pqxx::work tx(c);
+      const auto r = tx.exec_params(
+          "UPDATE bot_versions SET status = $3, reason = $4, "
+          "artifact = CASE WHEN $5 = '' THEN artifact ELSE $5 END, "
+          "build_log = CASE WHEN $6 THEN $7 ELSE build_log END "
+          "WHERE name = $1 AND version = $2",
+          name, version, status, reason, artifact, build_log.has_value(),
+          pqxx::binarystring(build_log.value_or(std::string())));
+      if (r.affected_rows() == 0) throw StoreError(fmt::format("no bot {}@{}", name, version));
+      tx.commit();
+      return {};
+    });
+  }
+
+  Expected<std::vector<BotVersion>> bot_versions(const std::string& name) override {
+    return run([&](pqxx::connection& c) -> Expected<std::vector<BotVersion>> {
+      pqxx::nontransaction tx(c);
+      std::vector<BotVersion> out;
+      for (const auto& row : tx.exec_params(
+               fmt::format("SELECT {} FROM bot_versions WHERE $1 = '' OR name = $1 "
+                           "ORDER BY name, version", kBotColumns),
+               name))
+        out.push_back(bot_version(row));
+      return out;
+    });
+  }
+
+  Expected<std::optional<std::string>> bot_build_log(const std::string& name,
+                                                     std::int64_t version) override {
+    return run([&](pqxx::connection& c) -> Expected<std::optional<std::string>> {
+      pqxx::nontransaction tx(c);
+      const auto r = tx.exec_params(
+          "SELECT build_log FROM bot_versions WHERE name = $1 AND version = $2", name, version);
+      if (r.empty() || r[0][0].is_null()) return std::nullopt;
+      return pqxx::binarystring(r[0][0]).str();
+    });
+  }
+
+  Expected<bool> put_blob(const std::string& hash, const std::string& bytes) override {
+    return run([&](pqxx::connection& c) -> Expected<bool> {
+      pqxx::work tx(c);
+      const auto r = tx.exec_params(
+          "INSERT INTO blobs(hash, bytes) VALUES($1, $2) ON CONFLICT (hash) DO NOTHING", hash,
+          pqxx::binarystring(bytes));
+      tx.commit();
+      return r.affected_rows() == 1;
+    });
+  }
+
+  Expected<std::optional<std::string>> blob(const std::string& hash) override {
+    return run([&](pqxx::connection& c) -> Expected<std::optional<std::string>> {
+      pqxx::nontransaction tx(c);
+      const auto r = tx.exec_params("SELECT bytes FROM blobs WHERE hash = $1", hash);
+      if (r.empty()) return std::nullopt;
+      return pqxx::binarystring(r[0][0]).str();
     });
   }
 

@@ -8,7 +8,6 @@
 
 #include <fmt/format.h>
 
-#include <toml++/toml.h>
 
 #include "arena/registry.h"
 #include "arena/seating.h"
@@ -18,6 +17,7 @@
 #include "core/seat_name.h"
 #include "core/seed_tree.h"
 #include "core/shell_words.h"
+#include "tournament/toml_json.h"
 
 namespace arbiter::tournament {
 
@@ -258,43 +258,14 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
 
 namespace {
 
-Json to_json(const toml::node& node) {
-  if (const auto* t = node.as_table()) {
-    Json out = Json::object();
-    for (const auto& [key, value] : *t) out[std::string(key.str())] = to_json(value);
-    return out;
-  }
-  if (const auto* a = node.as_array()) {
-    Json out = Json::array();
-    for (const auto& value : *a) out.push_back(to_json(value));
-    return out;
-  }
-  if (const auto* s = node.as_string()) return s->get();
-  if (const auto* i = node.as_integer()) return i->get();
-  if (const auto* f = node.as_floating_point()) {
-    // JSON has no nan or inf (stored, they would come back as null): like a date, a value no
-    // setting takes, which the game's config check then names.
-    if (!std::isfinite(f->get())) return "(nan or inf, which no setting takes)";
-    return f->get();
-  }
-  if (const auto* b = node.as_boolean()) return b->get();
-  return "(a TOML date or time, which no setting takes)";
-}
-
 Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
   // A tournament file is a page of settings; anything this big is not one.
   constexpr std::size_t kMaxSpecFile = std::size_t{16} << 20;
   auto text = read_file(path, kMaxSpecFile);
   if (!text) return std::unexpected(text.error());
-  toml::table table;
-  try {
-    table = toml::parse(*text, path);
-  } catch (const toml::parse_error& e) {
-    const auto& at = e.source().begin;
-    const std::string why(e.description());
-    if (at.line == 0) return fail(fmt::format("{}: {}", path, why));
-    return fail(fmt::format("{}:{}:{}: {}", path, at.line, at.column, why));
-  }
+  auto parsed = parse_toml_table(*text, path);
+  if (!parsed) return std::unexpected(parsed.error());
+  toml::table& table = *parsed;
   static const std::set<std::string> known{"name",  "game",     "schedule", "seats",  "rounds",
                                            "seed",  "per_call", "hero",     "config", "player",
                                            "clock", "pairing",  "sprt"};
@@ -330,12 +301,12 @@ Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
                              const std::string& where) -> Expected<void> {
     // "sandbox" first: the walls' own terms need it.
     if (const auto* node = t.get("sandbox"))
-      if (auto ok = set_term(into, "sandbox", to_json(*node)); !ok)
+      if (auto ok = set_term(into, "sandbox", toml_to_json(*node)); !ok)
         return fail(fmt::format("{}:{}: {}sandbox: {}", path, node->source().begin.line, where,
                                 ok.error().message));
     for (const auto& [key, value] : t) {
       if (!is_term(key.str()) || key.str() == "sandbox") continue;
-      if (auto ok = set_term(into, key.str(), to_json(value)); !ok)
+      if (auto ok = set_term(into, key.str(), toml_to_json(value)); !ok)
         return fail(fmt::format("{}:{}: {}{}: {}", path, value.source().begin.line, where,
                                 key.str(), ok.error().message));
     }
@@ -365,7 +336,7 @@ Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
     for (auto& node : *players)
       if (auto* t = node.as_table())
         for (const auto key : kTermKeys) t->erase(key);
-  Json j = to_json(table);
+  Json j = toml_to_json(table);
   if (j.contains("player")) {
     j["players"] = j["player"];
     j.erase("player");

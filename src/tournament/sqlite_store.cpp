@@ -62,6 +62,21 @@ CREATE TABLE IF NOT EXISTS conclusions(
   tournament INTEGER PRIMARY KEY REFERENCES tournaments(id),
   verdict TEXT NOT NULL,
   concluded TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')));
+CREATE TABLE IF NOT EXISTS bot_versions(
+  name TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  game TEXT NOT NULL,
+  manifest TEXT NOT NULL,
+  source TEXT NOT NULL,
+  artifact TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL,
+  reason TEXT NOT NULL DEFAULT '',
+  build_log BLOB,
+  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+  PRIMARY KEY(name, version));
+CREATE TABLE IF NOT EXISTS blobs(
+  hash TEXT PRIMARY KEY,
+  bytes BLOB NOT NULL);
 )sql";
 
 // Thrown inside this file only; every Store method turns it into an Error.
@@ -144,6 +159,17 @@ class Statement {
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
 };
+
+constexpr std::string_view kBotSelect =
+    "SELECT name, version, game, manifest, source, artifact, status, reason, created "
+    "FROM bot_versions";
+
+std::string bot_select(std::string_view where) { return fmt::format("{} {}", kBotSelect, where); }
+
+BotVersion bot_version(const Statement& s) {
+  return {s.text(0), s.integer(1), s.text(2), s.json_or_null(3), s.text(4),
+          s.text(5), s.text(6),    s.text(7), s.text(8)};
+}
 
 class SqliteStore final : public Store {
  public:
@@ -458,6 +484,97 @@ class SqliteStore final : public Store {
       auto tails = decode_stderr_tails(s.blob(0));
       if (!tails) throw SqlError(tails.error().message);
       return *tails;
+    });
+  }
+
+  Expected<BotVersion> add_bot_version(const std::string& name, const std::string& game,
+                                       const Json& manifest, const std::string& source,
+                                       const std::string& status) override {
+    return guarded<BotVersion>([&] {
+      BotVersion v;
+      transaction([&] {
+        Statement last(db_, "SELECT version, game FROM bot_versions WHERE name = ? "
+                            "ORDER BY version DESC LIMIT 1");
+        std::int64_t version = 1;
+        if (last.bind(1, name).step()) {
+          if (last.text(1) != game)
+            throw SqlError(fmt::format("the bot {} plays {}, not {}: give the new one another name",
+                                       name, last.text(1), game));
+          version = last.integer(0) + 1;
+        }
+        Statement add(db_, "INSERT INTO bot_versions(name, version, game, manifest, source, "
+                           "status) VALUES(?,?,?,?,?,?)");
+        add.bind(1, name).bind(2, version).bind(3, game).bind(4, dump(manifest)).bind(5, source)
+            .bind(6, status).run();
+        Statement back(db_, bot_select("WHERE name = ? AND version = ?").c_str());
+        back.bind(1, name).bind(2, version).step();
+        v = bot_version(back);
+      });
+      return v;
+    });
+  }
+
+  Expected<void> set_bot_status(const std::string& name, std::int64_t version,
+                                const std::string& status, const std::string& reason,
+                                const std::string& artifact,
+                                const std::optional<std::string>& build_log) override {
+    auto done = guarded<bool>([&] {
+             transaction([&] {
+               Statement u(db_, "UPDATE bot_versions SET status = ?, reason = ?, "
+                                "artifact = CASE WHEN ? = '' THEN artifact ELSE ? END "
+                                "WHERE name = ? AND version = ?");
+               u.bind(1, status).bind(2, reason).bind(3, artifact).bind(4, artifact)
+                   .bind(5, name).bind(6, version).run();
+               if (sqlite3_changes(db_) == 0)
+                 throw SqlError(fmt::format("no bot {}@{}", name, version));
+               if (build_log) {
+                 Statement l(db_, "UPDATE bot_versions SET build_log = ? "
+                                  "WHERE name = ? AND version = ?");
+                 l.bind_blob(1, *build_log).bind(2, name).bind(3, version).run();
+               }
+             });
+             return true;
+           });
+    if (!done) return std::unexpected(done.error());
+    return {};
+  }
+
+  Expected<std::vector<BotVersion>> bot_versions(const std::string& name) override {
+    return guarded<std::vector<BotVersion>>([&] {
+      Statement s(db_, bot_select("WHERE ? = '' OR name = ? ORDER BY name, version").c_str());
+      s.bind(1, name).bind(2, name);
+      std::vector<BotVersion> out;
+      while (s.step()) out.push_back(bot_version(s));
+      return out;
+    });
+  }
+
+  Expected<std::optional<std::string>> bot_build_log(const std::string& name,
+                                                     std::int64_t version) override {
+    return guarded<std::optional<std::string>>([&]() -> std::optional<std::string> {
+      Statement s(db_, "SELECT build_log FROM bot_versions WHERE name = ? AND version = ?");
+      if (!s.bind(1, name).bind(2, version).step() || s.is_null(0)) return std::nullopt;
+      return s.blob(0);
+    });
+  }
+
+  Expected<bool> put_blob(const std::string& hash, const std::string& bytes) override {
+    return guarded<bool>([&] {
+      bool fresh = false;
+      transaction([&] {
+        Statement s(db_, "INSERT OR IGNORE INTO blobs(hash, bytes) VALUES(?, ?)");
+        s.bind(1, hash).bind_blob(2, bytes).run();
+        fresh = sqlite3_changes(db_) == 1;
+      });
+      return fresh;
+    });
+  }
+
+  Expected<std::optional<std::string>> blob(const std::string& hash) override {
+    return guarded<std::optional<std::string>>([&]() -> std::optional<std::string> {
+      Statement s(db_, "SELECT bytes FROM blobs WHERE hash = ?");
+      if (!s.bind(1, hash).step()) return std::nullopt;
+      return s.blob(0);
     });
   }
 

@@ -137,6 +137,24 @@ struct Lease {
   bool expired = false;
 };
 
+// A stored bot's version (league/): what was uploaded, what runs, and where it stands.
+struct BotVersion {
+  std::string name;
+  std::int64_t version = 0;  // 1, 2, ... per name
+  std::string game;
+  Json manifest;             // league/manifest.h's encode_manifest
+  std::string source;        // the uploaded files' content hash ("sha256:...", league/archive.h)
+  std::string artifact;      // the runnable tree's content hash; empty until built
+  std::string status;        // "building", "build-failed", "checking", "check-failed", "active",
+                             // "retired"
+  std::string reason;        // why it failed or was retired (one line); empty otherwise
+  std::string created;       // as the store writes time
+};
+
+// The statuses a version can have, in the order it passes them.
+inline constexpr std::string_view kBotStatuses[] = {"building", "build-failed", "checking",
+                                                    "check-failed", "active", "retired"};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -224,6 +242,33 @@ class Store {
   // The live lines of `job`'s current attempt numbered `from` on, at most `max`.
   virtual Expected<LiveLines> live_lines(std::int64_t job, std::int64_t from,
                                          std::int64_t max) = 0;
+
+  // Bots (league/): versions, their files as blobs named by content hash, their build logs.
+
+  // Stores a new version of `name` (the next number; 1 for a new name) with `status`. A name
+  // belongs to one game: a version for another game is refused.
+  virtual Expected<BotVersion> add_bot_version(const std::string& name, const std::string& game,
+                                               const Json& manifest, const std::string& source,
+                                               const std::string& status) = 0;
+
+  // Moves a version to `status` with `reason`; a non-empty `artifact` is its runnable tree; a
+  // `build_log` is kept (the last one). Fails for an unknown version.
+  virtual Expected<void> set_bot_status(const std::string& name, std::int64_t version,
+                                        const std::string& status, const std::string& reason,
+                                        const std::string& artifact = {},
+                                        const std::optional<std::string>& build_log = {}) = 0;
+
+  // The versions of `name` (empty: of every bot), by name, then version.
+  virtual Expected<std::vector<BotVersion>> bot_versions(const std::string& name = {}) = 0;
+
+  // The version's build log, or nothing when it has none (nothing was built yet).
+  virtual Expected<std::optional<std::string>> bot_build_log(const std::string& name,
+                                                             std::int64_t version) = 0;
+
+  // Stores `bytes` under `hash` unless it is there. True when it was new.
+  virtual Expected<bool> put_blob(const std::string& hash, const std::string& bytes) = 0;
+  // The bytes stored under `hash`, unchecked (league/ checks them against the hash).
+  virtual Expected<std::optional<std::string>> blob(const std::string& hash) = 0;
 
   // Blocks until jobs may have been added or released (PostgreSQL: LISTEN/NOTIFY from any
   // process), or until `timeout`. May return early without cause; callers re-check by claiming.

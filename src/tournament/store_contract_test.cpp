@@ -552,6 +552,47 @@ TEST_P(StoreIntegrity, AResultThatCannotBeItsJobsIsDamaged) {
   EXPECT_NE(result_damage_of(got[0].id).find("job spec"), std::string::npos);
 }
 
+TEST_P(StoreContract, BotVersionsAreNumberedPerNameAndKeepTheirStatus) {
+  const Json manifest{{"name", "alice"}, {"game", "q"}, {"run", {"python3", "bot.py"}}};
+  auto v1 = store_->add_bot_version("alice", "q", manifest, "sha256:aa", "building");
+  ASSERT_TRUE(v1) << v1.error().message;
+  EXPECT_EQ(v1->version, 1);
+  EXPECT_EQ(v1->status, "building");
+  EXPECT_EQ(v1->manifest, manifest);
+  auto v2 = store_->add_bot_version("alice", "q", manifest, "sha256:bb", "building");
+  ASSERT_TRUE(v2);
+  EXPECT_EQ(v2->version, 2);
+  ASSERT_TRUE(store_->add_bot_version("bob", "q", manifest, "sha256:cc", "active"));
+  // A name plays one game.
+  auto other = store_->add_bot_version("alice", "battleship", manifest, "sha256:dd", "building");
+  ASSERT_FALSE(other);
+  EXPECT_NE(other.error().message.find("plays q"), std::string::npos) << other.error().message;
+
+  EXPECT_EQ(store_->bot_build_log("alice", 1).value(), std::nullopt);
+  ASSERT_TRUE(store_->set_bot_status("alice", 1, "active", "", "sha256:ee", "built\nok\n"));
+  ASSERT_TRUE(store_->set_bot_status("alice", 2, "build-failed", "exit 1"));
+  EXPECT_FALSE(store_->set_bot_status("alice", 9, "active", ""));
+  auto all = store_->bot_versions();
+  ASSERT_TRUE(all);
+  ASSERT_EQ(all->size(), 3u);
+  EXPECT_EQ((*all)[0].artifact, "sha256:ee");
+  EXPECT_EQ((*all)[0].status, "active");
+  EXPECT_EQ((*all)[1].status, "build-failed");
+  EXPECT_EQ((*all)[1].reason, "exit 1");
+  EXPECT_EQ((*all)[1].artifact, "");
+  EXPECT_EQ((*all)[2].name, "bob");
+  EXPECT_EQ(store_->bot_versions("alice")->size(), 2u);
+  EXPECT_EQ(store_->bot_build_log("alice", 1).value(), std::optional<std::string>("built\nok\n"));
+}
+
+TEST_P(StoreContract, BlobsAreStoredOnceByHash) {
+  const std::string bytes("\0\x01\xffbinary", 9);
+  EXPECT_TRUE(store_->put_blob("sha256:aa", bytes).value());
+  EXPECT_FALSE(store_->put_blob("sha256:aa", "other").value());
+  EXPECT_EQ(store_->blob("sha256:aa").value(), std::optional<std::string>(bytes));
+  EXPECT_EQ(store_->blob("sha256:zz").value(), std::nullopt);
+}
+
 TEST_P(StoreIntegrity, AResultTheLogDoesNotEndWithIsDamaged) {
   const auto got = two_played();
   // A shape the job allows, but not what the match's log says.
