@@ -743,6 +743,13 @@ std::unique_ptr<Channel> ChildProcess::take_channel(Framing framing, ChannelLimi
   return channel;
 }
 
+ChildProcess::Pipes ChildProcess::take_pipes() {
+  std::lock_guard lock(s_->mu);
+  Pipes pipes{s_->stdin_w, s_->stdout_r};
+  s_->stdout_r = s_->stdin_w = -1;
+  return pipes;
+}
+
 void ChildProcess::kill() {
   State& s = *s_;
   // A program told to stop (stop_after) may finish on its own within its grace.
@@ -805,6 +812,15 @@ bool ChildProcess::exited() {
   if (info.si_pid == 0) return false;
   s.kill_and_reap();
   return true;
+}
+
+std::optional<int> ChildProcess::exit_code() {
+  if (!exited()) return std::nullopt;
+  std::lock_guard lock(s_->mu);
+  const int status = s_->status;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return std::nullopt;
 }
 
 std::optional<LimitHit> ChildProcess::limit_hit(Duration wait) {

@@ -99,6 +99,15 @@ class ChildProcess {
   std::unique_ptr<Channel> take_channel(Framing framing = Framing::lines,
                                         ChannelLimits limits = {});
 
+  // The child's stdin (our write end) and stdout (our read end) as raw descriptors, for a
+  // program that speaks no JSON (a build streaming what it built). Once only, instead of
+  // take_channel; the caller owns and closes them. {-1, -1} after.
+  struct Pipes {
+    int in = -1;
+    int out = -1;
+  };
+  Pipes take_pipes();
+
   // SIGKILL to the child's whole process group (or PID namespace), then reap it and stop the
   // stderr drain. Idempotent; returns quickly.
   void kill();
@@ -115,6 +124,10 @@ class ChildProcess {
 
   // Whether the child has exited (non-blocking; reaps it if so).
   bool exited();
+
+  // How it ended, once exited() (or kill()) has reaped it: its exit code, or 128 + the signal
+  // that ended it. Nothing while it runs.
+  std::optional<int> exit_code();
 
   // The cap the program ran into, if any: its stderr passed the output cap, its cgroup saw an
   // OOM kill or a refused fork, or it died of its CPU time. Waits up to `wait` for a child
