@@ -39,6 +39,9 @@ void add_battleship_commands(CLI::App& app, int& exit_code);
 // Adds `arbiter dominosa ...` (generate, solve, grade).
 void add_dominosa_commands(CLI::App& app, int& exit_code);
 
+// Adds `arbiter bot ...` (stored, versioned bots).
+void add_bot_commands(CLI::App& app, int& exit_code);
+
 // Adds `arbiter serve` (the viewer over a store).
 void add_serve_command(CLI::App& app, int& exit_code);
 

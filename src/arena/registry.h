@@ -24,16 +24,21 @@
 
 namespace arbiter {
 
+class BotShelf;  // arena/bot_shelf.h
+
 struct Seating {
   std::string name;  // the seat's name in results (letters and digits)
   // Who plays it: a house bot in the game's bot syntax (see GameEntry::bots), "cmd:PROGRAM
   // [ARGS...]" (a child process speaking the wire protocol on stdin/stdout; arguments split at
-  // spaces; a program that cannot be started is ejected at setup with the reason), or "tcp" (a
-  // client that connects to the referee and sends its name first).
+  // spaces; a program that cannot be started is ejected at setup with the reason), "tcp" (a
+  // client that connects to the referee and sends its name first), or "bot:NAME[@V]" (a stored
+  // bot's version, run as a cmd: seat from Hosting::shelf: arena/bot_shelf.h).
   std::string bot;
   // A "cmd" seat's caps and walls when they differ from Hosting::program (a tournament entrant's
   // own terms).
   std::optional<ProgramTerms> program;
+  // A "bot:" seat's pinned files (content hash, arena/bot_shelf.h); empty: the version's own.
+  std::string artifact;
 };
 
 // What one program of a match (a "cmd:" seat) wrote on stderr.
@@ -83,6 +88,8 @@ struct Hosting {
   // HOST:PORT of a viewer listening for the game's text stream (Abalone's §7 GUI protocol);
   // empty: none. Only for games with GameEntry::streams_gui.
   std::string gui;
+  // Where "bot:" seats' programs come from (arena/bot_shelf.h); null: such seats cannot play.
+  BotShelf* shelf = nullptr;
 };
 
 struct PlaySpec {

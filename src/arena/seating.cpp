@@ -1,9 +1,12 @@
 #include "arena/seating.h"
 
+#include "arena/bot_shelf.h"
+
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "arena/bot_shelf.h"
 #include "core/entropy.h"
 #include "core/file.h"
 #include "core/seat_name.h"
@@ -64,6 +67,11 @@ Expected<void> check_seating(const GameEntry& game, const Seating& seat, bool tc
       return refuse(
           "tcp seats cannot play here (no one would connect for every match); use "
           "cmd:PROGRAM");
+    return {};
+  }
+  if (is_stored_bot(seat.bot)) {
+    // Whether the version exists is the shelf's to say, when the match takes it.
+    if (auto ref = parse_stored_bot(seat.bot); !ref) return refuse(ref.error().message);
     return {};
   }
   if (seat.bot.starts_with("cmd:")) {
@@ -200,8 +208,10 @@ Expected<void> check_play(const GameEntry& game, const PlaySpec& spec) {
 }
 
 Expected<PlayOutcome> play_match(const GameEntry& game, const PlaySpec& spec) {
-  if (auto ok = check_play(game, spec); !ok) return std::unexpected(ok.error());
-  return game.play(spec);
+  auto taken = take_stored_bots(spec);
+  if (!taken) return std::unexpected(taken.error());
+  if (auto ok = check_play(game, *taken); !ok) return std::unexpected(ok.error());
+  return game.play(*taken);
 }
 
 SignUpDesk::Rules sign_up_rules(const Hosting& hosting) {

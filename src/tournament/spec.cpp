@@ -89,6 +89,7 @@ Json encode_spec(const TournamentSpec& spec) {
     if (p.program) player["program"] = encode_terms(*p.program);
     if (p.per_call_ms) player["per_call_ms"] = *p.per_call_ms;
     if (p.clock) player["clock"] = format_time_control(*p.clock);
+    if (!p.artifact.empty()) player["artifact"] = p.artifact;
     players.push_back(std::move(player));
   }
   Json j{{"name", spec.name},
@@ -139,7 +140,9 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
   if (!players) return std::unexpected(players.error());
   if (!(*players)->is_array()) return fail("players: expected a list of {name, bot}");
   for (const Json& p : **players) {
-    if (auto ok = only_keys(p, {"name", "bot", "program", "per_call_ms", "clock"}, "a player"); !ok)
+    if (auto ok = only_keys(p, {"name", "bot", "program", "per_call_ms", "clock", "artifact"},
+                            "a player");
+        !ok)
       return std::unexpected(ok.error());
     auto name_field = member(p, "name", "a player");
     if (!name_field) return std::unexpected(name_field.error());
@@ -166,6 +169,11 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
       auto tc = parse_time_control(*text);
       if (!tc) return fail(fmt::format("player {}: clock: {}", *name, tc.error().message));
       entrant.clock = *tc;
+    }
+    if (p.contains("artifact")) {
+      auto artifact = arbiter::to_string(p["artifact"], "the artifact of " + *name);
+      if (!artifact) return std::unexpected(artifact.error());
+      entrant.artifact = *artifact;
     }
     spec.players.push_back(std::move(entrant));
   }

@@ -30,11 +30,15 @@ Expected<Schedule> parse_schedule(std::string_view text);
 struct Entrant {
   std::string name;  // unique in the tournament; core/seat_name.h's rule
   std::string bot;   // as for `arbiter play`: a house bot, cmd:PROGRAM [ARGS] (split as a shell
-                     // does: core/shell_words.h), or tcp (a client: worker.h, RemoteDesk)
+                     // does: core/shell_words.h), tcp (a client: worker.h, RemoteDesk), or a
+                     // stored bot, bot:NAME@V (pinned to a version when the tournament is made)
   std::optional<ProgramTerms> program;  // a cmd: entrant's own caps and walls, if not the
                                         // tournament's
   std::optional<std::int64_t> per_call_ms;  // its own per-call limit, if not the tournament's
   std::optional<TimeControl> clock;         // its own chess clock, if not the tournament's
+  // A stored bot's (bot:NAME@V) files, pinned when the tournament was made: their content hash.
+  // Every match of the entrant runs exactly these (arena/bot_shelf.h).
+  std::string artifact;
 };
 
 // "NAME:BOT" as given to --player (by arbiter play too): split at the first colon.

@@ -61,7 +61,7 @@ bool seats_tcp(const TournamentSpec& spec, const Job& job) {
 std::vector<Seating> entrant_seats(const TournamentSpec& spec) {
   std::vector<Seating> seats;
   for (const Entrant& entrant : spec.players)
-    seats.push_back({entrant.name, entrant.bot, entrant.program});
+    seats.push_back({entrant.name, entrant.bot, entrant.program, entrant.artifact});
   return seats;
 }
 
@@ -81,7 +81,7 @@ Expected<void> check_entrants_start(const TournamentSpec& spec,
 JobResult play_job(const TournamentSpec& spec, const Job& job,
                    const std::filesystem::path& stderr_dir,
                    const std::vector<MatchObserver*>& observers, const RemoteDesk* remote,
-                   const std::vector<PrivateFile>& private_paths) {
+                   const std::vector<PrivateFile>& private_paths, BotShelf* shelf) {
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -94,7 +94,8 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
   PlaySpec play;
   for (std::size_t e : seated(job.spec)) {
     if (e >= spec.players.size()) return error("the job seats an entrant the tournament lacks");
-    play.roster.push_back({spec.players[e].name, spec.players[e].bot, spec.players[e].program});
+    const Entrant& entrant = spec.players[e];
+    play.roster.push_back({entrant.name, entrant.bot, entrant.program, entrant.artifact});
   }
   if (play.roster.empty()) return error("the job seats no one");
   if (!job.spec.contains("seed") || !job.spec["seed"].is_number_unsigned())
@@ -117,6 +118,7 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
       Hosting{.program = spec.program, .private_paths = private_paths}, entrant_seats(spec));
   play.hosting.program = spec.program;
   play.hosting.program_key = spec.program_key;
+  play.hosting.shelf = shelf;
   play.hosting.stderr_prefix = fmt::format("t{}-m{}-", job.tournament, job.index);
   if (std::any_of(play.roster.begin(), play.roster.end(),
                   [](const Seating& seat) { return seat.bot == "tcp"; })) {
@@ -459,14 +461,14 @@ class Pool {
     std::shared_ptr<MatchObserver> fed = feed_ ? feed_->watch(spec.game, job) : nullptr;
     std::thread thread([match, play, watch, fed = std::move(fed), spec, job,
                         dir = options_.stderr_dir, remote = options_.remote, port_turn,
-                        hidden = options_.private_paths]() mutable {
+                        hidden = options_.private_paths, shelf = options_.shelf]() mutable {
       JobResult result;
       if (play) {
         result = play(spec, job, dir);
       } else {
         std::unique_ptr<MatchObserver> observer = watch ? watch(spec, job) : nullptr;
         result = play_job(spec, job, dir, {observer.get(), fed.get()}, remote ? &*remote : nullptr,
-                          hidden);
+                          hidden, shelf);
       }
       if (port_turn) port_turn->release();
       // The feed's lines of this match are written or dropped before its result is stored.

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "arena/bot_shelf.h"
 #include "referee/observer.h"
 #include "tournament/head_to_head.h"
 #include "tournament/spec.h"
@@ -55,12 +56,14 @@ bool has_tcp_entrants(const TournamentSpec& spec);
 // match that cannot be played gives a result {"error": "..."}. The `observers` (nulls are
 // skipped) watch the match's game log as it is recorded (referee/observer.h).
 // A job that seats a tcp entrant needs `remote` (without it, the result is an error).
-// `private_paths`: files its programs may not see (Hosting::private_paths).
+// `private_paths`: files its programs may not see (Hosting::private_paths). `shelf`: where its
+// stored bots (bot:NAME@V entrants) come from; without one they cannot play (an error result).
 JobResult play_job(const TournamentSpec& spec, const Job& job,
                    const std::filesystem::path& stderr_dir = {},
                    const std::vector<MatchObserver*>& observers = {},
                    const RemoteDesk* remote = nullptr,
-                   const std::vector<PrivateFile>& private_paths = {});
+                   const std::vector<PrivateFile>& private_paths = {},
+                   BotShelf* shelf = nullptr);
 
 // Every program entrant of `spec` can be started as play_job starts it, with `private_paths`
 // kept from it (check_program_start): for refusing a run in one line before any match, rather
@@ -127,6 +130,9 @@ struct WorkerOptions {
   std::optional<RemoteDesk> remote;
   // Files no program may see: the SQLite store (with its -wal and -shm), token files.
   std::vector<PrivateFile> private_paths;
+  // Where stored bots' programs come from (league/: a cache filled from the store); null: a
+  // tournament with bot: entrants cannot be played here.
+  BotShelf* shelf = nullptr;
   // How a job is played (tests replace it); empty: play_job.
   std::function<JobResult(const TournamentSpec&, const Job&, const std::filesystem::path&)> play;
 };

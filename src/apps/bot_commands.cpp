@@ -1,0 +1,234 @@
+// `arbiter bot ...`: stored, versioned bots (league/bots.h): add, list, versions, show, retire,
+// export.
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "apps/commands.h"
+#include "apps/tournament_cli.h"
+#include "core/units.h"
+#include "league/bots.h"
+
+namespace arbiter::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using tournament::BotVersion;
+
+struct BotArgs {
+  std::string store = kDefaultStore;
+  std::vector<std::string> paths;
+  std::string ref;
+  std::string file;
+  std::string max_size = "64M";
+  double build_time = 300;
+  std::string cache;
+  std::string why;
+  bool build_log = false;
+  bool built = false;
+  bool no_check = false;
+  bool unsafe_no_sandbox = false;
+};
+
+std::string label(const BotVersion& v) { return fmt::format("{}@{}", v.name, v.version); }
+
+// A NAME@V (or NAME: the newest active version) of the store, or null after saying why.
+std::optional<BotVersion> version_or_report(tournament::Store& store, const std::string& text,
+                                            int& exit_code) {
+  auto ref = parse_stored_bot(std::string(kStoredBotPrefix) + text);
+  if (!ref) {
+    report_error(ref.error().message);
+    exit_code = kBadInput;
+    return std::nullopt;
+  }
+  auto version = league::find_bot_version(store, *ref);
+  if (!version) {
+    report_error(version.error().message);
+    exit_code = kBadInput;
+    return std::nullopt;
+  }
+  return *version;
+}
+
+void add_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& exit_code) {
+  auto* add = bot->add_subcommand(
+      "add",
+      "Store a bot (a directory or a .tar.gz/.zip of one, with arbiter-bot.toml at its top) as "
+      "the next version of its name: checked, stored by content hash, built once behind the "
+      "walls, then active. Prints NAME@VERSION and the hash");
+  add->add_option("PATH", a->paths, "The bot's directory or archive (several: one after another)")
+      ->required();
+  add->add_option("--store", a->store, "The store: sqlite:FILE (default sqlite:arbiter.db) or "
+                                       "postgresql://...");
+  add->add_option("--max-size", a->max_size, "The largest archive taken (default 64M)");
+  add->add_option("--build-time", a->build_time, "Seconds the build may take (default 300)")
+      ->check(seconds_validator(1, 3600));
+  add->add_option("--bot-cache", a->cache, "Where built files are unpacked (default "
+                                           "~/.cache/arbiter/bots)");
+  add->add_flag("--unsafe-no-sandbox", a->unsafe_no_sandbox,
+                "Build without the walls (only for bots you wrote yourself)");
+  add->callback([a, &exit_code] {
+    auto cap = parse_size(a->max_size);
+    if (!cap || *cap == 0) {
+      report_error(fmt::format("--max-size {}: expected a size such as 64M", a->max_size));
+      exit_code = kBadInput;
+      return;
+    }
+    auto store = open_or_report(a->store, tournament::OpenMode::create, exit_code);
+    if (!store) return;
+    league::AddOptions options;
+    options.caps.packed_bytes = *cap;
+    options.build.time = std::chrono::milliseconds(static_cast<std::int64_t>(a->build_time * 1000));
+    options.build.sandbox = !a->unsafe_no_sandbox;
+    if (!a->cache.empty()) options.cache = a->cache;
+    options.say = [](const std::string& line) { std::cerr << line << '\n'; };
+    for (const std::string& path : a->paths) {
+      auto version = league::add_bot(*store, path, options);
+      if (!version) {
+        report_error(version.error().message);
+        exit_code = kBadInput;
+        continue;
+      }
+      if (version->status == "active") {
+        fmt::print("{} {} active\n", label(*version), version->artifact);
+      } else {
+        fmt::print("{} {} {}: {}\n", label(*version), version->source, version->status,
+                   version->reason);
+        fmt::print("  (arbiter bot show {} --build-log{} shows what happened)\n", label(*version),
+                   store_flag(a->store));
+        if (exit_code == 0) exit_code = kFailed;
+      }
+    }
+  });
+}
+
+void add_read_commands(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& exit_code) {
+  auto* list = bot->add_subcommand("list", "Every stored bot: its game, newest and active versions");
+  auto* versions = bot->add_subcommand("versions", "Every version of one bot, oldest first");
+  versions->add_option("NAME", a->ref, "The bot's name")->required();
+  auto* show = bot->add_subcommand("show", "One version: its manifest, hashes and status");
+  show->add_option("NAME[@VERSION]", a->ref, "The version (default: the newest active one)")
+      ->required();
+  show->add_flag("--build-log", a->build_log, "Print its build log");
+  for (auto* cmd : {list, versions, show})
+    cmd->add_option("--store", a->store, "The store (default sqlite:arbiter.db)");
+
+  list->callback([a, &exit_code] {
+    auto store = open_or_report(a->store, tournament::OpenMode::existing, exit_code);
+    if (!store) return;
+    auto all = store->bot_versions();
+    if (!all) return report_error(all.error().message), void(exit_code = kFailed);
+    std::map<std::string, std::vector<BotVersion>> by_name;
+    for (auto& v : *all) by_name[v.name].push_back(v);
+    fmt::print("{:<20} {:<14} {:>7} {:>7}  {}\n", "bot", "game", "newest", "active", "status");
+    for (const auto& [name, vs] : by_name) {
+      std::string active = "-";
+      for (const auto& v : vs)
+        if (v.status == "active") active = std::to_string(v.version);
+      fmt::print("{:<20} {:<14} {:>7} {:>7}  {}\n", name, vs.back().game, vs.back().version,
+                 active, vs.back().status);
+    }
+    if (by_name.empty()) fmt::print("(no bots yet: arbiter bot add DIR)\n");
+  });
+  versions->callback([a, &exit_code] {
+    auto store = open_or_report(a->store, tournament::OpenMode::existing, exit_code);
+    if (!store) return;
+    auto vs = store->bot_versions(a->ref);
+    if (!vs) return report_error(vs.error().message), void(exit_code = kFailed);
+    if (vs->empty()) {
+      report_error(fmt::format("no stored bot {} (arbiter bot list shows them)", a->ref));
+      exit_code = kBadInput;
+      return;
+    }
+    for (const auto& v : *vs)
+      fmt::print("{:<24} {:<13} {} {}{}\n", label(v), v.status, v.created,
+                 v.artifact.empty() ? v.source : v.artifact,
+                 v.reason.empty() ? "" : "  " + printable_line(v.reason));
+  });
+  show->callback([a, &exit_code] {
+    auto store = open_or_report(a->store, tournament::OpenMode::existing, exit_code);
+    if (!store) return;
+    auto v = version_or_report(*store, a->ref, exit_code);
+    if (!v) return;
+    if (a->build_log) {
+      auto log = store->bot_build_log(v->name, v->version);
+      if (!log) return report_error(log.error().message), void(exit_code = kFailed);
+      if (!*log) {
+        fmt::print("{} has no build log (its manifest has no build command)\n", label(*v));
+        return;
+      }
+      fmt::print("{}", printable_text(**log));
+      return;
+    }
+    fmt::print("{}  {}\n", label(*v), v->status);
+    if (!v->reason.empty()) fmt::print("  why:      {}\n", printable_line(v->reason));
+    fmt::print("  game:     {}\n  created:  {}\n  source:   {}\n  runs:     {}\n", v->game,
+               v->created, v->source, v->artifact.empty() ? "(not built)" : v->artifact);
+    fmt::print("  manifest: {}\n", printable_line(dump(v->manifest)));
+  });
+}
+
+void add_write_commands(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& exit_code) {
+  auto* retire = bot->add_subcommand(
+      "retire", "Take a version out of play: no new tournament or ladder match picks it (its "
+                "tournaments already made still play it)");
+  retire->add_option("NAME@VERSION", a->ref, "The version")->required();
+  retire->add_option("--why", a->why, "Why, kept with it");
+  auto* exp = bot->add_subcommand("export", "Write a version's files as a .tar.gz (as uploaded, "
+                                            "or --built: as built)");
+  exp->add_option("NAME@VERSION", a->ref, "The version")->required();
+  exp->add_option("FILE", a->file, "Where to write it")->required();
+  exp->add_flag("--built", a->built, "The built files that run, not the uploaded ones");
+  for (auto* cmd : {retire, exp})
+    cmd->add_option("--store", a->store, "The store (default sqlite:arbiter.db)");
+
+  retire->callback([a, &exit_code] {
+    if (a->ref.find('@') == std::string::npos) {
+      report_error(fmt::format("retire {}: name the version, e.g. {}@1", a->ref, a->ref));
+      exit_code = kBadInput;
+      return;
+    }
+    auto store = open_or_report(a->store, tournament::OpenMode::existing, exit_code);
+    if (!store) return;
+    auto v = version_or_report(*store, a->ref, exit_code);
+    if (!v) return;
+    if (auto ok = store->set_bot_status(v->name, v->version, "retired",
+                                        a->why.empty() ? "retired" : a->why);
+        !ok)
+      return report_error(ok.error().message), void(exit_code = kFailed);
+    fmt::print("{} retired\n", label(*v));
+  });
+  exp->callback([a, &exit_code] {
+    if (auto ok = check_output_path(a->file); !ok)
+      return report_error(ok.error().message), void(exit_code = kBadInput);
+    auto store = open_or_report(a->store, tournament::OpenMode::existing, exit_code);
+    if (!store) return;
+    auto v = version_or_report(*store, a->ref, exit_code);
+    if (!v) return;
+    const std::string hash = a->built ? v->artifact : v->source;
+    if (hash.empty())
+      return report_error(fmt::format("{} was never built", label(*v))), void(exit_code = kFailed);
+    auto tree = league::fetch_tree(*store, hash);
+    if (!tree) return report_error(tree.error().message), void(exit_code = kDamaged);
+    if (auto ok = write_file(a->file, league::pack(*tree)); !ok)
+      return report_error(ok.error().message), void(exit_code = kFailed);
+    fmt::print("{} {} -> {} ({} files, {})\n", label(*v), hash, a->file, tree->entries.size(),
+               format_size(tree->bytes()));
+  });
+}
+
+}  // namespace
+
+void add_bot_commands(CLI::App& app, int& exit_code) {
+  auto* bot = app.add_subcommand(
+      "bot", "Stored bots: versions built once behind the walls, then played by name (bot:NAME "
+             "or bot:NAME@VERSION as a player)");
+  bot->require_subcommand(1);
+  auto args = std::make_shared<BotArgs>();
+  add_command(bot, args, exit_code);
+  add_read_commands(bot, args, exit_code);
+  add_write_commands(bot, args, exit_code);
+}
+
+}  // namespace arbiter::cli

@@ -1,0 +1,219 @@
+#include "league/bots.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/printable.h"
+#include "core/units.h"
+
+namespace arbiter::league {
+namespace {
+
+namespace fs = std::filesystem;
+using tournament::BotVersion;
+using tournament::Store;
+
+void say(const AddOptions& o, const std::string& line) {
+  if (o.say) o.say(line);
+}
+
+std::string hex_of(const std::string& hash) {
+  return hash.starts_with("sha256:") ? hash.substr(7) : hash;
+}
+
+bool looks_like_hash(const std::string& hash) {
+  const std::string hex = hex_of(hash);
+  return hash.starts_with("sha256:") && hex.size() == 64 &&
+         hex.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+// Where the version's files become runnable: built, or as uploaded, then through the gate.
+Expected<BotVersion> admit(Store& store, BotVersion version, const Tree& source,
+                           const Manifest& manifest, const AddOptions& options) {
+  std::string artifact = version.source;
+  std::optional<std::string> log;
+  if (!manifest.build.empty()) {
+    say(options, fmt::format("building {}@{}: {} (at most {})", version.name, version.version,
+                             printable_line(fmt::format("{}", fmt::join(manifest.build, " "))),
+                             format_duration(std::chrono::duration_cast<std::chrono::microseconds>(
+                                 options.build.time))));
+    auto scratch = private_dir(fs::temp_directory_path(), "arbiter-build-");
+    if (!scratch) return std::unexpected(scratch.error());
+    BuildOutcome built = build_bot(source, manifest, options.build, *scratch);
+    std::error_code ec;
+    fs::remove_all(*scratch, ec);
+    log = built.log;
+    if (!built.ok) {
+      if (auto ok = store.set_bot_status(version.name, version.version, "build-failed",
+                                         built.reason, "", log);
+          !ok)
+        return std::unexpected(ok.error());
+      version.status = "build-failed";
+      version.reason = built.reason;
+      return version;
+    }
+    artifact = content_hash(built.built);
+    if (auto ok = store.put_blob(artifact, pack(built.built)); !ok)
+      return std::unexpected(ok.error());
+  }
+  if (auto ok = store.set_bot_status(version.name, version.version, "checking", "", artifact, log);
+      !ok)
+    return std::unexpected(ok.error());
+  version.artifact = artifact;
+  std::string status = "active";
+  std::string reason;
+  if (options.gate) {
+    StoreShelf shelf(store, options.cache);
+    auto dir = shelf.open(artifact);
+    if (!dir) return std::unexpected(dir.error());
+    if (auto passed = options.gate(version, *dir); !passed) {
+      status = "check-failed";
+      reason = passed.error().message;
+    }
+  }
+  if (auto ok = store.set_bot_status(version.name, version.version, status, reason); !ok)
+    return std::unexpected(ok.error());
+  version.status = status;
+  version.reason = reason;
+  return version;
+}
+
+}  // namespace
+
+Expected<fs::path> private_dir(const fs::path& parent, const std::string& prefix) {
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec) return fail(fmt::format("{}: {}", parent.string(), ec.message()));
+  std::string tmpl = (parent / (prefix + "XXXXXX")).string();
+  if (::mkdtemp(tmpl.data()) == nullptr)
+    return fail(fmt::format("{}: {}", parent.string(), std::strerror(errno)));
+  return fs::path(tmpl);
+}
+
+fs::path default_bot_cache() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && xdg[0] == '/')
+    return fs::path(xdg) / "arbiter" / "bots";
+  const char* home = std::getenv("HOME");
+  return fs::path(home != nullptr && home[0] == '/' ? home : "/tmp") / ".cache" / "arbiter" /
+         "bots";
+}
+
+Expected<BotVersion> add_bot(Store& store, const fs::path& path, const AddOptions& options) {
+  auto tree = read_bot_files(path, options.caps);
+  if (!tree) return std::unexpected(tree.error());
+  const TreeEntry* manifest_entry = tree->find(kManifestName);
+  if (manifest_entry == nullptr || manifest_entry->kind != TreeEntry::Kind::file)
+    return fail(fmt::format("{}: no {} at the top of the bot's files (bots/kits/ has examples)",
+                            path.string(), kManifestName));
+  auto manifest =
+      parse_manifest(manifest_entry->data, (path / std::string(kManifestName)).string());
+  if (!manifest) return std::unexpected(manifest.error());
+  const std::string source = content_hash(*tree);
+  say(options, fmt::format("read {}: {} files, {}, {}", path.string(), tree->entries.size(),
+                           format_size(tree->bytes()), source));
+  if (auto ok = store.put_blob(source, pack(*tree)); !ok) return std::unexpected(ok.error());
+  auto version = store.add_bot_version(manifest->name, manifest->game, encode_manifest(*manifest),
+                                       source, manifest->build.empty() ? "checking" : "building");
+  if (!version) return std::unexpected(version.error());
+  return admit(store, *version, *tree, *manifest, options);
+}
+
+Expected<BotVersion> find_bot_version(Store& store, const StoredBotRef& ref) {
+  auto versions = store.bot_versions(ref.name);
+  if (!versions) return std::unexpected(versions.error());
+  if (versions->empty())
+    return fail(fmt::format("no stored bot {} (arbiter bot list shows them)", ref.name));
+  if (ref.version) {
+    for (const BotVersion& v : *versions)
+      if (v.version == *ref.version) return v;
+    return fail(fmt::format("{} has no version {} (its newest is {}@{})", ref.name, *ref.version,
+                            ref.name, versions->back().version));
+  }
+  for (auto it = versions->rbegin(); it != versions->rend(); ++it)
+    if (it->status == "active") return *it;
+  return fail(fmt::format("{} has no active version (its newest, {}@{}, is {})", ref.name,
+                          ref.name, versions->back().version, versions->back().status));
+}
+
+Expected<Tree> fetch_tree(Store& store, const std::string& hash, const ArchiveCaps& caps) {
+  if (!looks_like_hash(hash)) return fail(fmt::format("\"{}\" is not a content hash", printable_line(hash)));
+  auto bytes = store.blob(hash);
+  if (!bytes) return std::unexpected(bytes.error());
+  if (!*bytes) return fail(fmt::format("the store has no files {}", hash));
+  auto tree = read_archive(**bytes, caps);
+  if (!tree) return fail(fmt::format("the stored files {} are damaged: {}", hash, tree.error().message));
+  if (const std::string got = content_hash(*tree); got != hash)
+    return fail(fmt::format("the stored files {} are damaged: they pack to {}", hash, got));
+  return tree;
+}
+
+StoreShelf::StoreShelf(Store& store, fs::path cache) : store_(store), cache_(std::move(cache)) {}
+
+Expected<fs::path> StoreShelf::open(const std::string& artifact) {
+  if (!looks_like_hash(artifact))
+    return fail(fmt::format("\"{}\" is not a content hash", printable_line(artifact)));
+  std::lock_guard lock(mu_);
+  const fs::path dir = cache_ / hex_of(artifact);
+  std::error_code ec;
+  if (checked_.contains(artifact) && fs::is_directory(dir, ec)) return dir;
+  if (fs::exists(fs::symlink_status(dir, ec))) {
+    auto cached = read_directory(dir);
+    if (cached && content_hash(*cached) == artifact) {
+      checked_.insert(artifact);
+      return dir;
+    }
+    fs::remove_all(dir, ec);  // not what it should be: fetched again
+    if (ec) return fail(fmt::format("{}: {}", dir.string(), ec.message()));
+  }
+  fs::create_directories(cache_, ec);
+  ::chmod(cache_.c_str(), 0700);
+  auto tree = fetch_tree(store_, artifact);
+  if (!tree) return std::unexpected(tree.error());
+  auto staging = private_dir(cache_, ".fetch-");
+  if (!staging) return std::unexpected(staging.error());
+  const fs::path unpacked = *staging / "tree";
+  if (auto ok = unpack(*tree, unpacked); !ok) {
+    fs::remove_all(*staging, ec);
+    return std::unexpected(ok.error());
+  }
+  fs::rename(unpacked, dir, ec);
+  fs::remove_all(*staging, ec);
+  if (!fs::is_directory(dir)) return fail(fmt::format("{}: the bot's files could not be put there", dir.string()));
+  checked_.insert(artifact);
+  return dir;
+}
+
+Expected<ShelvedProgram> StoreShelf::take(const StoredBotRef& ref, const std::string& artifact,
+                                          const ProgramTerms& terms) {
+  auto version = find_bot_version(store_, ref);
+  if (!version) return std::unexpected(version.error());
+  const std::string label = fmt::format("{}@{}", version->name, version->version);
+  if (version->artifact.empty() || version->status == "build-failed" ||
+      version->status == "check-failed" || version->status == "building")
+    return fail(fmt::format("{} cannot play: it is {}{}", label, version->status,
+                            version->reason.empty() ? "" : " (" + version->reason + ")"));
+  if (!artifact.empty() && artifact != version->artifact)
+    return fail(fmt::format("{} was pinned to {} and the store has {}", label, artifact,
+                            version->artifact));
+  auto manifest = decode_manifest(version->manifest);
+  if (!manifest) return fail(fmt::format("{}: its stored manifest: {}", label, manifest.error().message));
+  auto dir = open(version->artifact);
+  if (!dir) return fail(fmt::format("{}: {}", label, dir.error().message));
+  ShelvedProgram program;
+  program.argv = manifest->run;
+  program.terms = apply_manifest(*manifest, terms);
+  program.terms.dir = *dir;
+  program.artifact = version->artifact;
+  program.label = label;
+  return program;
+}
+
+}  // namespace arbiter::league

@@ -1,0 +1,77 @@
+// Stored bots: adding a version (read and check the files, store them by hash, build them behind
+// the walls, pass the gate) and the shelf a worker runs them from (a private cache filled from
+// the store, every tree checked against its hash before it runs).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "arena/bot_shelf.h"
+#include "league/archive.h"
+#include "league/build.h"
+#include "league/manifest.h"
+#include "tournament/store.h"
+
+namespace arbiter::league {
+
+// The gate a built version passes before it becomes active (bot check): given the version and
+// the directory holding its runnable files; an Error says which check failed.
+using Gate = std::function<Expected<void>(const tournament::BotVersion&,
+                                          const std::filesystem::path& dir)>;
+
+// Where a worker keeps stored bots' files unless told: $XDG_CACHE_HOME/arbiter/bots, else
+// ~/.cache/arbiter/bots.
+std::filesystem::path default_bot_cache();
+
+struct AddOptions {
+  ArchiveCaps caps;
+  BuildCaps build;
+  Gate gate;  // none: active once built
+  std::filesystem::path cache = default_bot_cache();  // where the gate's files are unpacked
+  std::function<void(const std::string&)> say;  // progress lines for people; none: quiet
+};
+
+// Reads the bot at `path` (a directory or an archive), checks it and its manifest, and stores
+// it as the next version of its name. An Error (nothing stored) when the files or the manifest
+// are refused. Otherwise the version as it ended: "active", or "build-failed"/"check-failed"
+// with the reason (its files and build log are kept).
+Expected<tournament::BotVersion> add_bot(tournament::Store& store,
+                                         const std::filesystem::path& path,
+                                         const AddOptions& options);
+
+// "alice@3" and "alice" (the newest active version) as stored: the version, or an Error naming
+// what there is.
+Expected<tournament::BotVersion> find_bot_version(tournament::Store& store,
+                                                  const StoredBotRef& ref);
+
+// A directory of ours no one else may enter (0700), new, under `parent` (made if missing).
+Expected<std::filesystem::path> private_dir(const std::filesystem::path& parent,
+                                            const std::string& prefix);
+
+// The files stored under `hash`, read back and checked: they must pack to that very hash.
+Expected<Tree> fetch_tree(tournament::Store& store, const std::string& hash,
+                          const ArchiveCaps& caps = {});
+
+// The shelf of a worker: versions looked up in the store, their runnable files fetched into
+// `cache` (private), each tree checked against its hash the first time this process uses it
+// (a cache that does not match is fetched again). Thread-safe.
+class StoreShelf final : public BotShelf {
+ public:
+  StoreShelf(tournament::Store& store, std::filesystem::path cache);
+  Expected<ShelvedProgram> take(const StoredBotRef& ref, const std::string& artifact,
+                                const ProgramTerms& terms) override;
+  // The directory holding `artifact`'s files, fetched and checked if need be.
+  Expected<std::filesystem::path> open(const std::string& artifact);
+
+ private:
+  tournament::Store& store_;
+  std::filesystem::path cache_;
+  std::mutex mu_;
+  std::set<std::string> checked_;  // artifacts whose cached files matched, this process
+};
+
+}  // namespace arbiter::league
