@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "apps/commands.h"
+#include "arena/bot_shelf.h"
 #include "arena/registry.h"
 #include "arena/seating.h"
 #include "core/entropy.h"
@@ -26,6 +27,7 @@
 #include "core/interrupt.h"
 #include "core/seed_tree.h"
 #include "core/units.h"
+#include "league/bots.h"
 #include "remote/cgroup.h"
 #include "remote/tcp.h"
 #include "revision.h"
@@ -60,7 +62,16 @@ struct PlayArgs {
   std::string tokens_file;
   std::string serve;    // HOST:PORT of the live viewer; empty: none
   double linger = 0;    // seconds the live viewer stays up after the match
+  std::string store;    // where bot: players are stored; empty: none given
+  std::string bot_cache;  // where their files are unpacked; empty: league::default_bot_cache()
 };
+
+bool is_program_player(const std::string& player) {
+  const auto colon = player.find(':');
+  if (colon == std::string::npos) return false;
+  const std::string_view bot = std::string_view(player).substr(colon + 1);
+  return bot.starts_with("cmd:") || is_stored_bot(bot);
+}
 
 std::string play_reproduce_command(const PlayArgs& a) {
   Json config;  // null: not given
@@ -75,11 +86,9 @@ std::string play_reproduce_command(const PlayArgs& a) {
   for (const std::string& setting : a.entrant_settings)
     flags.insert(flags.end(), {"--entrant", setting});
   // The programs' seeds come from the key (only programs have them).
-  if (std::any_of(a.players.begin(), a.players.end(), [](const std::string& p) {
-        const auto colon = p.find(':');
-        return colon != std::string::npos && p.compare(colon + 1, 4, "cmd:") == 0;
-      }))
+  if (std::any_of(a.players.begin(), a.players.end(), is_program_player))
     flags.insert(flags.end(), {"--program-key", a.program_key});
+  if (!a.store.empty()) flags.insert(flags.end(), {"--store", a.store});
   if (tcp && a.listen != PlayArgs{}.listen) flags.insert(flags.end(), {"--listen", a.listen});
   if (tcp && a.accept_timeout != PlayArgs{}.accept_timeout)
     flags.insert(flags.end(), {"--accept-timeout", fmt::format("{}", a.accept_timeout)});
@@ -144,7 +153,7 @@ Expected<void> set_hosting(const PlayArgs& a, const GameEntry& game, PlaySpec& s
   return {};
 }
 
-Expected<PlaySpec> play_spec(const PlayArgs& a, const GameEntry& game) {
+Expected<PlaySpec> play_spec(const PlayArgs& a, const GameEntry& game, BotShelf* shelf) {
   PlaySpec spec;
   spec.seed = a.seed;
   auto key = from_hex(a.program_key);
@@ -187,6 +196,11 @@ Expected<PlaySpec> play_spec(const PlayArgs& a, const GameEntry& game) {
     spec.options.time_control = *tc;
   }
   if (auto ok = set_hosting(a, game, spec); !ok) return std::unexpected(ok.error());
+  // Stored bots become the programs they run, checked below like any other.
+  spec.hosting.shelf = shelf;
+  auto taken = take_stored_bots(spec);
+  if (!taken) return std::unexpected(taken.error());
+  spec = std::move(*taken);
   spec.hosting.tokens = make_seat_tokens(spec.roster);
   if (!a.tokens_file.empty()) {
     if (spec.hosting.tokens.empty()) {
@@ -264,13 +278,50 @@ int print_outcome(const PlayArgs& a, const PlayOutcome& o,
   return report_problems(problems);
 }
 
-int play(const PlayArgs& a) {
+// The stored bots among `a`'s players pinned to the version they will play ("bot:alice" becomes
+// "bot:alice@3"), from the store a shelf is opened on; nothing when none is stored.
+struct StoredPlayers {
+  std::unique_ptr<tournament::Store> store;
+  std::optional<league::StoreShelf> shelf;
+};
+Expected<void> pin_stored_players(PlayArgs& a, StoredPlayers& stored) {
+  if (!std::any_of(a.players.begin(), a.players.end(), [](const std::string& p) {
+        const auto colon = p.find(':');
+        return colon != std::string::npos && is_stored_bot(std::string_view(p).substr(colon + 1));
+      }))
+    return {};
+  if (a.store.empty()) return fail("a bot: player is a stored bot: give the store that holds it (--store)");
+  auto store = tournament::open_store(a.store, tournament::OpenMode::existing);
+  if (!store) return fail("--store: " + store.error().message);
+  stored.store = std::move(*store);
+  for (std::string& player : a.players) {
+    const auto colon = player.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string bot = player.substr(colon + 1);
+    if (!is_stored_bot(bot)) continue;
+    auto ref = parse_stored_bot(bot);
+    if (!ref) return fail(fmt::format("player {}: {}", player.substr(0, colon), ref.error().message));
+    auto version = league::find_bot_version(*stored.store, *ref);
+    if (!version) return fail(fmt::format("player {}: {}", player.substr(0, colon), version.error().message));
+    player = fmt::format("{}:bot:{}@{}", player.substr(0, colon), version->name, version->version);
+  }
+  stored.shelf.emplace(*stored.store, a.bot_cache.empty() ? league::default_bot_cache()
+                                                           : std::filesystem::path(a.bot_cache));
+  return {};
+}
+
+int play(PlayArgs a) {
   const GameEntry* game = find_game(a.game);
   if (game == nullptr) {
     report_error(fmt::format("unknown game \"{}\" (see arbiter games)", a.game));
     return kBadInput;
   }
-  auto made = play_spec(a, *game);
+  StoredPlayers stored;
+  if (auto ok = pin_stored_players(a, stored); !ok) {
+    report_error(ok.error().message);
+    return kBadInput;
+  }
+  auto made = play_spec(a, *game, stored.shelf ? &*stored.shelf : nullptr);
   if (!made) {
     report_error(made.error().message);
     return kBadInput;
@@ -427,6 +478,10 @@ void add_play_command(CLI::App& app, int& exit_code) {
       ->add_option("--per-call", play_args.per_call,
                    "Seconds a player may take per call (default 6)")
       ->check(seconds_validator());
+  play_cmd->add_option("--store", play_args.store,
+                       "Where bot:NAME players are stored (sqlite:FILE or postgresql://...)");
+  play_cmd->add_option("--bot-cache", play_args.bot_cache,
+                       "Where stored bots' files are unpacked (default ~/.cache/arbiter/bots)");
   play_cmd->add_option("--tokens", play_args.tokens_file,
                        "Write the tcp seats' tokens to FILE as JSON {seat: token} (mode 0600) "
                        "instead of printing them");

@@ -62,6 +62,7 @@ struct RunArgs {
   std::string serve;           // HOST:PORT of the live viewer; empty: none
   bool no_live = false;        // write no spectator lines to the store
   double linger = 0;           // seconds the viewer stays up after the run
+  std::string bot_cache;       // where stored bots' files are unpacked; empty: the default
 };
 
 // " --store URL" for a command to print, or nothing for the default store.

@@ -25,6 +25,7 @@
 #include "arena/registry.h"
 #include "arena/seating.h"
 #include "core/file.h"
+#include "league/bots.h"
 #include "remote/tcp.h"
 #include "tournament/audit.h"
 #include "tournament/head_to_head.h"
@@ -301,6 +302,11 @@ std::optional<Created> create_from_args(const SpecArgs& args, const RunArgs& run
   const std::string& url = run.store;
   auto store = open_or_report(url, OpenMode::create, exit_code);
   if (!store) return std::nullopt;
+  if (auto ok = league::pin_entrants(*store, *spec); !ok) {
+    report_error(ok.error().message);
+    exit_code = kBadInput;
+    return std::nullopt;
+  }
   auto id = create_tournament(*store, *spec);
   if (!id) {
     report_error(id.error().message);
@@ -311,6 +317,11 @@ std::optional<Created> create_from_args(const SpecArgs& args, const RunArgs& run
 }
 
 // Plays the tournament's missing matches in this process, with a progress display.
+// Where this process keeps stored bots' files.
+std::filesystem::path bot_cache(const RunArgs& a) {
+  return a.bot_cache.empty() ? league::default_bot_cache() : std::filesystem::path(a.bot_cache);
+}
+
 // The worker settings every command that plays matches takes from its flags.
 WorkerOptions worker_options(const RunArgs& a) {
   WorkerOptions options;
@@ -399,6 +410,8 @@ int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
               << std::endl;
   WorkerOptions options = worker_options(a);
   options.only = id;
+  league::StoreShelf shelf(store, bot_cache(a));
+  options.shelf = &shelf;
   // A run stopped between the deciding result and its conclusion concludes here, not after
   // one more match.
   auto spec = load_spec(store, id);
@@ -461,6 +474,9 @@ void add_worker_options_to(CLI::App* cmd, RunArgs& a) {
                   "match-time-limit (default: 200 calls per seat at the per-call limit, at "
                   "least 300)")
       ->check(seconds_validator(1, 7 * 24 * 3600));
+  cmd->add_option("--bot-cache", a.bot_cache,
+                  "Where stored bots' files are unpacked, each checked against its hash "
+                  "(default ~/.cache/arbiter/bots)");
   cmd->add_flag("--no-live", a.no_live,
                 "Write no spectator lines of running matches to the store (by default every "
                 "250 ms, so that any arbiter serve of the store shows them live)");
@@ -580,6 +596,8 @@ void add_worker(CLI::App& app, const std::shared_ptr<RunArgs>& run_args, int& ex
       return;
     WorkerOptions options = worker_options(*run_args);
     options.only = run_args->tournament;
+    league::StoreShelf shelf(*store, bot_cache(*run_args));
+    options.shelf = &shelf;
     options.until_finished = run_args->until_finished;
     std::cerr << fmt::format("arbiter: worker {} on {}", options.id, run_args->store) << std::endl;
     auto report = run_worker(*store, options);

@@ -241,7 +241,7 @@ int report_results(Store& store, std::int64_t id, const RunArgs& a) {
   const auto duel = head_to_head(*spec, *results);
   const Crosstable cross = compute_crosstable(*spec, *results, standings);
   if (a.matches) {
-    std::cout << matches_csv(*spec, *results);
+    std::cout << matches_csv(*spec, *results, a.store);
   } else if (a.crosstable && a.print_json) {
     std::cout << dump(crosstable_json(cross)) << std::endl;
   } else if (a.crosstable) {
@@ -268,7 +268,7 @@ int report_results(Store& store, std::int64_t id, const RunArgs& a) {
                  progress->planned - progress->done);
     if (!results->empty())
       fmt::print("reproduce a match, e.g. #{}: {}\n", results->front().index,
-                 reproduce_command(*spec, results->front().spec));
+                 reproduce_command(*spec, results->front().spec, true, a.store));
     fmt::print("every match: arbiter tournament results {} --matches{}\n", id, store_flag(a.store));
   }
   int rc = export_file(a.csv, standings_csv(standings), "--csv");
@@ -278,7 +278,7 @@ int report_results(Store& store, std::int64_t id, const RunArgs& a) {
     if (duel) j["head_to_head"] = head_to_head_json(*spec, *duel);
     rc = export_file(a.json, dump(j) + "\n", "--json");
   }
-  if (rc == 0) rc = export_file(a.matches_csv, matches_csv(*spec, *results), "--matches-csv");
+  if (rc == 0) rc = export_file(a.matches_csv, matches_csv(*spec, *results, a.store), "--matches-csv");
   if (rc == 0) rc = export_file(a.crosstable_csv, crosstable_csv(cross), "--crosstable-csv");
   const int damage = report_damage(*spec, id, *results);
   return rc != 0 ? rc : damage;

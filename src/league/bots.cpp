@@ -143,6 +143,28 @@ Expected<BotVersion> find_bot_version(Store& store, const StoredBotRef& ref) {
                           ref.name, versions->back().version, versions->back().status));
 }
 
+Expected<void> pin_entrants(Store& store, tournament::TournamentSpec& spec) {
+  for (tournament::Entrant& entrant : spec.players) {
+    if (!is_stored_bot(entrant.bot)) continue;
+    const auto refuse = [&](const std::string& why) {
+      return fail(fmt::format("player {}: {}", entrant.name, why));
+    };
+    auto ref = parse_stored_bot(entrant.bot);
+    if (!ref) return refuse(ref.error().message);
+    auto version = find_bot_version(store, *ref);
+    if (!version) return refuse(version.error().message);
+    const std::string label = fmt::format("{}@{}", version->name, version->version);
+    if (version->game != spec.game)
+      return refuse(fmt::format("{} plays {}, not {}", label, version->game, spec.game));
+    if (version->status != "active")
+      return refuse(fmt::format("{} is {}{}, not active", label, version->status,
+                                version->reason.empty() ? "" : " (" + version->reason + ")"));
+    entrant.bot = std::string(kStoredBotPrefix) + label;
+    entrant.artifact = version->artifact;
+  }
+  return {};
+}
+
 Expected<Tree> fetch_tree(Store& store, const std::string& hash, const ArchiveCaps& caps) {
   if (!looks_like_hash(hash)) return fail(fmt::format("\"{}\" is not a content hash", printable_line(hash)));
   auto bytes = store.blob(hash);

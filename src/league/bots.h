@@ -14,6 +14,7 @@
 #include "league/archive.h"
 #include "league/build.h"
 #include "league/manifest.h"
+#include "tournament/spec.h"
 #include "tournament/store.h"
 
 namespace arbiter::league {
@@ -51,6 +52,12 @@ Expected<tournament::BotVersion> find_bot_version(tournament::Store& store,
 // A directory of ours no one else may enter (0700), new, under `parent` (made if missing).
 Expected<std::filesystem::path> private_dir(const std::filesystem::path& parent,
                                             const std::string& prefix);
+
+// Pins every stored-bot entrant of `spec` (bot:NAME or bot:NAME@V) to the version it plays
+// and its files' hash (Entrant::artifact), so that every match of the tournament runs the same
+// files. Refused ("player NAME: ..."): an unknown bot or version, one for another game, one that
+// is not active.
+Expected<void> pin_entrants(tournament::Store& store, tournament::TournamentSpec& spec);
 
 // The files stored under `hash`, read back and checked: they must pack to that very hash.
 Expected<Tree> fetch_tree(tournament::Store& store, const std::string& hash,

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "arena/bot_shelf.h"
+
 #include "core/ejection.h"
 #include "core/entropy.h"
 #include "core/shell_words.h"
@@ -162,9 +164,19 @@ StandingsTable compute_standings(const TournamentSpec& spec, const std::vector<S
   return out;
 }
 
+namespace {
+
+// A stored bot's entrant shows the version it plays: "alice (alice@3)".
+std::string shown_name(const StandingsRow& r) {
+  if (!is_stored_bot(r.bot)) return r.name;
+  return fmt::format("{} ({})", r.name, r.bot.substr(kStoredBotPrefix.size()));
+}
+
+}  // namespace
+
 std::string standings_text(const StandingsTable& s) {
   std::size_t width = 4;
-  for (const auto& r : s.rows) width = std::max(width, r.name.size());
+  for (const auto& r : s.rows) width = std::max(width, shown_name(r).size());
   std::string out = fmt::format("{:>3}  {:<{}}  {:>7} {:>6} {:>8} {:>6}  {:>16}  {:>13}  {:>8}\n",
                                 "#", "name", width, "matches", "wins", "points", "ejects",
                                 "elo±95% (mean 0)", "glicko-2", "score");
@@ -172,7 +184,7 @@ std::string standings_text(const StandingsTable& s) {
   for (const auto& r : s.rows) {
     const double half = (r.elo.high - r.elo.low) / 2;
     out += fmt::format("{:>3}  {:<{}}  {:>7} {:>6} {:>8.1f} {:>6}  {:>+7.0f} ± {:<6.0f}  {:>6.0f} ± {:<4.0f}  {:>8.1f}\n",
-                       ++place, r.name, width, r.matches, r.wins, r.points, r.ejections,
+                       ++place, shown_name(r), width, r.matches, r.wins, r.points, r.ejections,
                        std::abs(r.elo.elo) < 0.5 ? 0.0 : r.elo.elo, std::isfinite(half) ? half : 9999.0, r.glicko.rating,
                        2 * r.glicko.rd, r.mean_score);
   }
@@ -254,7 +266,8 @@ Json array_or_empty(const Json& object, std::string_view key) {
 
 }  // namespace
 
-std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec, bool with_key) {
+std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec, bool with_key,
+                              std::string_view store) {
   std::vector<std::string> players;
   // The first seated program's terms are play's flags; another program's own terms are
   // --entrant settings over them (a comment where settings cannot say it: an emptied list).
@@ -265,7 +278,7 @@ std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec, 
     if (e >= spec.players.size()) continue;
     const Entrant& entrant = spec.players[e];
     players.push_back(entrant.name + ":" + entrant.bot);
-    if (!entrant.bot.starts_with("cmd:")) continue;
+    if (!entrant.bot.starts_with("cmd:") && !is_stored_bot(entrant.bot)) continue;
     const ProgramTerms& own = entrant.program ? *entrant.program : spec.program;
     if (!terms) {
       terms = own;
@@ -287,6 +300,10 @@ std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec, 
     flags.insert(flags.end(), {"--program-key", to_hex(spec.program_key)});
   // tcp entrants' clients connect where they did.
   const auto seats = seated(job_spec);
+  if (std::any_of(seats.begin(), seats.end(), [&](std::size_t e) {
+        return e < spec.players.size() && is_stored_bot(spec.players[e].bot);
+      }))
+    flags.insert(flags.end(), {"--store", std::string(store)});
   if (!spec.listen.empty() && std::any_of(seats.begin(), seats.end(), [&](std::size_t e) {
         return e < spec.players.size() && spec.players[e].bot == "tcp";
       }))
@@ -387,7 +404,8 @@ Json crosstable_json(const Crosstable& c) {
   return rows;
 }
 
-std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResult>& results) {
+std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResult>& results,
+                        std::string_view store) {
   std::string out =
       "index,round,pair,seed,seats,winners,scores,ejections,stderr,seconds,worker,error,"
       "reproduce\n";
@@ -421,7 +439,7 @@ std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResu
                        csv_field(r.worker),
                        csv_field(damage.empty() ? string_or(r.result, "error")
                                                 : "damaged: " + damage),
-                       csv_field(reproduce_command(spec, r.spec)));
+                       csv_field(reproduce_command(spec, r.spec, true, store)));
   }
   return out;
 }

@@ -78,7 +78,8 @@ Json crosstable_json(const Crosstable& c);
 // One line per match: index, round, pair, seed, seating, winners, scores, ejections and the
 // `arbiter play` command that replays it. A damaged row has no outcome; its error column says
 // "damaged: WHY".
-std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResult>& results);
+std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResult>& results,
+                        std::string_view store = "STORE");
 
 // `arbiter play GAME --player P... --seed SEED [--config JSON] [--per-call S] [--clock C]
 // [FLAGS...]`, each word quoted for a POSIX shell where needed (players are NAME:BOT; config
@@ -91,8 +92,9 @@ std::string play_command(std::string_view game, const std::vector<std::string>& 
 // The `arbiter play` command that plays the match `job_spec` of `spec` again. Its programs get
 // the seeds they had (--program-key) when `with_key`; without it (for spectators while the
 // tournament runs: the key is secret until then) the deal is the same and the programs' seeds
-// differ.
+// differ. A match of stored bots (bot:NAME@V) names the store they are in: `store` (a viewer,
+// which keeps the store's URL to itself, leaves the word STORE for the reader to fill in).
 std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec,
-                              bool with_key = true);
+                              bool with_key = true, std::string_view store = "STORE");
 
 }  // namespace arbiter::tournament
