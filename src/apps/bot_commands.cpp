@@ -4,11 +4,13 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "apps/commands.h"
 #include "apps/tournament_cli.h"
 #include "core/units.h"
 #include "league/bots.h"
+#include "league/check.h"
 
 namespace arbiter::cli {
 namespace {
@@ -29,7 +31,33 @@ struct BotArgs {
   bool built = false;
   bool no_check = false;
   bool unsafe_no_sandbox = false;
+  int matches = 10;
 };
+
+// The check's report as people read it: a line per check, then the first failure's transcript.
+void print_check(const league::CheckReport& report) {
+  for (const auto& c : report.checks)
+    fmt::print("{} {:<8}{}\n", !c.ok ? "FAIL" : c.reached ? "ok  " : "--  ", c.name,
+               !c.ok ? " " + printable_line(c.detail) : c.reached ? "" : " not tried");
+  if (!report.transcript.empty())
+    fmt::print("the wire, up to the first failure (-> what arbiter sent, <- the reply):\n{}",
+               report.transcript);
+  fmt::print("{} ({} matches)\n", report.ok() ? "every check passed" : "the bot fails the check",
+             report.matches);
+}
+
+league::Gate check_gate(int matches) {
+  return [matches](const BotVersion& version, const fs::path& dir) -> Expected<void> {
+    auto manifest = league::decode_manifest(version.manifest);
+    if (!manifest) return fail(manifest.error().message);
+    league::CheckOptions options;
+    options.matches = matches;
+    const league::CheckReport report = league::check_bot(*manifest, dir, options);
+    print_check(report);
+    if (!report.ok()) return fail(report.first_failure());
+    return {};
+  };
+}
 
 std::string label(const BotVersion& v) { return fmt::format("{}@{}", v.name, v.version); }
 
@@ -68,6 +96,10 @@ void add_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& exit_cod
                                            "~/.cache/arbiter/bots)");
   add->add_flag("--unsafe-no-sandbox", a->unsafe_no_sandbox,
                 "Build without the walls (only for bots you wrote yourself)");
+  add->add_option("--matches", a->matches,
+                  "Matches the gate (arbiter bot check) plays before the version is active "
+                  "(default 10; at least one per seat it can hold)")
+      ->check(CLI::Range(1, 1000));
   add->callback([a, &exit_code] {
     auto cap = parse_size(a->max_size);
     if (!cap || *cap == 0) {
@@ -83,6 +115,7 @@ void add_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& exit_cod
     options.build.sandbox = !a->unsafe_no_sandbox;
     if (!a->cache.empty()) options.cache = a->cache;
     options.say = [](const std::string& line) { std::cerr << line << '\n'; };
+    options.gate = check_gate(a->matches);
     for (const std::string& path : a->paths) {
       auto version = league::add_bot(*store, path, options);
       if (!version) {
@@ -95,8 +128,12 @@ void add_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& exit_cod
       } else {
         fmt::print("{} {} {}: {}\n", label(*version), version->source, version->status,
                    version->reason);
-        fmt::print("  (arbiter bot show {} --build-log{} shows what happened)\n", label(*version),
-                   store_flag(a->store));
+        if (version->status == "build-failed")
+          fmt::print("  (arbiter bot show {} --build-log{} shows what happened)\n",
+                     label(*version), store_flag(a->store));
+        else
+          fmt::print("  (arbiter bot check {}{} plays the check again)\n", label(*version),
+                     store_flag(a->store));
         if (exit_code == 0) exit_code = kFailed;
       }
     }
@@ -218,6 +255,74 @@ void add_write_commands(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& e
   });
 }
 
+void add_check_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& exit_code) {
+  auto* check = bot->add_subcommand(
+      "check",
+      "Play a bot against the house bots behind the walls, on every seat it can hold, and say "
+      "which checks it passes: starts, answers, legal, limits, exits. Exit 0 only when all do");
+  check->add_option("BOT", a->ref, "A directory or archive with arbiter-bot.toml (built first "
+                                   "if it has a build command), or a stored NAME@VERSION")
+      ->required();
+  check->add_option("--matches", a->matches, "How many matches (default 10; at least one per "
+                                             "seat it can hold)")
+      ->check(CLI::Range(1, 1000));
+  check->add_option("--store", a->store, "The store of a NAME@VERSION (default sqlite:arbiter.db)");
+  check->add_option("--bot-cache", a->cache, "Where a stored bot's files are unpacked");
+  check->callback([a, &exit_code] {
+    league::CheckOptions options;
+    options.matches = a->matches;
+    options.say = [](const std::string& line) { std::cerr << line << '\n'; };
+    std::error_code ec;
+    if (fs::exists(a->ref, ec)) {
+      auto files = league::read_bot(a->ref, league::ArchiveCaps{});
+      if (!files) return report_error(files.error().message), void(exit_code = kBadInput);
+      auto scratch = league::private_dir(fs::temp_directory_path(), "arbiter-check-");
+      if (!scratch) return report_error(scratch.error().message), void(exit_code = kFailed);
+      league::Tree runnable = std::move(files->tree);
+      if (!files->manifest.build.empty()) {
+        std::cerr << "building: " << printable_line(fmt::format("{}", fmt::join(files->manifest.build, " "))) << '\n';
+        auto built = league::build_bot(runnable, files->manifest, league::BuildCaps{}, *scratch / "build");
+        if (!built.ok) {
+          fmt::print("{}FAIL build   {}\n", printable_text(built.log), printable_line(built.reason));
+          fs::remove_all(*scratch, ec);
+          exit_code = kFailed;
+          return;
+        }
+        runnable = std::move(built.built);
+      }
+      if (auto ok = league::unpack(runnable, *scratch / "bot"); !ok) {
+        report_error(ok.error().message);
+        fs::remove_all(*scratch, ec);
+        exit_code = kFailed;
+        return;
+      }
+      const league::CheckReport report = league::check_bot(files->manifest, *scratch / "bot", options);
+      fs::remove_all(*scratch, ec);
+      print_check(report);
+      if (!report.ok()) exit_code = kFailed;
+      return;
+    }
+    if (a->ref.find('/') != std::string::npos)
+      return report_error(fmt::format("{}: no such directory or archive", a->ref)),
+             void(exit_code = kBadInput);
+    auto store = open_or_report(a->store, tournament::OpenMode::existing, exit_code);
+    if (!store) return;
+    auto v = version_or_report(*store, a->ref, exit_code);
+    if (!v) return;
+    auto manifest = league::decode_manifest(v->manifest);
+    if (!manifest) return report_error(manifest.error().message), void(exit_code = kDamaged);
+    league::StoreShelf shelf(*store, a->cache.empty() ? league::default_bot_cache() : fs::path(a->cache));
+    if (v->artifact.empty())
+      return report_error(fmt::format("{} was never built ({})", label(*v), v->status)),
+             void(exit_code = kFailed);
+    auto dir = shelf.open(v->artifact);
+    if (!dir) return report_error(dir.error().message), void(exit_code = kFailed);
+    const league::CheckReport report = league::check_bot(*manifest, *dir, options);
+    print_check(report);
+    if (!report.ok()) exit_code = kFailed;
+  });
+}
+
 }  // namespace
 
 void add_bot_commands(CLI::App& app, int& exit_code) {
@@ -229,6 +334,7 @@ void add_bot_commands(CLI::App& app, int& exit_code) {
   add_command(bot, args, exit_code);
   add_read_commands(bot, args, exit_code);
   add_write_commands(bot, args, exit_code);
+  add_check_command(bot, args, exit_code);
 }
 
 }  // namespace arbiter::cli

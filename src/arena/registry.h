@@ -47,6 +47,7 @@ struct ProgramStderr {
   std::uint64_t bytes = 0;  // all it wrote
   std::string tail;         // the last bytes of it (ChildSpec::stderr_tail)
   std::string log_error;    // a failed write to its stderr_dir file ("PATH: REASON"), or empty
+  bool exited = false;      // it had exited by itself when collected
 };
 
 // The programs a match started (open_remote_seats adds them), kept so that what they wrote on
@@ -54,9 +55,9 @@ struct ProgramStderr {
 class ProgramRecords {
  public:
   void add(std::string seat, std::shared_ptr<ChildProcess> process);
-  // Kills whatever still runs (the match is over), then reports each program in the order they
-  // were started.
-  std::vector<ProgramStderr> collect();
+  // Kills whatever still runs (the match is over), after giving the programs up to `grace`
+  // together to exit by themselves, then reports each program in the order they were started.
+  std::vector<ProgramStderr> collect(Duration grace = Duration::zero());
 
  private:
   std::mutex mu_;

@@ -3,6 +3,7 @@
 #include "arena/bot_shelf.h"
 
 #include <algorithm>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -27,13 +28,19 @@ void ProgramRecords::add(std::string seat, std::shared_ptr<ChildProcess> process
   programs_.emplace_back(std::move(seat), std::move(process));
 }
 
-std::vector<ProgramStderr> ProgramRecords::collect() {
+std::vector<ProgramStderr> ProgramRecords::collect(Duration grace) {
   std::lock_guard lock(mu_);
   std::vector<ProgramStderr> out;
+  const Deadline deadline = Deadline::after(SteadyClock::instance(), grace);
   for (const auto& [seat, process] : programs_) {
+    bool exited = process->exited();
+    while (!exited && !deadline.passed()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      exited = process->exited();
+    }
     process->kill();
-    out.push_back(
-        {seat, process->stderr_bytes(), process->stderr_tail(), process->stderr_log_error()});
+    out.push_back({seat, process->stderr_bytes(), process->stderr_tail(),
+                   process->stderr_log_error(), exited});
   }
   return out;
 }

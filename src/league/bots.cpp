@@ -106,8 +106,8 @@ fs::path default_bot_cache() {
          "bots";
 }
 
-Expected<BotVersion> add_bot(Store& store, const fs::path& path, const AddOptions& options) {
-  auto tree = read_bot_files(path, options.caps);
+Expected<BotFiles> read_bot(const fs::path& path, const ArchiveCaps& caps) {
+  auto tree = read_bot_files(path, caps);
   if (!tree) return std::unexpected(tree.error());
   const TreeEntry* manifest_entry = tree->find(kManifestName);
   if (manifest_entry == nullptr || manifest_entry->kind != TreeEntry::Kind::file)
@@ -116,6 +116,14 @@ Expected<BotVersion> add_bot(Store& store, const fs::path& path, const AddOption
   auto manifest =
       parse_manifest(manifest_entry->data, (path / std::string(kManifestName)).string());
   if (!manifest) return std::unexpected(manifest.error());
+  return BotFiles{std::move(*tree), std::move(*manifest)};
+}
+
+Expected<BotVersion> add_bot(Store& store, const fs::path& path, const AddOptions& options) {
+  auto files = read_bot(path, options.caps);
+  if (!files) return std::unexpected(files.error());
+  Tree* tree = &files->tree;
+  Manifest* manifest = &files->manifest;
   const std::string source = content_hash(*tree);
   say(options, fmt::format("read {}: {} files, {}, {}", path.string(), tree->entries.size(),
                            format_size(tree->bytes()), source));

@@ -36,6 +36,15 @@ struct AddOptions {
   std::function<void(const std::string&)> say;  // progress lines for people; none: quiet
 };
 
+// A bot's files as read from a directory or an archive, with their checked manifest.
+struct BotFiles {
+  Tree tree;
+  Manifest manifest;
+};
+// Every check of add_bot before anything is stored: the files (archive.h) and the manifest at
+// their top. One-line Errors naming the path.
+Expected<BotFiles> read_bot(const std::filesystem::path& path, const ArchiveCaps& caps);
+
 // Reads the bot at `path` (a directory or an archive), checks it and its manifest, and stores
 // it as the next version of its name. An Error (nothing stored) when the files or the manifest
 // are refused. Otherwise the version as it ended: "active", or "build-failed"/"check-failed"

@@ -81,6 +81,8 @@ BuildOutcome build_bot(const Tree& source, const Manifest& manifest, const Build
     out.log += fmt::format("\n[arbiter] build failed: {}\n", out.reason);
     return out;
   };
+  std::error_code ec;
+  std::filesystem::create_directories(scratch, ec);
   Scratch files{scratch / "src"};
   if (auto ok = unpack(source, files.dir); !ok) {
     files.dir.clear();
