@@ -290,7 +290,8 @@ Expected<void> pin_stored_players(PlayArgs& a, StoredPlayers& stored) {
         return colon != std::string::npos && is_stored_bot(std::string_view(p).substr(colon + 1));
       }))
     return {};
-  if (a.store.empty()) return fail("a bot: player is a stored bot: give the store that holds it (--store)");
+  if (a.store.empty())
+    return fail("a bot: player is a stored bot: give the store that holds it (--store)");
   auto store = tournament::open_store(a.store, tournament::OpenMode::existing);
   if (!store) return fail("--store: " + store.error().message);
   stored.store = std::move(*store);
@@ -300,13 +301,15 @@ Expected<void> pin_stored_players(PlayArgs& a, StoredPlayers& stored) {
     const std::string bot = player.substr(colon + 1);
     if (!is_stored_bot(bot)) continue;
     auto ref = parse_stored_bot(bot);
-    if (!ref) return fail(fmt::format("player {}: {}", player.substr(0, colon), ref.error().message));
+    if (!ref)
+      return fail(fmt::format("player {}: {}", player.substr(0, colon), ref.error().message));
     auto version = league::find_bot_version(*stored.store, *ref);
-    if (!version) return fail(fmt::format("player {}: {}", player.substr(0, colon), version.error().message));
+    if (!version)
+      return fail(fmt::format("player {}: {}", player.substr(0, colon), version.error().message));
     player = fmt::format("{}:bot:{}@{}", player.substr(0, colon), version->name, version->version);
   }
   stored.shelf.emplace(*stored.store, a.bot_cache.empty() ? league::default_bot_cache()
-                                                           : std::filesystem::path(a.bot_cache));
+                                                          : std::filesystem::path(a.bot_cache));
   return {};
 }
 

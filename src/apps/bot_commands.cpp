@@ -37,8 +37,14 @@ struct BotArgs {
 // The check's report as people read it: a line per check, then the first failure's transcript.
 void print_check(const league::CheckReport& report) {
   for (const auto& c : report.checks)
-    fmt::print("{} {:<8}{}\n", !c.ok ? "FAIL" : c.reached ? "ok  " : "--  ", c.name,
-               !c.ok ? " " + printable_line(c.detail) : c.reached ? "" : " not tried");
+    fmt::print("{} {:<8}{}\n",
+               !c.ok       ? "FAIL"
+               : c.reached ? "ok  "
+                           : "--  ",
+               c.name,
+               !c.ok       ? " " + printable_line(c.detail)
+               : c.reached ? ""
+                           : " not tried");
   if (!report.transcript.empty())
     fmt::print("the wire, up to the first failure (-> what arbiter sent, <- the reply):\n{}",
                report.transcript);
@@ -59,7 +65,9 @@ league::Gate check_gate(int matches) {
   };
 }
 
-std::string label(const BotVersion& v) { return fmt::format("{}@{}", v.name, v.version); }
+std::string label(const BotVersion& v) {
+  return fmt::format("{}@{}", v.name, v.version);
+}
 
 // A NAME@V (or NAME: the newest active version) of the store, or null after saying why.
 std::optional<BotVersion> version_or_report(tournament::Store& store, const std::string& text,
@@ -87,13 +95,15 @@ void add_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& exit_cod
       "walls, then active. Prints NAME@VERSION and the hash");
   add->add_option("PATH", a->paths, "The bot's directory or archive (several: one after another)")
       ->required();
-  add->add_option("--store", a->store, "The store: sqlite:FILE (default sqlite:arbiter.db) or "
-                                       "postgresql://...");
+  add->add_option("--store", a->store,
+                  "The store: sqlite:FILE (default sqlite:arbiter.db) or "
+                  "postgresql://...");
   add->add_option("--max-size", a->max_size, "The largest archive taken (default 64M)");
   add->add_option("--build-time", a->build_time, "Seconds the build may take (default 300)")
       ->check(seconds_validator(1, 3600));
-  add->add_option("--bot-cache", a->cache, "Where built files are unpacked (default "
-                                           "~/.cache/arbiter/bots)");
+  add->add_option("--bot-cache", a->cache,
+                  "Where built files are unpacked (default "
+                  "~/.cache/arbiter/bots)");
   add->add_flag("--unsafe-no-sandbox", a->unsafe_no_sandbox,
                 "Build without the walls (only for bots you wrote yourself)");
   add->add_option("--matches", a->matches,
@@ -129,8 +139,8 @@ void add_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& exit_cod
         fmt::print("{} {} {}: {}\n", label(*version), version->source, version->status,
                    version->reason);
         if (version->status == "build-failed")
-          fmt::print("  (arbiter bot show {} --build-log{} shows what happened)\n",
-                     label(*version), store_flag(a->store));
+          fmt::print("  (arbiter bot show {} --build-log{} shows what happened)\n", label(*version),
+                     store_flag(a->store));
         else
           fmt::print("  (arbiter bot check {}{} plays the check again)\n", label(*version),
                      store_flag(a->store));
@@ -141,7 +151,8 @@ void add_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& exit_cod
 }
 
 void add_read_commands(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& exit_code) {
-  auto* list = bot->add_subcommand("list", "Every stored bot: its game, newest and active versions");
+  auto* list =
+      bot->add_subcommand("list", "Every stored bot: its game, newest and active versions");
   auto* versions = bot->add_subcommand("versions", "Every version of one bot, oldest first");
   versions->add_option("NAME", a->ref, "The bot's name")->required();
   auto* show = bot->add_subcommand("show", "One version: its manifest, hashes and status");
@@ -163,8 +174,8 @@ void add_read_commands(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& ex
       std::string active = "-";
       for (const auto& v : vs)
         if (v.status == "active") active = std::to_string(v.version);
-      fmt::print("{:<20} {:<14} {:>7} {:>7}  {}\n", name, vs.back().game, vs.back().version,
-                 active, vs.back().status);
+      fmt::print("{:<20} {:<14} {:>7} {:>7}  {}\n", name, vs.back().game, vs.back().version, active,
+                 vs.back().status);
     }
     if (by_name.empty()) fmt::print("(no bots yet: arbiter bot add DIR)\n");
   });
@@ -208,12 +219,14 @@ void add_read_commands(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& ex
 
 void add_write_commands(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& exit_code) {
   auto* retire = bot->add_subcommand(
-      "retire", "Take a version out of play: no new tournament or ladder match picks it (its "
-                "tournaments already made still play it)");
+      "retire",
+      "Take a version out of play: no new tournament or ladder match picks it (its "
+      "tournaments already made still play it)");
   retire->add_option("NAME@VERSION", a->ref, "The version")->required();
   retire->add_option("--why", a->why, "Why, kept with it");
-  auto* exp = bot->add_subcommand("export", "Write a version's files as a .tar.gz (as uploaded, "
-                                            "or --built: as built)");
+  auto* exp = bot->add_subcommand("export",
+                                  "Write a version's files as a .tar.gz (as uploaded, "
+                                  "or --built: as built)");
   exp->add_option("NAME@VERSION", a->ref, "The version")->required();
   exp->add_option("FILE", a->file, "Where to write it")->required();
   exp->add_flag("--built", a->built, "The built files that run, not the uploaded ones");
@@ -260,11 +273,15 @@ void add_check_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& ex
       "check",
       "Play a bot against the house bots behind the walls, on every seat it can hold, and say "
       "which checks it passes: starts, answers, legal, limits, exits. Exit 0 only when all do");
-  check->add_option("BOT", a->ref, "A directory or archive with arbiter-bot.toml (built first "
-                                   "if it has a build command), or a stored NAME@VERSION")
+  check
+      ->add_option("BOT", a->ref,
+                   "A directory or archive with arbiter-bot.toml (built first "
+                   "if it has a build command), or a stored NAME@VERSION")
       ->required();
-  check->add_option("--matches", a->matches, "How many matches (default 10; at least one per "
-                                             "seat it can hold)")
+  check
+      ->add_option("--matches", a->matches,
+                   "How many matches (default 10; at least one per "
+                   "seat it can hold)")
       ->check(CLI::Range(1, 1000));
   check->add_option("--store", a->store, "The store of a NAME@VERSION (default sqlite:arbiter.db)");
   check->add_option("--bot-cache", a->cache, "Where a stored bot's files are unpacked");
@@ -280,10 +297,14 @@ void add_check_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& ex
       if (!scratch) return report_error(scratch.error().message), void(exit_code = kFailed);
       league::Tree runnable = std::move(files->tree);
       if (!files->manifest.build.empty()) {
-        std::cerr << "building: " << printable_line(fmt::format("{}", fmt::join(files->manifest.build, " "))) << '\n';
-        auto built = league::build_bot(runnable, files->manifest, league::BuildCaps{}, *scratch / "build");
+        std::cerr << "building: "
+                  << printable_line(fmt::format("{}", fmt::join(files->manifest.build, " ")))
+                  << '\n';
+        auto built =
+            league::build_bot(runnable, files->manifest, league::BuildCaps{}, *scratch / "build");
         if (!built.ok) {
-          fmt::print("{}FAIL build   {}\n", printable_text(built.log), printable_line(built.reason));
+          fmt::print("{}FAIL build   {}\n", printable_text(built.log),
+                     printable_line(built.reason));
           fs::remove_all(*scratch, ec);
           exit_code = kFailed;
           return;
@@ -296,7 +317,8 @@ void add_check_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& ex
         exit_code = kFailed;
         return;
       }
-      const league::CheckReport report = league::check_bot(files->manifest, *scratch / "bot", options);
+      const league::CheckReport report =
+          league::check_bot(files->manifest, *scratch / "bot", options);
       fs::remove_all(*scratch, ec);
       print_check(report);
       if (!report.ok()) exit_code = kFailed;
@@ -311,7 +333,8 @@ void add_check_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& ex
     if (!v) return;
     auto manifest = league::decode_manifest(v->manifest);
     if (!manifest) return report_error(manifest.error().message), void(exit_code = kDamaged);
-    league::StoreShelf shelf(*store, a->cache.empty() ? league::default_bot_cache() : fs::path(a->cache));
+    league::StoreShelf shelf(*store,
+                             a->cache.empty() ? league::default_bot_cache() : fs::path(a->cache));
     if (v->artifact.empty())
       return report_error(fmt::format("{} was never built ({})", label(*v), v->status)),
              void(exit_code = kFailed);
@@ -327,8 +350,9 @@ void add_check_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& ex
 
 void add_bot_commands(CLI::App& app, int& exit_code) {
   auto* bot = app.add_subcommand(
-      "bot", "Stored bots: versions built once behind the walls, then played by name (bot:NAME "
-             "or bot:NAME@VERSION as a player)");
+      "bot",
+      "Stored bots: versions built once behind the walls, then played by name (bot:NAME "
+      "or bot:NAME@VERSION as a player)");
   bot->require_subcommand(1);
   auto args = std::make_shared<BotArgs>();
   add_command(bot, args, exit_code);

@@ -278,7 +278,8 @@ int report_results(Store& store, std::int64_t id, const RunArgs& a) {
     if (duel) j["head_to_head"] = head_to_head_json(*spec, *duel);
     rc = export_file(a.json, dump(j) + "\n", "--json");
   }
-  if (rc == 0) rc = export_file(a.matches_csv, matches_csv(*spec, *results, a.store), "--matches-csv");
+  if (rc == 0)
+    rc = export_file(a.matches_csv, matches_csv(*spec, *results, a.store), "--matches-csv");
   if (rc == 0) rc = export_file(a.crosstable_csv, crosstable_csv(cross), "--crosstable-csv");
   const int damage = report_damage(*spec, id, *results);
   return rc != 0 ? rc : damage;

@@ -15,7 +15,9 @@ std::string StoredBotRef::text() const {
   return version ? fmt::format("{}@{}", name, *version) : name;
 }
 
-bool is_stored_bot(std::string_view bot) { return bot.starts_with(kStoredBotPrefix); }
+bool is_stored_bot(std::string_view bot) {
+  return bot.starts_with(kStoredBotPrefix);
+}
 
 Expected<StoredBotRef> parse_stored_bot(std::string_view bot) {
   if (!is_stored_bot(bot)) return fail("not a stored bot (bot:NAME or bot:NAME@VERSION)");
@@ -24,15 +26,15 @@ Expected<StoredBotRef> parse_stored_bot(std::string_view bot) {
   const auto at = rest.find('@');
   ref.name = std::string(rest.substr(0, at));
   if (!valid_seat_name(ref.name))
-    return fail(fmt::format("bot:\"{}\": a stored bot's {}", printable_line(ref.name),
-                            kSeatNameRule));
+    return fail(
+        fmt::format("bot:\"{}\": a stored bot's {}", printable_line(ref.name), kSeatNameRule));
   if (at != std::string_view::npos) {
     const std::string_view v = rest.substr(at + 1);
     std::int64_t version = 0;
     const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), version);
     if (ec != std::errc() || end != v.data() + v.size() || version < 1)
-      return fail(fmt::format("bot:{}: \"{}\" is not a version (1, 2, ...)", ref.name,
-                              printable_line(v)));
+      return fail(
+          fmt::format("bot:{}: \"{}\" is not a version (1, 2, ...)", ref.name, printable_line(v)));
     ref.version = version;
   }
   return ref;
@@ -48,10 +50,10 @@ Expected<PlaySpec> take_stored_bots(const PlaySpec& spec) {
     auto ref = parse_stored_bot(seat.bot);
     if (!ref) return refuse(ref.error().message);
     if (spec.hosting.shelf == nullptr)
-      return refuse(fmt::format("{} is a stored bot; give the store that holds it (--store)",
-                                seat.bot));
-    auto program = spec.hosting.shelf->take(
-        *ref, seat.artifact, seat.program ? *seat.program : spec.hosting.program);
+      return refuse(
+          fmt::format("{} is a stored bot; give the store that holds it (--store)", seat.bot));
+    auto program = spec.hosting.shelf->take(*ref, seat.artifact,
+                                            seat.program ? *seat.program : spec.hosting.program);
     if (!program) return refuse(program.error().message);
     seat.bot = "cmd:" + join_shell_words(program->argv);
     seat.program = program->terms;

@@ -23,15 +23,17 @@
 
 #include "core/file.h"
 #include "core/printable.h"
-#include "core/units.h"
 #include "core/sha256.h"
+#include "core/units.h"
 
 namespace arbiter::league {
 namespace {
 
 using Kind = TreeEntry::Kind;
 
-std::string printable_name(std::string_view name) { return "\"" + printable_line(name) + "\""; }
+std::string printable_name(std::string_view name) {
+  return "\"" + printable_line(name) + "\"";
+}
 
 std::unexpected<Error> fail_errno(const std::string& what) {
   return fail(fmt::format("{}: {}", printable_line(what), std::strerror(errno)));
@@ -110,7 +112,8 @@ class TreeBuilder {
     if (kind == Kind::file) {
       bytes_ += data.size();
       if (bytes_ > caps_.unpacked_bytes)
-        return fail(fmt::format("more than {} of files unpacked", format_size(caps_.unpacked_bytes)));
+        return fail(
+            fmt::format("more than {} of files unpacked", format_size(caps_.unpacked_bytes)));
     }
     if (kind == Kind::symlink) {
       if (auto ok = check_link(*path, data); !ok) return ok;
@@ -149,8 +152,8 @@ class TreeBuilder {
           continue;
         }
         if (it->second.kind != Kind::directory)
-          return fail(fmt::format("{}: inside {}, which is not a directory",
-                                  printable_name(path), printable_name(dir)));
+          return fail(fmt::format("{}: inside {}, which is not a directory", printable_name(path),
+                                  printable_name(dir)));
       }
     }
     for (auto& dir : implied) entries_.try_emplace(dir, TreeEntry{dir, Kind::directory, false, {}});
@@ -166,8 +169,8 @@ class TreeBuilder {
   Expected<void> check_link(const std::string& path, const std::string& target) {
     const std::string shown = printable_name(path);
     if (target.empty() || target.starts_with('/'))
-      return fail(fmt::format("{}: a link out of the bot's files (to {})", shown,
-                              printable_name(target)));
+      return fail(
+          fmt::format("{}: a link out of the bot's files (to {})", shown, printable_name(target)));
     if (target.size() > 100) return fail(fmt::format("{}: a link target over 100 bytes", shown));
     if (!is_utf8(target)) return fail(fmt::format("{}: a link target that is not UTF-8", shown));
     std::int64_t depth = 0;
@@ -250,7 +253,7 @@ Expected<Tree> read_directory(const std::filesystem::path& dir, const ArchiveCap
     if (ec) return fail(fmt::format("{}: {}", dir.string(), ec.message()));
     const fs::path& p = it->path();
     const std::string rel = p.lexically_relative(dir).generic_string();
-    struct stat st{};
+    struct stat st {};
     if (::lstat(p.c_str(), &st) != 0) return fail(fmt::format("{}: cannot be read", rel));
     if ((st.st_mode & (S_ISUID | S_ISGID)) != 0)
       return fail(fmt::format("{}: a set-uid or set-gid bit", printable_name(rel)));
@@ -285,8 +288,8 @@ Expected<Tree> read_archive(std::string_view bytes, const ArchiveCaps& caps) {
   if (archive_read_open_memory(r.a, bytes.data(), bytes.size()) != ARCHIVE_OK)
     return fail("not a tar or zip archive: " + archive_error(r.a));
   TreeBuilder builder(caps);
-  const std::uint64_t bomb_at = std::max<std::uint64_t>(std::uint64_t{1} << 20,
-                                                        caps.ratio * bytes.size());
+  const std::uint64_t bomb_at =
+      std::max<std::uint64_t>(std::uint64_t{1} << 20, caps.ratio * bytes.size());
   archive_entry* entry = nullptr;
   for (;;) {
     const int rc = archive_read_next_header(r.a, &entry);
@@ -319,11 +322,11 @@ Expected<Tree> read_archive(std::string_view bytes, const ArchiveCaps& caps) {
           if (n < 0) return fail("a damaged archive: " + archive_error(r.a));
           if (n == 0) break;
           data.append(buf, static_cast<std::size_t>(n));
-          if (data.size() + builder.bytes() > bomb_at || data.size() + builder.bytes() > caps.unpacked_bytes)
+          if (data.size() + builder.bytes() > bomb_at ||
+              data.size() + builder.bytes() > caps.unpacked_bytes)
             return fail(fmt::format(
                 "{}: the archive unpacks to more than {} (a compression bomb, or over the cap)",
-                printable_name(name),
-                format_size(std::min(bomb_at, caps.unpacked_bytes))));
+                printable_name(name), format_size(std::min(bomb_at, caps.unpacked_bytes))));
         }
         added = builder.add(name, Kind::file, (mode & S_IXUSR) != 0, std::move(data));
         break;
@@ -408,7 +411,9 @@ std::string canonical_tar(const Tree& tree) {
   return out;
 }
 
-std::string content_hash(const Tree& tree) { return "sha256:" + sha256_hex(canonical_tar(tree)); }
+std::string content_hash(const Tree& tree) {
+  return "sha256:" + sha256_hex(canonical_tar(tree));
+}
 
 std::string pack(const Tree& tree) {
   const std::string tar = canonical_tar(tree);
@@ -449,8 +454,9 @@ Expected<void> write_entry(int root, const TreeEntry& e) {
       if (::symlinkat(e.data.c_str(), dir, leaf.c_str()) != 0) return fail_errno(e.path);
       return {};
     case Kind::file: {
-      const int fd = ::openat(dir, leaf.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                              e.executable ? 0755 : 0644);
+      const int fd =
+          ::openat(dir, leaf.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                   e.executable ? 0755 : 0644);
       if (fd < 0) return fail_errno(e.path);
       Fd file(fd);
       if (!write_all(fd, e.data)) return fail_errno(e.path);

@@ -41,10 +41,9 @@ Tree sample(const fs::path& dir) {
 TEST(Archive, ADirectoryIsReadSortedWithItsModesAndLinks) {
   TempDir t;
   const Tree tree = sample(t.path);
-  std::vector<std::string> paths;
-  for (const auto& e : tree.entries) paths.push_back(e.path);
-  EXPECT_EQ(paths, (std::vector<std::string>{"arbiter-bot.toml", "bot.py", "lib", "lib/util.py",
-                                             "util.py"}));
+  std::string paths;
+  for (const auto& e : tree.entries) paths += e.path + " ";
+  EXPECT_EQ(paths, "arbiter-bot.toml bot.py lib lib/util.py util.py ");
   EXPECT_TRUE(tree.find("bot.py")->executable);
   EXPECT_FALSE(tree.find("lib/util.py")->executable);
   EXPECT_EQ(tree.find("util.py")->kind, TreeEntry::Kind::symlink);
@@ -70,7 +69,7 @@ TEST(Archive, UnpackWritesTheTreeAndNothingElse) {
   const fs::path dir = out.path / "bot";
   ASSERT_TRUE(unpack(tree, dir));
   EXPECT_EQ(content_hash(*read_directory(dir)), content_hash(tree));
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(::stat((dir / "bot.py").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0755u);
   // Into a directory that exists: refused, nothing changed.

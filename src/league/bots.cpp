@@ -147,8 +147,8 @@ Expected<BotVersion> find_bot_version(Store& store, const StoredBotRef& ref) {
   }
   for (auto it = versions->rbegin(); it != versions->rend(); ++it)
     if (it->status == "active") return *it;
-  return fail(fmt::format("{} has no active version (its newest, {}@{}, is {})", ref.name,
-                          ref.name, versions->back().version, versions->back().status));
+  return fail(fmt::format("{} has no active version (its newest, {}@{}, is {})", ref.name, ref.name,
+                          versions->back().version, versions->back().status));
 }
 
 Expected<void> pin_entrants(Store& store, tournament::TournamentSpec& spec) {
@@ -174,12 +174,14 @@ Expected<void> pin_entrants(Store& store, tournament::TournamentSpec& spec) {
 }
 
 Expected<Tree> fetch_tree(Store& store, const std::string& hash, const ArchiveCaps& caps) {
-  if (!looks_like_hash(hash)) return fail(fmt::format("\"{}\" is not a content hash", printable_line(hash)));
+  if (!looks_like_hash(hash))
+    return fail(fmt::format("\"{}\" is not a content hash", printable_line(hash)));
   auto bytes = store.blob(hash);
   if (!bytes) return std::unexpected(bytes.error());
   if (!*bytes) return fail(fmt::format("the store has no files {}", hash));
   auto tree = read_archive(**bytes, caps);
-  if (!tree) return fail(fmt::format("the stored files {} are damaged: {}", hash, tree.error().message));
+  if (!tree)
+    return fail(fmt::format("the stored files {} are damaged: {}", hash, tree.error().message));
   if (const std::string got = content_hash(*tree); got != hash)
     return fail(fmt::format("the stored files {} are damaged: they pack to {}", hash, got));
   return tree;
@@ -216,7 +218,8 @@ Expected<fs::path> StoreShelf::open(const std::string& artifact) {
   }
   fs::rename(unpacked, dir, ec);
   fs::remove_all(*staging, ec);
-  if (!fs::is_directory(dir)) return fail(fmt::format("{}: the bot's files could not be put there", dir.string()));
+  if (!fs::is_directory(dir))
+    return fail(fmt::format("{}: the bot's files could not be put there", dir.string()));
   checked_.insert(artifact);
   return dir;
 }
@@ -234,7 +237,8 @@ Expected<ShelvedProgram> StoreShelf::take(const StoredBotRef& ref, const std::st
     return fail(fmt::format("{} was pinned to {} and the store has {}", label, artifact,
                             version->artifact));
   auto manifest = decode_manifest(version->manifest);
-  if (!manifest) return fail(fmt::format("{}: its stored manifest: {}", label, manifest.error().message));
+  if (!manifest)
+    return fail(fmt::format("{}: its stored manifest: {}", label, manifest.error().message));
   auto dir = open(version->artifact);
   if (!dir) return fail(fmt::format("{}: {}", label, dir.error().message));
   ShelvedProgram program;

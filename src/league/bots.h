@@ -21,8 +21,8 @@ namespace arbiter::league {
 
 // The gate a built version passes before it becomes active (bot check): given the version and
 // the directory holding its runnable files; an Error says which check failed.
-using Gate = std::function<Expected<void>(const tournament::BotVersion&,
-                                          const std::filesystem::path& dir)>;
+using Gate =
+    std::function<Expected<void>(const tournament::BotVersion&, const std::filesystem::path& dir)>;
 
 // Where a worker keeps stored bots' files unless told: $XDG_CACHE_HOME/arbiter/bots, else
 // ~/.cache/arbiter/bots.
@@ -31,9 +31,9 @@ std::filesystem::path default_bot_cache();
 struct AddOptions {
   ArchiveCaps caps;
   BuildCaps build;
-  Gate gate;  // none: active once built
+  Gate gate;                                          // none: active once built
   std::filesystem::path cache = default_bot_cache();  // where the gate's files are unpacked
-  std::function<void(const std::string&)> say;  // progress lines for people; none: quiet
+  std::function<void(const std::string&)> say;        // progress lines for people; none: quiet
 };
 
 // A bot's files as read from a directory or an archive, with their checked manifest.

@@ -126,15 +126,16 @@ BuildOutcome build_bot(const Tree& source, const Manifest& manifest, const Build
 
   if (hit) return failed(fmt::format("{}: {}", to_string(hit->why), hit->detail));
   if (read == Read::timeout || (read == Read::done && !exited))
-    return failed(fmt::format("timed out after {} (the build's time cap)", seconds_text(caps.time)));
+    return failed(
+        fmt::format("timed out after {} (the build's time cap)", seconds_text(caps.time)));
   if (read == Read::too_big)
     return failed(fmt::format("the built files are over the cap of {}",
                               format_size(caps.tree.unpacked_bytes)));
   if (read == Read::error) return failed("its output could not be read");
   if (code && *code != 0)
-    return failed(last_words.empty() ? fmt::format("the build command failed (exit {})", *code)
-                                     : fmt::format("the build command failed (exit {}): {}", *code,
-                                                   last_words));
+    return failed(last_words.empty()
+                      ? fmt::format("the build command failed (exit {})", *code)
+                      : fmt::format("the build command failed (exit {}): {}", *code, last_words));
   ArchiveCaps tree_caps = caps.tree;
   tree_caps.packed_bytes = tar_cap;  // a plain tar: its size is its contents and headers
   auto built = read_archive(tar, tree_caps);

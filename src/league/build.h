@@ -17,14 +17,14 @@
 namespace arbiter::league {
 
 struct BuildCaps {
-  std::chrono::milliseconds time{300'000};             // wall time, the whole build
-  std::uint64_t memory = std::uint64_t{2} << 30;        // all its processes together
+  std::chrono::milliseconds time{300'000};        // wall time, the whole build
+  std::uint64_t memory = std::uint64_t{2} << 30;  // all its processes together
   std::uint64_t processes = 256;
-  std::uint64_t log_bytes = std::uint64_t{1} << 20;     // its output kept as the build log
-  std::uint64_t output_bytes = std::uint64_t{16} << 20; // its output before it is stopped
-  std::uint64_t scratch_bytes = std::uint64_t{1} << 30; // the tmpfs it builds in
-  ArchiveCaps tree;                                     // what it leaves behind
-  bool sandbox = true;  // false only for --unsafe-no-sandbox
+  std::uint64_t log_bytes = std::uint64_t{1} << 20;      // its output kept as the build log
+  std::uint64_t output_bytes = std::uint64_t{16} << 20;  // its output before it is stopped
+  std::uint64_t scratch_bytes = std::uint64_t{1} << 30;  // the tmpfs it builds in
+  ArchiveCaps tree;                                      // what it leaves behind
+  bool sandbox = true;                                   // false only for --unsafe-no-sandbox
 };
 
 struct BuildOutcome {

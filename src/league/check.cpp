@@ -47,8 +47,8 @@ std::string transcript_of(const std::string& log, Seat seat) {
     if (text.size() > kRecordBytes) text = text.substr(0, kRecordBytes) + " ...";
     std::string reply = j->contains("reply")               ? dump((*j)["reply"])
                         : j->contains("malformed_excerpt") ? dump((*j)["malformed_excerpt"])
-                        : j->contains("detail") ? "(" + j->value("detail", "") + ")"
-                                                : "(no reply)";
+                        : j->contains("detail")            ? "(" + j->value("detail", "") + ")"
+                                                           : "(no reply)";
     if (reply.size() > kRecordBytes) reply = reply.substr(0, kRecordBytes) + " ...";
     records.push_back(printable_line(text) + "\n<- " + printable_line(reply) + "  [" +
                       printable_line(verdict) + "]");
@@ -85,7 +85,7 @@ CheckReport check_bot(const Manifest& manifest, const std::filesystem::path& dir
                       const CheckOptions& options) {
   CheckReport report;
   for (const char* name : {"starts", "answers", "legal", "limits", "exits"})
-    report.checks.push_back({name, true, {}});
+    report.checks.push_back({name, true, true, {}});
   const auto failed = [&](const std::string& name, const std::string& detail,
                           const std::string& transcript) {
     for (auto& c : report.checks)
@@ -143,15 +143,15 @@ CheckReport check_bot(const Manifest& manifest, const std::filesystem::path& dir
     for (const Ejection& e : outcome->result.ejections) {
       if (e.seat != seat) continue;
       ejected = true;
-      failed(check_of(e), fmt::format("{}: ejected during {} ({}: {})", where, e.call,
-                                      to_string(e.why), printable_line(e.detail)),
+      failed(check_of(e),
+             fmt::format("{}: ejected during {} ({}: {})", where, e.call, to_string(e.why),
+                         printable_line(e.detail)),
              transcript_of(log_text.str(), seat));
     }
     if (!ejected)
       for (const auto& p : collected)
         if (p.seat == kCandidate && !p.exited)
-          failed("exits", fmt::format("{}: still running 2 s after the match ended", where),
-                 "");
+          failed("exits", fmt::format("{}: still running 2 s after the match ended", where), "");
     if (options.say)
       options.say(fmt::format("{}: {}", where, ejected ? "ejected" : "played to the end"));
     if (ejected && !report.checks.front().ok) {

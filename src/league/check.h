@@ -20,14 +20,14 @@
 namespace arbiter::league {
 
 struct CheckOptions {
-  int matches = 10;  // at least one per seating (seat count and position)
+  int matches = 10;    // at least one per seating (seat count and position)
   ProgramTerms terms;  // the organizer's defaults, lowered by the manifest
   std::chrono::milliseconds per_call{6000};
   std::function<void(const std::string&)> say;  // a line per match for people; none: quiet
 };
 
 struct CheckLine {
-  std::string name;    // "starts", "answers", "legal", "limits", "exits"
+  std::string name;  // "starts", "answers", "legal", "limits", "exits"
   bool ok = true;
   bool reached = true;  // false: not tried (the bot did not start)
   std::string detail;   // the first failure: which match, seat, call and why

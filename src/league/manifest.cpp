@@ -25,8 +25,8 @@ bool system_path(std::string_view word) {
 
 Expected<std::vector<std::string>> command(const Json& j, std::string_view key) {
   if (!j.is_array() || j.empty())
-    return fail(fmt::format("{}: expected a list of words, e.g. {} = [\"python3\", \"bot.py\"]",
-                            key, key));
+    return fail(
+        fmt::format("{}: expected a list of words, e.g. {} = [\"python3\", \"bot.py\"]", key, key));
   if (j.size() > kMaxWords) return fail(fmt::format("{}: more than {} words", key, kMaxWords));
   std::vector<std::string> words;
   for (const Json& w : j) {
@@ -68,8 +68,10 @@ Expected<Manifest> decode_manifest(const Json& j) {
                                            "run",  "env",  "limits"};
   for (const auto& [key, value] : j.items())
     if (!known.contains(key))
-      return fail(fmt::format("unknown key \"{}\" (known: name, game, language, build, run, env, "
-                              "limits)", printable_line(key)));
+      return fail(
+          fmt::format("unknown key \"{}\" (known: name, game, language, build, run, env, "
+                      "limits)",
+                      printable_line(key)));
   Manifest m;
   for (std::string_view key : {"name", "game", "run"})
     if (!j.contains(key)) return fail(fmt::format("{}: missing", key));
@@ -98,12 +100,12 @@ Expected<Manifest> decode_manifest(const Json& j) {
   if (j.contains("env")) {
     if (!j["env"].is_array()) return fail("env: expected a list of \"NAME=VALUE\"");
     ProgramTerms probe;
-    if (auto ok = set_term(probe, "env", j["env"]); !ok)
-      return fail("env: " + ok.error().message);
+    if (auto ok = set_term(probe, "env", j["env"]); !ok) return fail("env: " + ok.error().message);
     for (const Json& e : j["env"]) {
       // A bare NAME would hand the bot the value the worker's environment has.
       if (e.get<std::string>().find('=') == std::string::npos)
-        return fail(fmt::format("env: \"{}\": give NAME=VALUE", printable_line(e.get<std::string>())));
+        return fail(
+            fmt::format("env: \"{}\": give NAME=VALUE", printable_line(e.get<std::string>())));
       m.env.push_back(e.get<std::string>());
     }
   }
@@ -111,8 +113,10 @@ Expected<Manifest> decode_manifest(const Json& j) {
     if (!j["limits"].is_object()) return fail("limits: expected a table");
     for (const auto& [key, value] : j["limits"].items()) {
       if (std::ranges::find(kManifestLimitKeys, key) == std::end(kManifestLimitKeys))
-        return fail(fmt::format("limits: unknown key \"{}\" (known: memory, processes, cpu_time, "
-                                "cpus, output, open_files)", printable_line(key)));
+        return fail(
+            fmt::format("limits: unknown key \"{}\" (known: memory, processes, cpu_time, "
+                        "cpus, output, open_files)",
+                        printable_line(key)));
       ProgramTerms probe;
       if (auto ok = set_term(probe, key, value); !ok)
         return fail(fmt::format("limits.{}: {}", key, ok.error().message));

@@ -6,7 +6,8 @@
 //   run = ["java", "Bot"]          # how a match starts it, in its own directory
 //   env = ["JAVA_TOOL_OPTIONS=-Xss8m"]  # optional: NAME=VALUE it is given
 //   [limits]                       # optional: what it needs at most, as program terms
-//   memory = "256M"   processes = 16   cpu_time = "60s"   cpus = 1   output = "4M"   open_files = 64
+//   memory = "256M"   processes = 16   cpu_time = "60s"   cpus = 1   output = "4M"   open_files =
+//   64
 // A limit can only lower what the organizer gives (apply_manifest): an author asks for less,
 // never for more. Commands are argument lists; a word may not climb out of the bot's directory
 // ("..") or name an absolute path outside the system (/usr, /bin, /lib, /etc, /opt).
@@ -28,8 +29,8 @@ struct Manifest {
   std::string language;
   std::vector<std::string> build;  // empty: nothing to build
   std::vector<std::string> run;
-  std::vector<std::string> env;                // NAME=VALUE
-  std::map<std::string, Json> limits;          // term key -> as written
+  std::vector<std::string> env;        // NAME=VALUE
+  std::map<std::string, Json> limits;  // term key -> as written
   friend bool operator==(const Manifest&, const Manifest&) = default;
 };
 

@@ -78,8 +78,7 @@ constexpr SchemaObject kSchemaObjects[] = {
     {"jobs_leased",
      "CREATE INDEX IF NOT EXISTS jobs_leased ON jobs(lease_owner) "
      "WHERE NOT done AND lease_owner IS NOT NULL"},
-    {"results_tournament",
-     "CREATE INDEX IF NOT EXISTS results_tournament ON results(tournament)"},
+    {"results_tournament", "CREATE INDEX IF NOT EXISTS results_tournament ON results(tournament)"},
     {"live_lines", R"sql(CREATE TABLE IF NOT EXISTS live_lines(
       job bigint NOT NULL,
       attempt bigint NOT NULL,
@@ -587,12 +586,13 @@ class PostgresStore final : public Store {
       if (!last.empty()) {
         if (last[0][1].as<std::string>() != game)
           throw StoreError(fmt::format("the bot {} plays {}, not {}: give the new one another name",
-                                      name, last[0][1].as<std::string>(), game));
+                                       name, last[0][1].as<std::string>(), game));
         version = last[0][0].as<std::int64_t>() + 1;
       }
       const auto row = tx.exec_params1(
           fmt::format("INSERT INTO bot_versions(name, version, game, manifest, source, status) "
-                      "VALUES($1, $2, $3, $4, $5, $6) RETURNING {}", kBotColumns),
+                      "VALUES($1, $2, $3, $4, $5, $6) RETURNING {}",
+                      kBotColumns),
           name, version, game, dump(manifest), source, status);
       BotVersion v = bot_version(row);
       tx.commit();
@@ -623,10 +623,11 @@ class PostgresStore final : public Store {
     return run([&](pqxx::connection& c) -> Expected<std::vector<BotVersion>> {
       pqxx::nontransaction tx(c);
       std::vector<BotVersion> out;
-      for (const auto& row : tx.exec_params(
-               fmt::format("SELECT {} FROM bot_versions WHERE $1 = '' OR name = $1 "
-                           "ORDER BY name, version", kBotColumns),
-               name))
+      for (const auto& row :
+           tx.exec_params(fmt::format("SELECT {} FROM bot_versions WHERE $1 = '' OR name = $1 "
+                                      "ORDER BY name, version",
+                                      kBotColumns),
+                          name))
         out.push_back(bot_version(row));
       return out;
     });

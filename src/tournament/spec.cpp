@@ -8,7 +8,6 @@
 
 #include <fmt/format.h>
 
-
 #include "arena/registry.h"
 #include "arena/seating.h"
 #include "core/entropy.h"

@@ -164,9 +164,11 @@ constexpr std::string_view kBotSelect =
     "SELECT name, version, game, manifest, source, artifact, status, reason, created "
     "FROM bot_versions";
 
-std::string bot_select(std::string_view where) { return fmt::format("{} {}", kBotSelect, where); }
+std::string bot_select(std::string_view where) {
+  return fmt::format("{} {}", kBotSelect, where);
+}
 
-BotVersion bot_version(const Statement& s) {
+BotVersion stored_bot_version(const Statement& s) {
   return {s.text(0), s.integer(1), s.text(2), s.json_or_null(3), s.text(4),
           s.text(5), s.text(6),    s.text(7), s.text(8)};
 }
@@ -493,8 +495,9 @@ class SqliteStore final : public Store {
     return guarded<BotVersion>([&] {
       BotVersion v;
       transaction([&] {
-        Statement last(db_, "SELECT version, game FROM bot_versions WHERE name = ? "
-                            "ORDER BY version DESC LIMIT 1");
+        Statement last(db_,
+                       "SELECT version, game FROM bot_versions WHERE name = ? "
+                       "ORDER BY version DESC LIMIT 1");
         std::int64_t version = 1;
         if (last.bind(1, name).step()) {
           if (last.text(1) != game)
@@ -502,13 +505,19 @@ class SqliteStore final : public Store {
                                        name, last.text(1), game));
           version = last.integer(0) + 1;
         }
-        Statement add(db_, "INSERT INTO bot_versions(name, version, game, manifest, source, "
-                           "status) VALUES(?,?,?,?,?,?)");
-        add.bind(1, name).bind(2, version).bind(3, game).bind(4, dump(manifest)).bind(5, source)
-            .bind(6, status).run();
+        Statement add(db_,
+                      "INSERT INTO bot_versions(name, version, game, manifest, source, "
+                      "status) VALUES(?,?,?,?,?,?)");
+        add.bind(1, name)
+            .bind(2, version)
+            .bind(3, game)
+            .bind(4, dump(manifest))
+            .bind(5, source)
+            .bind(6, status)
+            .run();
         Statement back(db_, bot_select("WHERE name = ? AND version = ?").c_str());
         back.bind(1, name).bind(2, version).step();
-        v = bot_version(back);
+        v = stored_bot_version(back);
       });
       return v;
     });
@@ -519,22 +528,28 @@ class SqliteStore final : public Store {
                                 const std::string& artifact,
                                 const std::optional<std::string>& build_log) override {
     auto done = guarded<bool>([&] {
-             transaction([&] {
-               Statement u(db_, "UPDATE bot_versions SET status = ?, reason = ?, "
-                                "artifact = CASE WHEN ? = '' THEN artifact ELSE ? END "
-                                "WHERE name = ? AND version = ?");
-               u.bind(1, status).bind(2, reason).bind(3, artifact).bind(4, artifact)
-                   .bind(5, name).bind(6, version).run();
-               if (sqlite3_changes(db_) == 0)
-                 throw SqlError(fmt::format("no bot {}@{}", name, version));
-               if (build_log) {
-                 Statement l(db_, "UPDATE bot_versions SET build_log = ? "
-                                  "WHERE name = ? AND version = ?");
-                 l.bind_blob(1, *build_log).bind(2, name).bind(3, version).run();
-               }
-             });
-             return true;
-           });
+      transaction([&] {
+        Statement u(db_,
+                    "UPDATE bot_versions SET status = ?, reason = ?, "
+                    "artifact = CASE WHEN ? = '' THEN artifact ELSE ? END "
+                    "WHERE name = ? AND version = ?");
+        u.bind(1, status)
+            .bind(2, reason)
+            .bind(3, artifact)
+            .bind(4, artifact)
+            .bind(5, name)
+            .bind(6, version)
+            .run();
+        if (sqlite3_changes(db_) == 0) throw SqlError(fmt::format("no bot {}@{}", name, version));
+        if (build_log) {
+          Statement l(db_,
+                      "UPDATE bot_versions SET build_log = ? "
+                      "WHERE name = ? AND version = ?");
+          l.bind_blob(1, *build_log).bind(2, name).bind(3, version).run();
+        }
+      });
+      return true;
+    });
     if (!done) return std::unexpected(done.error());
     return {};
   }
@@ -544,7 +559,7 @@ class SqliteStore final : public Store {
       Statement s(db_, bot_select("WHERE ? = '' OR name = ? ORDER BY name, version").c_str());
       s.bind(1, name).bind(2, name);
       std::vector<BotVersion> out;
-      while (s.step()) out.push_back(bot_version(s));
+      while (s.step()) out.push_back(stored_bot_version(s));
       return out;
     });
   }

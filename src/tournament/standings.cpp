@@ -183,10 +183,12 @@ std::string standings_text(const StandingsTable& s) {
   int place = 0;
   for (const auto& r : s.rows) {
     const double half = (r.elo.high - r.elo.low) / 2;
-    out += fmt::format("{:>3}  {:<{}}  {:>7} {:>6} {:>8.1f} {:>6}  {:>+7.0f} ± {:<6.0f}  {:>6.0f} ± {:<4.0f}  {:>8.1f}\n",
-                       ++place, shown_name(r), width, r.matches, r.wins, r.points, r.ejections,
-                       std::abs(r.elo.elo) < 0.5 ? 0.0 : r.elo.elo, std::isfinite(half) ? half : 9999.0, r.glicko.rating,
-                       2 * r.glicko.rd, r.mean_score);
+    out += fmt::format(
+        "{:>3}  {:<{}}  {:>7} {:>6} {:>8.1f} {:>6}  {:>+7.0f} ± {:<6.0f}  {:>6.0f} ± {:<4.0f}  "
+        "{:>8.1f}\n",
+        ++place, shown_name(r), width, r.matches, r.wins, r.points, r.ejections,
+        std::abs(r.elo.elo) < 0.5 ? 0.0 : r.elo.elo, std::isfinite(half) ? half : 9999.0,
+        r.glicko.rating, 2 * r.glicko.rd, r.mean_score);
   }
   for (const auto& r : s.rows) {
     if (r.ejected_for.empty()) continue;
@@ -432,14 +434,13 @@ std::string matches_csv(const TournamentSpec& spec, const std::vector<StoredResu
         stderr_bytes.push_back(fmt::format("{}:{}", seat, excerpt(bytes)));
     auto joined = [](const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, " ")); };
     const auto pair = pair_of(r.spec);
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{:.3f},{},{},{}\n", r.index, r.round,
-                       pair ? std::to_string(*pair) : std::string(), seed_of(r.spec), csv_field(joined(names)), csv_field(joined(winners)),
-                       csv_field(joined(scores)), csv_field(joined(ejections)),
-                       csv_field(joined(stderr_bytes)), r.seconds,
-                       csv_field(r.worker),
-                       csv_field(damage.empty() ? string_or(r.result, "error")
-                                                : "damaged: " + damage),
-                       csv_field(reproduce_command(spec, r.spec, true, store)));
+    out += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{:.3f},{},{},{}\n", r.index, r.round,
+        pair ? std::to_string(*pair) : std::string(), seed_of(r.spec), csv_field(joined(names)),
+        csv_field(joined(winners)), csv_field(joined(scores)), csv_field(joined(ejections)),
+        csv_field(joined(stderr_bytes)), r.seconds, csv_field(r.worker),
+        csv_field(damage.empty() ? string_or(r.result, "error") : "damaged: " + damage),
+        csv_field(reproduce_command(spec, r.spec, true, store)));
   }
   return out;
 }

@@ -142,18 +142,18 @@ struct BotVersion {
   std::string name;
   std::int64_t version = 0;  // 1, 2, ... per name
   std::string game;
-  Json manifest;             // league/manifest.h's encode_manifest
-  std::string source;        // the uploaded files' content hash ("sha256:...", league/archive.h)
-  std::string artifact;      // the runnable tree's content hash; empty until built
-  std::string status;        // "building", "build-failed", "checking", "check-failed", "active",
-                             // "retired"
-  std::string reason;        // why it failed or was retired (one line); empty otherwise
-  std::string created;       // as the store writes time
+  Json manifest;         // league/manifest.h's encode_manifest
+  std::string source;    // the uploaded files' content hash ("sha256:...", league/archive.h)
+  std::string artifact;  // the runnable tree's content hash; empty until built
+  std::string status;    // "building", "build-failed", "checking", "check-failed", "active",
+                         // "retired"
+  std::string reason;    // why it failed or was retired (one line); empty otherwise
+  std::string created;   // as the store writes time
 };
 
 // The statuses a version can have, in the order it passes them.
-inline constexpr std::string_view kBotStatuses[] = {"building", "build-failed", "checking",
-                                                    "check-failed", "active", "retired"};
+inline constexpr std::string_view kBotStatuses[] = {"building",     "build-failed", "checking",
+                                                    "check-failed", "active",       "retired"};
 
 class Store {
  public:

@@ -586,7 +586,7 @@ TEST_P(StoreContract, BotVersionsAreNumberedPerNameAndKeepTheirStatus) {
 }
 
 TEST_P(StoreContract, BlobsAreStoredOnceByHash) {
-  const std::string bytes("\0\x01\xffbinary", 9);
+  const std::string bytes = std::string{'\0', '\x01', '\xff'} + "binary";
   EXPECT_TRUE(store_->put_blob("sha256:aa", bytes).value());
   EXPECT_FALSE(store_->put_blob("sha256:aa", "other").value());
   EXPECT_EQ(store_->blob("sha256:aa").value(), std::optional<std::string>(bytes));

@@ -9,7 +9,6 @@
 
 #include "core/json.h"
 
-
 namespace arbiter::tournament {
 
 // A TOML value as JSON: tables, arrays, strings, integers, booleans and finite floats as

@@ -62,8 +62,7 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
                    const std::filesystem::path& stderr_dir = {},
                    const std::vector<MatchObserver*>& observers = {},
                    const RemoteDesk* remote = nullptr,
-                   const std::vector<PrivateFile>& private_paths = {},
-                   BotShelf* shelf = nullptr);
+                   const std::vector<PrivateFile>& private_paths = {}, BotShelf* shelf = nullptr);
 
 // Every program entrant of `spec` can be started as play_job starts it, with `private_paths`
 // kept from it (check_program_start): for refusing a run in one line before any match, rather
