@@ -78,7 +78,8 @@ TEST(Archive, UnpackWritesTheTreeAndNothingElse) {
 
 TEST(Archive, ALongPathSurvivesTheUstarPrefix) {
   TempDir t;
-  const std::string deep = std::string(90, 'a') + "/" + std::string(90, 'b') + "/f.txt";
+  std::string deep(90, 'a');
+  deep.append("/").append(90, 'b').append("/f.txt");
   write(t.path / deep, "x");
   auto tree = read_directory(t.path);
   ASSERT_TRUE(tree);

@@ -11,6 +11,7 @@
 #include "core/clock.h"
 #include "core/file.h"
 #include "core/printable.h"
+#include "core/shell_words.h"
 #include "core/units.h"
 #include "remote/child_process.h"
 
@@ -20,13 +21,18 @@ namespace {
 namespace fs = std::filesystem;
 
 // Copies the files to the tmpfs (the shown directory is read-only), builds there with its output
-// as the log, then streams the tree on stdout. The sandbox's PATH is the system's.
-constexpr const char* kBuildScript =
-    "set -e\n"
-    "cp -R . /tmp/bot\n"
-    "cd /tmp/bot\n"
-    "\"$@\" >&2\n"
-    "exec tar -cf - .\n";
+// as the log, then streams the tree on stdout. The sandbox's PATH is the system's. The command is
+// quoted into the script rather than passed as arguments: the walls would read an argument that
+// names a file of the bot as that file in the read-only directory.
+std::string build_script(const std::vector<std::string>& command) {
+  return fmt::format(
+      "set -e\n"
+      "cp -R . /tmp/bot\n"
+      "cd /tmp/bot\n"
+      "{} >&2\n"
+      "exec tar -cf - .\n",
+      join_shell_words(command));
+}
 
 struct Scratch {
   fs::path dir;
@@ -89,8 +95,7 @@ BuildOutcome build_bot(const Tree& source, const Manifest& manifest, const Build
     return failed("cannot unpack the files to build: " + ok.error().message);
   }
   ChildSpec spec;
-  spec.argv = {"/bin/sh", "-c", kBuildScript, "build"};
-  spec.argv.insert(spec.argv.end(), manifest.build.begin(), manifest.build.end());
+  spec.argv = {"/bin/sh", "-c", build_script(manifest.build)};
   spec.cwd = files.dir;
   spec.limits.memory_bytes = caps.memory;
   spec.limits.processes = caps.processes;
