@@ -32,6 +32,7 @@ struct BotArgs {
   bool no_check = false;
   bool unsafe_no_sandbox = false;
   int matches = 10;
+  double per_call = 6;
 };
 
 // The check's report as people read it: a line per check, then the first failure's transcript.
@@ -283,11 +284,14 @@ void add_check_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& ex
                    "How many matches (default 10; at least one per "
                    "seat it can hold)")
       ->check(CLI::Range(1, 1000));
+  check->add_option("--per-call", a->per_call, "Seconds it may take per call (default 6)")
+      ->check(seconds_validator());
   check->add_option("--store", a->store, "The store of a NAME@VERSION (default sqlite:arbiter.db)");
   check->add_option("--bot-cache", a->cache, "Where a stored bot's files are unpacked");
   check->callback([a, &exit_code] {
     league::CheckOptions options;
     options.matches = a->matches;
+    options.per_call = std::chrono::milliseconds(std::llround(a->per_call * 1000));
     options.say = [](const std::string& line) { std::cerr << line << '\n'; };
     std::error_code ec;
     if (fs::exists(a->ref, ec)) {

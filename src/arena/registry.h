@@ -47,7 +47,7 @@ struct ProgramStderr {
   std::uint64_t bytes = 0;  // all it wrote
   std::string tail;         // the last bytes of it (ChildSpec::stderr_tail)
   std::string log_error;    // a failed write to its stderr_dir file ("PATH: REASON"), or empty
-  bool exited = false;      // it had exited by itself when collected
+  bool exited = false;      // it ended by itself (not by our SIGKILL) before it was collected
 };
 
 // The programs a match started (open_remote_seats adds them), kept so that what they wrote on

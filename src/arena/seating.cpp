@@ -3,6 +3,7 @@
 #include "arena/bot_shelf.h"
 
 #include <algorithm>
+#include <csignal>
 #include <thread>
 
 #include <fmt/format.h>
@@ -33,12 +34,12 @@ std::vector<ProgramStderr> ProgramRecords::collect(Duration grace) {
   std::vector<ProgramStderr> out;
   const Deadline deadline = Deadline::after(SteadyClock::instance(), grace);
   for (const auto& [seat, process] : programs_) {
-    bool exited = process->exited();
-    while (!exited && !deadline.passed()) {
+    while (!process->exited() && !deadline.passed())
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      exited = process->exited();
-    }
     process->kill();
+    // Ended by itself: anything but the SIGKILL of ours (its reaper's status says which).
+    const auto code = process->exit_code();
+    const bool exited = code && *code != 128 + SIGKILL;
     out.push_back({seat, process->stderr_bytes(), process->stderr_tail(),
                    process->stderr_log_error(), exited});
   }

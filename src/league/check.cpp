@@ -7,6 +7,7 @@
 #include "arena/registry.h"
 #include "arena/seating.h"
 #include "core/printable.h"
+#include "core/protocol.h"
 #include "core/shell_words.h"
 #include "referee/game_log.h"
 
@@ -132,7 +133,7 @@ CheckReport check_bot(const Manifest& manifest, const std::filesystem::path& dir
     const std::string where =
         fmt::format("match {} ({} seats, seat {})", m + 1, at.seats, at.position);
     auto outcome = play_match(*game, spec);
-    const auto collected = programs.collect(std::chrono::seconds(2));
+    const auto collected = programs.collect();
     ++report.matches;
     if (!outcome) {
       failed("starts", fmt::format("{}: {}", where, outcome.error().message), "");

@@ -66,11 +66,12 @@ class RemotePlayer final : public Player<G> {
 
   bool in_process() const override { return false; }
 
-  // Closes the channel and kills the child at once; the child is reaped when the player is
-  // destroyed (reaping can wait for the kernel to free a large child's memory).
+  // Closes the channel; the child has wire::kLastMessageGrace to see its input end and exit by
+  // itself (bot check's "exits") before it is killed. It is reaped when the player is destroyed
+  // (reaping can wait for the kernel to free a large child's memory).
   void disconnect() override {
     if (channel_) channel_->close();
-    if (child_) child_->stop();
+    if (child_) child_->stop_after(wire::kLastMessageGrace);
   }
 
   // The notice, then the channel closed at once; the program has wire::kLastMessageGrace to read
