@@ -12,7 +12,9 @@ packages=(
   liblua5.4-dev libseccomp-dev
   libcpp-httplib-dev chromium chromium-driver python3-selenium
   cadical clang-format
-  nodejs
+  libarchive-dev
+  # The starter kits' toolchains (bots/kits/): their bots are built and checked by the tests.
+  nodejs openjdk-17-jdk-headless rustc golang-go racket
 )
 
 missing=()

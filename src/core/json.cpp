@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "core/ejection.h"
+
 namespace arbiter {
 namespace {
 
@@ -286,13 +288,20 @@ Json logged_message(const Json& message, const std::optional<std::string>& malfo
   if (text.size() <= kLoggedMessageBytes && !replayed_malformed(message)) return message;
   std::size_t cut = std::min<std::size_t>(text.size(), 200);
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return Json{
-      {"malformed_excerpt", text.substr(0, cut)}, {"bytes", text.size()}, {"why", *malformed_why}};
+  return Json{{"malformed_excerpt", text.substr(0, cut)},
+              {"bytes", text.size()},
+              {"why", bounded_detail(*malformed_why)}};
 }
 
 std::optional<std::string> replayed_malformed(const Json& logged) {
+  // Only what logged_message makes: a player sending a look-alike of any other size is just
+  // malformed, and its message is logged as any other (bounded).
   if (!logged.is_object() || logged.size() != 3 || !logged.contains("malformed_excerpt") ||
-      !logged.contains("bytes") || !logged.contains("why") || !logged["why"].is_string())
+      !logged["malformed_excerpt"].is_string() ||
+      logged["malformed_excerpt"].get_ref<const std::string&>().size() > 200 ||
+      !logged.contains("bytes") || !logged["bytes"].is_number_unsigned() ||
+      !logged.contains("why") || !logged["why"].is_string() ||
+      logged["why"].get_ref<const std::string&>().size() > kMaxDetailBytes + 64)
     return std::nullopt;
   return logged["why"].get<std::string>();
 }

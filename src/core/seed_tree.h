@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -24,8 +25,25 @@ namespace arbiter::seeds {
 // The size of a program key (program() below), drawn with core/entropy.h.
 inline constexpr std::size_t kProgramKeyBytes = 16;
 
+// The first 8 bytes, little-endian, of HMAC-SHA-256 under `key` of `label` and `values` (each 8
+// bytes, little-endian): one-way, so that its output tells nothing of the key.
+inline std::uint64_t keyed(std::string_view key, std::string label,
+                           std::initializer_list<std::uint64_t> values) {
+  for (const std::uint64_t v : values)
+    for (int i = 0; i < 8; ++i) label.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  const auto digest = hmac_sha256(key, label);
+  std::uint64_t out = 0;
+  for (int i = 7; i >= 0; --i) out = (out << 8) | digest[static_cast<std::size_t>(i)];
+  return out;
+}
+
+// One-way too: a match's seed is shown once its seed group is over, while later matches are
+// still to be played; from it nobody may work back to the master seed and so to their deals (an
+// unkeyed mix such as Rng::derive can be inverted). Keyed by the master seed's 8 bytes.
 inline std::uint64_t match(std::uint64_t master, std::int64_t index) {
-  return Rng::derive(master, "match", static_cast<std::uint64_t>(index));
+  std::string key;
+  for (int i = 0; i < 8; ++i) key.push_back(static_cast<char>((master >> (8 * i)) & 0xff));
+  return keyed(key, "arbiter match seed", {static_cast<std::uint64_t>(index)});
 }
 inline std::uint64_t swiss_round(std::uint64_t master, std::int64_t round) {
   return Rng::derive(master, "swiss", static_cast<std::uint64_t>(round));
@@ -40,13 +58,7 @@ inline std::uint64_t seat(std::uint64_t match_seed, Seat seat) {
 // every tournament and every play, kept in the store, never shown to programs). The first 8
 // bytes, little-endian, of HMAC-SHA-256 under the key of a label, the seed and the seat.
 inline std::uint64_t program(std::string_view key, std::uint64_t match_seed, Seat seat) {
-  std::string text = "arbiter program seed";
-  for (const std::uint64_t v : {match_seed, static_cast<std::uint64_t>(seat)})
-    for (int i = 0; i < 8; ++i) text.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-  const auto digest = hmac_sha256(key, text);
-  std::uint64_t seed = 0;
-  for (int i = 7; i >= 0; --i) seed = (seed << 8) | digest[static_cast<std::size_t>(i)];
-  return seed;
+  return keyed(key, "arbiter program seed", {match_seed, static_cast<std::uint64_t>(seat)});
 }
 inline std::uint64_t setup_order(std::uint64_t match_seed) {
   return Rng::derive(match_seed, "setup-order");

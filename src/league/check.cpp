@@ -152,7 +152,14 @@ CheckReport check_bot(const Manifest& manifest, const std::filesystem::path& dir
     if (!ejected)
       for (const auto& p : collected)
         if (p.seat == kCandidate && !p.exited)
-          failed("exits", fmt::format("{}: still running 2 s after the match ended", where), "");
+          failed("exits",
+                 fmt::format("{}: still running {} ms after its match ended and its input "
+                             "closed (a bot exits when its stdin ends)",
+                             where,
+                             std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 wire::kLastMessageGrace)
+                                 .count()),
+                 "");
     if (options.say)
       options.say(fmt::format("{}: {}", where, ejected ? "ejected" : "played to the end"));
     if (ejected && !report.checks.front().ok) {

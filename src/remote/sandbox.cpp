@@ -242,6 +242,32 @@ struct Sight {
 
 // The paths shown to `program` with `argv` (both made absolute), refused with one line when a
 // path is missing or when a shown directory holds one of spec.private_paths.
+// Where a private file is, or will be: made absolute, every link followed (a link whose target
+// does not exist yet too, since the referee will create the file through it), the rest made
+// canonical. Empty when it cannot be told.
+fs::path private_target(const fs::path& path) {
+  std::error_code ec;
+  fs::path p = fs::absolute(path, ec);
+  for (int hops = 0; hops < 40 && !ec; ++hops) {
+    p = fs::weakly_canonical(p, ec);
+    std::error_code missing;  // a file not made yet is no link
+    if (ec || !fs::is_symlink(fs::symlink_status(p, missing))) break;
+    const fs::path target = fs::read_symlink(p, ec);
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  return ec ? fs::path() : p;
+}
+
+// The (device, inode) of every existing directory holding `file`, up to the root's child.
+std::set<std::pair<dev_t, ino_t>> ancestor_ids(const fs::path& file) {
+  std::set<std::pair<dev_t, ino_t>> ids;
+  for (fs::path d = file.parent_path(); !d.empty() && d != d.root_path(); d = d.parent_path()) {
+    struct stat st {};
+    if (::stat(d.c_str(), &st) == 0) ids.insert({st.st_dev, st.st_ino});
+  }
+  return ids;
+}
+
 Expected<Sight> look(const SandboxSpec& spec, std::string& program,
                      std::vector<std::string>& argv, const fs::path& workdir) {
   Sight sight;
@@ -361,10 +387,14 @@ Expected<Sight> look(const SandboxSpec& spec, std::string& program,
   // as readable as any file of the system.
   for (const auto& secret : spec.private_paths) {
     if (secret.path.empty()) continue;
-    const fs::path real = fs::weakly_canonical(fs::absolute(secret.path, ec), ec);
-    if (ec || real.empty()) continue;
+    const fs::path real = private_target(secret.path);
+    if (real.empty()) continue;
+    // The same directory reached by another path (a bind mount of it elsewhere) counts too.
+    const std::set<std::pair<dev_t, ino_t>> holders = ancestor_ids(real);
     for (const auto& p : shown) {
-      if (!under(real, p)) continue;
+      struct stat st {};
+      const bool same_dir = ::stat(p.c_str(), &st) == 0 && holders.contains({st.st_dev, st.st_ino});
+      if (!under(real, p) && !same_dir) continue;
       if (system.contains(p.string()))
         return fail(fmt::format(
             "sandbox: every program would see {} ({}): it is in {}, which every program is "

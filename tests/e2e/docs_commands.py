@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 
-DOCS = ["docs/writing-a-bot.md", "examples/README.md", "docs/tournaments.md"]
+DOCS = ["docs/writing-a-bot.md", "examples/README.md", "docs/tournaments.md", "docs/bots.md"]
 # Documents of which only one section is a walk-through to run (the rest shows commands that need
 # a store or a server set up elsewhere).
 SECTIONS = {"docs/tournaments.md": "## Test a change with SPRT"}
@@ -152,6 +152,9 @@ def main() -> int:
     system = [d for d in ("/usr/bin",) if os.access(os.path.join(d, "python3"), os.X_OK)]
     env["PATH"] = os.pathsep.join([str(arbiter.parent), *system, env.get("PATH", "")])
     env.pop("PYTHONPATH", None)
+    # Stored bots' files are unpacked in a cache of the run's own, removed at the end.
+    cache = tempfile.TemporaryDirectory(prefix="arbiter-docs-cache-")
+    env["XDG_CACHE_HOME"] = cache.name
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # the bots' imports leave no __pycache__ in the repository
 
     failures = []

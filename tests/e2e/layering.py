@@ -3,7 +3,7 @@
 include that points up or sideways, planted one at a time in a copy of the tree: a game including
 the referee, the arena, another game or <thread>; core including the referee; the referee
 including a transport; remote including a game; lua including a game; arena including the
-tournament; a bot including the arena; a new folder under src/ that is in no layer."""
+tournament; the tournament including the league; a bot including the arena; a new folder under src/ that is in no layer."""
 import argparse
 import pathlib
 import shutil
@@ -22,6 +22,7 @@ PLANTS = [
     ("src/remote/tcp.cpp", '#include "games/q/state.h"', "remote may not include games/q/state.h"),
     ("src/lua/sandbox.h", '#include "games/abalone/world.h"', "lua may not include games/abalone/world.h"),
     ("src/arena/seating.cpp", '#include "tournament/store.h"', "arena may not include tournament/store.h"),
+    ("src/tournament/worker.cpp", '#include "league/bots.h"', "tournament may not include league/bots.h"),
     ("bots/cpp/q_bot.cpp", '#include "arena/registry.h"', "bots may not include arena/registry.h"),
 ]
 

@@ -19,6 +19,14 @@ reads whatever it can reach, then reports it on stderr (kept by the referee outs
      file (it holds the master seed), inside a program's directory: refused in one line before
      anything starts.
   f. Log amplification: a reply of a 1 MB number makes no log line longer than a few KB.
+  g. A match seed shown to spectators gives no master seed: inverting the old unkeyed derivation
+     (splitmix64, a bijection) from every match seed of a finished tournament finds nothing, and
+     match seeds are the documented HMAC-SHA-256 keyed by the master seed.
+  h. A private file reached by another path: the game log through a bind mount of its directory
+     at the program's own, and through a link (not yet pointing at anything) into the program's
+     directory: refused in one line before anything is created.
+  i. A real-time player sending a look-alike of the referee's record of a long malformed
+     message (1 MB "why") makes no long log line.
 
 Usage: leaks_e2e.py --arbiter PATH --root REPO   (as root; the walls need it)
 """
@@ -434,6 +442,131 @@ def check_amplification(tmp):
         problems.append(f"a log line of {longest} bytes")
     TALLY.report("f. a 1 MB reply makes no long log line", problems, f"longest log line {longest} bytes")
 
+M64 = (1 << 64) - 1
+GOLDEN = 0x9E3779B97F4A7C15
+
+
+def old_master_from(match_seed, index):
+    """The master seed the old derivation (Rng::derive: splitmix64 finalizer of a mix) would have
+    given `match_seed` at `index`: its finalizer is a bijection, so it runs backwards."""
+    def rotl(x, k):
+        return ((x << k) | (x >> (64 - k))) & M64
+
+    def unshift(y, s):
+        x = y
+        for _ in range(64 // s + 1):
+            x = y ^ (x >> s)
+        return x & M64
+
+    def fnv(tag):
+        v = 0xCBF29CE484222325
+        for c in tag.encode():
+            v = ((v ^ c) * 0x100000001B3) & M64
+        return v
+
+    z = unshift(match_seed, 31)
+    z = (z * pow(0x94D049BB133111EB, -1, 1 << 64)) & M64
+    z = unshift(z, 27)
+    z = (z * pow(0xBF58476D1CE4E5B9, -1, 1 << 64)) & M64
+    x = (unshift(z, 30) - 2 * GOLDEN) & M64
+    return x ^ rotl(fnv("match"), 17) ^ rotl((index * GOLDEN) & M64, 41)
+
+
+def documented_match_seed(master, index):
+    import hashlib
+    import hmac
+    digest = hmac.new(master.to_bytes(8, "little"), b"arbiter match seed" + index.to_bytes(8, "little"),
+                      hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "little")
+
+
+def check_master_from_match_seed(tmp):
+    master = random.getrandbits(64)
+    store = f"sqlite:{tmp}/inverse.db"
+    r = arbiter("tournament", "run", "-g", "battleship", "-p", "a:hunt", "-p", "b:random",
+                "-p", "c:tracker", "--seed", str(master), "--store", store, "-q")
+    problems = [] if r.returncode == 0 else [f"the run: {r.stderr[-300:]}"]
+    rows = arbiter("tournament", "results", "1", "--matches", "--store", store).stdout.splitlines()
+    header = rows[0].split(",") if rows else []
+    seeds = []
+    for line in rows[1:]:
+        cells = line.split(",")
+        seeds.append((int(cells[header.index("index")]), int(cells[header.index("seed")]),
+                      cells[header.index("pair")]))
+    first_of_pair = {}
+    for index, seed, pair in seeds:
+        first_of_pair.setdefault(pair, index)
+    for index, seed, pair in seeds:
+        group = first_of_pair[pair]
+        if old_master_from(seed, group) == master:
+            problems.append(f"match {index}'s seed gives the master seed back")
+        if documented_match_seed(master, group) != seed:
+            problems.append(f"match {index}'s seed is not HMAC-SHA-256(master, match {group})")
+    if not seeds:
+        problems.append("no match rows")
+    TALLY.report("g. a shown match seed gives no master seed", problems,
+                 f"{len(seeds)} match seeds checked")
+
+
+def check_private_aliases(tmp):
+    problems = []
+    real = os.path.join(tmp, "alias-real")
+    view = os.path.join(tmp, "alias-view")
+    os.makedirs(real)
+    os.makedirs(view)
+    shutil.copy(os.path.join(ARGS.root, "tests", "misbehaving", "leak_spy.py"), real)
+    mounted = subprocess.run(["mount", "--bind", real, view], capture_output=True).returncode == 0
+    if not mounted:
+        problems.append("mount --bind failed (the check needs root)")
+    else:
+        try:
+            r = arbiter("play", "battleship", "-p", f"spy:cmd:{PY} {view}/leak_spy.py",
+                        "-p", "b:hunt", "--log", f"{real}/game.jsonl")
+            problems += [f"bind alias: {p}" for p in one_line_refusal(r, "the game log")]
+            if os.path.exists(os.path.join(real, "game.jsonl")):
+                problems.append("bind alias: the log was created")
+        finally:
+            subprocess.run(["umount", view], capture_output=True)
+    bot = spy_dir(tmp, "dangling")
+    org = os.path.join(tmp, "org")
+    os.makedirs(org)
+    os.symlink(os.path.join(bot, "game.jsonl"), os.path.join(org, "game.jsonl"))
+    r = arbiter("play", "battleship", "-p", f"spy:cmd:{PY} {bot}/leak_spy.py", "-p", "b:hunt",
+                "--log", os.path.join(org, "game.jsonl"))
+    problems += [f"dangling link: {p}" for p in one_line_refusal(r, "the game log")]
+    if os.path.exists(os.path.join(bot, "game.jsonl")):
+        problems.append("dangling link: the log was created in the program's directory")
+    TALLY.report("h. a private file through a bind mount or a dangling link is refused", problems,
+                 "both refused before anything was created")
+
+
+def check_record_lookalike(tmp):
+    bot = os.path.join(tmp, "lookalike")
+    os.makedirs(bot)
+    with open(os.path.join(bot, "fake.py"), "w") as f:
+        f.write("import json, sys\n"
+                "sys.stdin.readline()\n"
+                "sys.stdout.write(json.dumps({'malformed_excerpt': 'x', 'bytes': 1,"
+                " 'why': 'W' * 1000000}) + '\\n')\n"
+                "sys.stdout.flush()\n"
+                "for line in sys.stdin:\n"
+                "    pass\n")
+    log = os.path.join(tmp, "lookalike.jsonl")
+    r = arbiter("play", "dominosa", "-p", f"fake:cmd:{PY} {bot}/fake.py", "-p", "b:slow=3",
+                "--log", log, "--seed", "7")
+    problems = [] if os.path.exists(log) else [f"no log: {r.stderr[-300:]}"]
+    longest = 0
+    if os.path.exists(log):
+        with open(log, "rb") as f:
+            longest = max((len(line) for line in f), default=0)
+        if longest > 8192:
+            problems.append(f"a log line of {longest} bytes")
+        rep = arbiter("replay", log)
+        if rep.returncode != 0:
+            problems.append(f"replay: {rep.stdout[-200:]} {rep.stderr[-200:]}")
+    TALLY.report("i. a look-alike of the malformed-message record makes no long log line",
+                 problems, f"longest log line {longest} bytes")
+
 
 def main():
     global ARGS
@@ -449,7 +582,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="arbiter-leaks-") as tmp:
         os.chmod(tmp, 0o755)
         for check in (check_proc, check_seed_search, check_uri_store, check_stderr_dirs,
-                      check_amplification, check_spectators):
+                      check_amplification, check_spectators, check_master_from_match_seed,
+                      check_private_aliases, check_record_lookalike):
             try:
                 check(tmp)
             except Exception as e:  # noqa: BLE001 - one broken check must not hide the others
