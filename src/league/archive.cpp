@@ -415,10 +415,13 @@ std::string content_hash(const Tree& tree) {
   return "sha256:" + sha256_hex(canonical_tar(tree));
 }
 
-std::string pack(const Tree& tree) {
-  const std::string tar = canonical_tar(tree);
+namespace {
+
+std::string gzip(const std::string& tar) {
   z_stream z{};
-  deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);  // +16: a gzip wrapper
+  // Level 3: a stored bot is packed at every add and build, and read at every cache miss; the
+  // higher levels cost twice the time for a few percent of size.
+  deflateInit2(&z, 3, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);  // +16: a gzip wrapper
   std::string out(deflateBound(&z, tar.size()) + 64, '\0');
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(tar.data()));
   z.avail_in = static_cast<uInt>(tar.size());
@@ -428,6 +431,15 @@ std::string pack(const Tree& tree) {
   out.resize(z.total_out);
   deflateEnd(&z);
   return out;
+}
+
+}  // namespace
+
+std::string pack(const Tree& tree) { return gzip(canonical_tar(tree)); }
+
+Packed pack_with_hash(const Tree& tree) {
+  const std::string tar = canonical_tar(tree);
+  return {"sha256:" + sha256_hex(tar), gzip(tar)};
 }
 
 namespace {

@@ -64,6 +64,13 @@ std::string content_hash(const Tree& tree);  // "sha256:" + 64 hex digits of can
 // gzip of the canonical tar, as stored and exported; read_archive reads it back.
 std::string pack(const Tree& tree);
 
+// Both at once (the canonical tar made once): the tree's content hash and its packed bytes.
+struct Packed {
+  std::string hash;
+  std::string bytes;
+};
+Packed pack_with_hash(const Tree& tree);
+
 // Writes the tree into `dir`, which must not exist yet (its parent must); nothing outside it is
 // touched: every file is created new, without following links. On failure `dir` is removed.
 Expected<void> unpack(const Tree& tree, const std::filesystem::path& dir);

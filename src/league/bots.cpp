@@ -60,9 +60,9 @@ Expected<BotVersion> admit(Store& store, BotVersion version, const Tree& source,
       version.reason = built.reason;
       return version;
     }
-    artifact = content_hash(built.built);
-    if (auto ok = store.put_blob(artifact, pack(built.built)); !ok)
-      return std::unexpected(ok.error());
+    Packed packed = pack_with_hash(built.built);
+    artifact = packed.hash;
+    if (auto ok = store.put_blob(artifact, packed.bytes); !ok) return std::unexpected(ok.error());
   }
   if (auto ok = store.set_bot_status(version.name, version.version, "checking", "", artifact, log);
       !ok)
@@ -124,10 +124,11 @@ Expected<BotVersion> add_bot(Store& store, const fs::path& path, const AddOption
   if (!files) return std::unexpected(files.error());
   Tree* tree = &files->tree;
   Manifest* manifest = &files->manifest;
-  const std::string source = content_hash(*tree);
+  const Packed packed = pack_with_hash(*tree);
+  const std::string& source = packed.hash;
   say(options, fmt::format("read {}: {} files, {}, {}", path.string(), tree->entries.size(),
                            format_size(tree->bytes()), source));
-  if (auto ok = store.put_blob(source, pack(*tree)); !ok) return std::unexpected(ok.error());
+  if (auto ok = store.put_blob(source, packed.bytes); !ok) return std::unexpected(ok.error());
   auto version = store.add_bot_version(manifest->name, manifest->game, encode_manifest(*manifest),
                                        source, manifest->build.empty() ? "checking" : "building");
   if (!version) return std::unexpected(version.error());
