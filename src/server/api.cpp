@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "arena/bot_shelf.h"
 #include "arena/spectator.h"
 #include "tournament/integrity.h"
 #include "tournament/ratings.h"
@@ -51,6 +52,19 @@ Json seat_names(const tournament::TournamentSpec& spec, const Json& job_spec) {
   for (std::size_t e : tournament::seated(job_spec))
     seats.push_back(e < spec.players.size() ? Json(spec.players[e].name) : Json());
   return seats;
+}
+
+// The stored bots' versions a job seats, by seat ("alice@3"; null for a seat that is no stored
+// bot), or null when it seats none.
+Json seat_versions(const tournament::TournamentSpec& spec, const Json& job_spec) {
+  Json versions = Json::array();
+  bool any = false;
+  for (std::size_t e : tournament::seated(job_spec)) {
+    const bool stored = e < spec.players.size() && is_stored_bot(spec.players[e].bot);
+    versions.push_back(stored ? Json(spec.players[e].bot.substr(kStoredBotPrefix.size())) : Json());
+    any = any || stored;
+  }
+  return any ? versions : Json();
 }
 
 }  // namespace
@@ -200,6 +214,8 @@ Json StoreApi::match_row(const Snapshot& s, const StoredResult& row) const {
               {"job", row.job},
               {"seats", seats},
               {"seconds", row.seconds}};
+  if (Json versions = seat_versions(s.spec, row.spec); !versions.is_null())
+    out["versions"] = std::move(versions);
   const std::string damage = tournament::row_damage(s.spec, row);
   if (!damage.empty()) {
     out["outcome"] = "damaged";

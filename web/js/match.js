@@ -154,7 +154,10 @@ async function stored(t, i) {
   const m = await getJson(`api/tournaments/${t}/matches/${i}`);
   crumbs(h("a", { href: "./" }, "tournaments"), h("a", { href: `tournament.html?id=${t}` }, m.tournament_name), `match ${i}`);
   document.title = `${m.tournament_name} #${i} · arbiter viewer`;
-  document.getElementById("title").textContent = `${(m.seats || []).join(" vs ")}`;
+  // A stored bot's seat shows the version it played: "alice (alice@3)".
+  const versions = m.versions || [];
+  document.getElementById("title").textContent =
+    `${(m.seats || []).map((n, k) => (versions[k] ? `${n} (${versions[k]})` : n)).join(" vs ")}`;
   document.getElementById("facts").textContent = `${m.game} · ${m.tournament_name}, match ${i}, round ${m.round} · seed ${m.seed ?? (m.held ? "shown once its pair is over" : "?")} · ${m.seconds?.toFixed?.(2) ?? "?"} s`;
   if (m.held) return held(m);
   document.getElementById("repro-cmd").textContent = m.reproduce;
