@@ -34,7 +34,7 @@ using namespace arbiter;
 namespace fs = std::filesystem;
 using Steady = std::chrono::steady_clock;
 
-double ms_since(Steady::time_point t0) {
+double elapsed_ms(Steady::time_point t0) {
   return std::chrono::duration<double, std::milli>(Steady::now() - t0).count();
 }
 
@@ -43,7 +43,7 @@ struct Stats {
   double p90 = 0;
 };
 
-Stats stats(std::vector<double> v) {
+Stats spread(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return {v[v.size() / 2], v[v.size() * 9 / 10]};
 }
@@ -74,7 +74,7 @@ double start_once(const std::vector<std::string>& argv, const ProgramTerms& term
   if (!channel->send(call, Deadline::after(clock, std::chrono::seconds(5))) ||
       !channel->receive(Deadline::after(clock, std::chrono::seconds(5))))
     die("no echo from the program");
-  const double ms = ms_since(t0);
+  const double ms = elapsed_ms(t0);
   (*child)->kill();
   return ms;
 }
@@ -89,8 +89,9 @@ std::string random_bytes(std::size_t n, std::mt19937_64& rng) {
 }
 
 std::string text_bytes(std::size_t n, std::mt19937_64& rng) {
-  static const char* words[] = {"int ", "return ", "if (", "x", "y", ") {\n", "}\n", "for ",
-                                "tile", "board", " = ", "; ", "// a comment\n", "0", "1"};
+  static const char* words[] = {"int ",  "return ", "if (",           "x",    "y",
+                                ") {\n", "}\n",     "for ",           "tile", "board",
+                                " = ",   "; ",      "// a comment\n", "0",    "1"};
   std::string s;
   while (s.size() < n) s += words[rng() % std::size(words)];
   s.resize(n);
@@ -104,9 +105,12 @@ int main(int argc, char** argv) {
   int runs = 10;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--starts") starts = std::atoi(argv[i + 1]);
-    else if (flag == "--runs") runs = std::atoi(argv[i + 1]);
-    else die("usage: bot_bench [--starts N] [--runs N]");
+    if (flag == "--starts")
+      starts = std::atoi(argv[i + 1]);
+    else if (flag == "--runs")
+      runs = std::atoi(argv[i + 1]);
+    else
+      die("usage: bot_bench [--starts N] [--runs N]");
   }
   char tmpl[] = "/tmp/arbiter-bot-bench-XXXXXX";
   const fs::path work = ::mkdtemp(tmpl);
@@ -135,14 +139,17 @@ int main(int argc, char** argv) {
     const auto t0 = Steady::now();
     auto program = shelf.take(ref, added->artifact, ProgramTerms{});
     if (!program) die(program.error().message);
-    const double take_ms = ms_since(t0);
+    const double take_ms = elapsed_ms(t0);
     from_cache.push_back(take_ms + start_once(program->argv, program->terms));
   }
-  const Stats p = stats(from_path), c = stats(from_cache);
+  const Stats p = spread(from_path), c = spread(from_cache);
   fmt::print("start + first exchange, {} each, interleaved (ms)   median    p90\n", starts);
-  fmt::print("  plain path                                       {:7.2f} {:6.2f}\n", p.median, p.p90);
-  fmt::print("  stored bot from the worker's cache               {:7.2f} {:6.2f}\n", c.median, c.p90);
-  fmt::print("  difference of the medians                        {:+7.2f}\n\n", c.median - p.median);
+  fmt::print("  plain path                                       {:7.2f} {:6.2f}\n", p.median,
+             p.p90);
+  fmt::print("  stored bot from the worker's cache               {:7.2f} {:6.2f}\n", c.median,
+             c.p90);
+  fmt::print("  difference of the medians                        {:+7.2f}\n\n",
+             c.median - p.median);
 
   std::mt19937_64 rng(1);
   for (const char* kind : {"incompressible", "text"}) {
@@ -158,14 +165,14 @@ int main(int argc, char** argv) {
       }
       auto t0 = Steady::now();
       auto v = league::add_bot(**store, big, league::AddOptions{});
-      add_ms.push_back(ms_since(t0));
+      add_ms.push_back(elapsed_ms(t0));
       if (!v) die(v.error().message);
       league::StoreShelf fresh(**store, work / fmt::format("miss-{}-{}", kind, r));
       t0 = Steady::now();
       if (auto dir = fresh.open(v->artifact); !dir) die(dir.error().message);
-      miss_ms.push_back(ms_since(t0));
+      miss_ms.push_back(elapsed_ms(t0));
     }
-    const Stats a = stats(add_ms), m = stats(miss_ms);
+    const Stats a = spread(add_ms), m = spread(miss_ms);
     fmt::print("10 MiB bot, {} files, {} runs (ms)          median    max\n", kind, runs);
     fmt::print("  bot add (read, check, pack, hash, store)         {:7.1f} {:6.1f}\n", a.median,
                *std::max_element(add_ms.begin(), add_ms.end()));

@@ -435,7 +435,9 @@ std::string gzip(const std::string& tar) {
 
 }  // namespace
 
-std::string pack(const Tree& tree) { return gzip(canonical_tar(tree)); }
+std::string pack(const Tree& tree) {
+  return gzip(canonical_tar(tree));
+}
 
 Packed pack_with_hash(const Tree& tree) {
   const std::string tar = canonical_tar(tree);

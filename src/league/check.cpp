@@ -153,12 +153,12 @@ CheckReport check_bot(const Manifest& manifest, const std::filesystem::path& dir
       for (const auto& p : collected)
         if (p.seat == kCandidate && !p.exited)
           failed("exits",
-                 fmt::format("{}: still running {} ms after its match ended and its input "
-                             "closed (a bot exits when its stdin ends)",
-                             where,
-                             std::chrono::duration_cast<std::chrono::milliseconds>(
-                                 wire::kLastMessageGrace)
-                                 .count()),
+                 fmt::format(
+                     "{}: still running {} ms after its match ended and its input "
+                     "closed (a bot exits when its stdin ends)",
+                     where,
+                     std::chrono::duration_cast<std::chrono::milliseconds>(wire::kLastMessageGrace)
+                         .count()),
                  "");
     if (options.say)
       options.say(fmt::format("{}: {}", where, ejected ? "ejected" : "played to the end"));

@@ -326,6 +326,49 @@ TEST(ServerHeld, SeedsAndLogsWaitForTheMatchesDealtFromThem) {
   fs::remove_all(dir);
 }
 
+TEST(ServerStoredBots, AMatchNamesTheVersionsItsStoredBotsPlayed) {
+  const std::string dir = fs::temp_directory_path() / fmt::format("arbiter-stored-{}", ::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto store = tournament::open_store("sqlite:" + dir + "/stored.db");
+  ASSERT_TRUE(store.has_value()) << store.error().message;
+  TournamentSpec spec = tournament::new_tournament_spec();
+  spec.game = "battleship";
+  spec.pairing = false;
+  spec.players = {{"alice", "bot:alice@3"}, {"b", "hunt"}};
+  spec.players[0].artifact = "sha256:" + std::string(64, 'a');
+  auto id = tournament::create_tournament(**store, spec);
+  ASSERT_TRUE(id.has_value()) << id.error().message;
+  auto jobs = (*store)->claim("w", 10, std::chrono::seconds(60), *id);
+  ASSERT_TRUE(jobs.has_value() && jobs->size() == 2);
+  for (const auto& job : *jobs) {
+    const Json result{{"winners", {0}}, {"ejections", Json::array()}, {"scores", {17, 3}}};
+    const std::string header =
+        dump(Json{{"type", "match"}, {"seed", job.spec["seed"]}, {"seats", {"alice", "b"}}});
+    Json end = result;
+    end["type"] = "result";
+    ASSERT_TRUE(
+        (*store)->complete(job.id, "w", {result, header + "\n" + dump(end) + "\n", 1.0, Json()}));
+  }
+  ViewerServer server({"127.0.0.1", 0, dir, 8}, store->get(), nullptr);
+  auto port = server.bind();
+  ASSERT_TRUE(port.has_value());
+  server.start();
+  httplib::Client c("127.0.0.1", *port);
+  auto r = c.Get(fmt::format("/api/tournaments/{}/matches/{}", *id, (*jobs)[0].index));
+  ASSERT_TRUE(r);
+  const Json row = parse_json(r->body).value_or(Json());
+  const std::vector<std::string> seats = row["seats"];
+  const int alice = seats[0] == "alice" ? 0 : 1;
+  EXPECT_EQ(row["versions"][alice], "alice@3") << row;
+  EXPECT_TRUE(row["versions"][1 - alice].is_null()) << row;
+  // The viewer keeps the store's URL to itself: the reader fills it in.
+  EXPECT_NE(string_or(row, "reproduce").find("alice:bot:alice@3"), std::string::npos) << row;
+  EXPECT_NE(string_or(row, "reproduce").find("--store STORE"), std::string::npos) << row;
+  server.stop();
+  fs::remove_all(dir);
+}
+
 TEST_F(ServerTest, BadIdsAndQueriesAreJsonErrors) {
   for (const char* path : {"/api/tournaments/99", "/api/tournaments/99/standings",
                            "/api/tournaments/99/matches", "/api/tournaments/1/matches/999",
