@@ -33,6 +33,7 @@ struct BotArgs {
   bool unsafe_no_sandbox = false;
   int matches = 10;
   double per_call = 6;
+  double check_time = 300;
 };
 
 // The check's report as people read it: a line per check, then the first failure's transcript.
@@ -53,12 +54,13 @@ void print_check(const league::CheckReport& report) {
              report.matches);
 }
 
-league::Gate check_gate(int matches) {
-  return [matches](const BotVersion& version, const fs::path& dir) -> Expected<void> {
+league::Gate check_gate(int matches, double seconds) {
+  return [matches, seconds](const BotVersion& version, const fs::path& dir) -> Expected<void> {
     auto manifest = league::decode_manifest(version.manifest);
     if (!manifest) return fail(manifest.error().message);
     league::CheckOptions options;
     options.matches = matches;
+    options.time = std::chrono::milliseconds(std::llround(seconds * 1000));
     const league::CheckReport report = league::check_bot(*manifest, dir, options);
     print_check(report);
     if (!report.ok()) return fail(report.first_failure());
@@ -111,6 +113,9 @@ void add_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& exit_cod
                   "Matches the gate (arbiter bot check) plays before the version is active "
                   "(default 10; at least one per seat it can hold)")
       ->check(CLI::Range(1, 1000));
+  add->add_option("--check-time", a->check_time,
+                  "Seconds the gate may take in all (default 300); a slower bot fails it")
+      ->check(seconds_validator(1, 3600));
   add->callback([a, &exit_code] {
     auto cap = parse_size(a->max_size);
     if (!cap || *cap == 0) {
@@ -126,7 +131,7 @@ void add_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& exit_cod
     options.build.sandbox = !a->unsafe_no_sandbox;
     if (!a->cache.empty()) options.cache = a->cache;
     options.say = [](const std::string& line) { std::cerr << line << '\n'; };
-    options.gate = check_gate(a->matches);
+    options.gate = check_gate(a->matches, a->check_time);
     for (const std::string& path : a->paths) {
       auto version = league::add_bot(*store, path, options);
       if (!version) {
@@ -286,12 +291,17 @@ void add_check_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& ex
       ->check(CLI::Range(1, 1000));
   check->add_option("--per-call", a->per_call, "Seconds it may take per call (default 6)")
       ->check(seconds_validator());
+  check
+      ->add_option("--check-time", a->check_time,
+                   "Seconds the whole check may take (default 300); a slower bot fails it")
+      ->check(seconds_validator(1, 3600));
   check->add_option("--store", a->store, "The store of a NAME@VERSION (default sqlite:arbiter.db)");
   check->add_option("--bot-cache", a->cache, "Where a stored bot's files are unpacked");
   check->callback([a, &exit_code] {
     league::CheckOptions options;
     options.matches = a->matches;
     options.per_call = std::chrono::milliseconds(std::llround(a->per_call * 1000));
+    options.time = std::chrono::milliseconds(std::llround(a->check_time * 1000));
     options.say = [](const std::string& line) { std::cerr << line << '\n'; };
     std::error_code ec;
     if (fs::exists(a->ref, ec)) {
@@ -299,7 +309,7 @@ void add_check_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& ex
       if (!files) return report_error(files.error().message), void(exit_code = kBadInput);
       auto scratch = league::private_dir(fs::temp_directory_path(), "arbiter-check-");
       if (!scratch) return report_error(scratch.error().message), void(exit_code = kFailed);
-      league::Tree runnable = std::move(files->tree);
+      league::Tree runnable = files->tree;
       if (!files->manifest.build.empty()) {
         std::cerr << "building: "
                   << printable_line(fmt::format("{}", fmt::join(files->manifest.build, " ")))
@@ -315,6 +325,14 @@ void add_check_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& ex
         }
         runnable = std::move(built.built);
       }
+      // What bot add would store: a bot that passes here is one the store can hand back.
+      for (const league::Tree* tree : {&files->tree, &runnable})
+        if (auto packed = league::pack_checked(*tree); !packed) {
+          report_error(fmt::format("{}: {}", a->ref, packed.error().message));
+          fs::remove_all(*scratch, ec);
+          exit_code = kBadInput;
+          return;
+        }
       if (auto ok = league::unpack(runnable, *scratch / "bot"); !ok) {
         report_error(ok.error().message);
         fs::remove_all(*scratch, ec);

@@ -58,6 +58,9 @@ class ProgramRecords {
   // Kills whatever still runs (the match is over), after giving the programs up to `grace`
   // together to exit by themselves, then reports each program in the order they were started.
   std::vector<ProgramStderr> collect(Duration grace = Duration::zero());
+  // Kills every program added so far without waiting (from any thread): a match that must end
+  // now; its seats are then ejected as hang-ups.
+  void stop_all();
 
  private:
   std::mutex mu_;

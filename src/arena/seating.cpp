@@ -46,6 +46,11 @@ std::vector<ProgramStderr> ProgramRecords::collect(Duration grace) {
   return out;
 }
 
+void ProgramRecords::stop_all() {
+  std::lock_guard lock(mu_);
+  for (const auto& [seat, process] : programs_) process->stop();
+}
+
 Expected<std::vector<std::string>> seat_names(const PlaySpec& spec) {
   std::vector<std::string> names;
   for (const auto& seat : spec.roster) {

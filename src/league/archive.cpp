@@ -17,6 +17,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -76,6 +77,7 @@ Expected<std::string> normal_path(std::string_view raw, const ArchiveCaps& caps)
     start = end + 1;
     if (part.empty() || part == ".") continue;
     if (part == "..") return fail(fmt::format("{}: a path with \"..\" in it", shown));
+    if (part.size() > 99) return fail(fmt::format("{}: a name part over 99 bytes", shown));
     for (const char ch : part)
       if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f)
         return fail(fmt::format("{}: a control character in a name", shown));
@@ -89,6 +91,18 @@ Expected<std::string> normal_path(std::string_view raw, const ArchiveCaps& caps)
   if (depth > caps.depth)
     return fail(fmt::format("{}: more than {} directories deep", shown, caps.depth));
   return out;
+}
+
+// Where a ustar header splits `name` (with a directory's trailing '/') into its 155-byte prefix
+// and 100-byte name: 0 when it fits the name field whole, the position of the '/' that splits
+// it, or nothing when no '/' does (such a name cannot be written, so it is refused when read).
+std::optional<std::size_t> ustar_split(std::string_view name) {
+  if (name.size() <= 100) return 0;
+  // The rightmost '/' that leaves at most 155 bytes before it (and a name after it): any cut
+  // further left leaves a longer rest.
+  const std::size_t cut = name.rfind('/', std::min<std::size_t>(155, name.size() - 2));
+  if (cut == std::string_view::npos || cut == 0 || name.size() - cut - 1 > 100) return std::nullopt;
+  return cut;
 }
 
 std::string parent_of(std::string_view path) {
@@ -109,14 +123,20 @@ class TreeBuilder {
       return fail(fmt::format("{}: not a file name", printable_name(raw)));
     }
     if (++count_ > caps_.files) return fail(fmt::format("more than {} files", caps_.files));
+    if (!ustar_split(*path + (kind == Kind::directory ? "/" : "")))
+      return fail(
+          fmt::format("{}: a name part over 100 bytes (a path is split at a '/' into "
+                      "at most 155 and 100 bytes)",
+                      printable_name(*path)));
     if (kind == Kind::file) {
       bytes_ += data.size();
       if (bytes_ > caps_.unpacked_bytes)
         return fail(
             fmt::format("more than {} of files unpacked", format_size(caps_.unpacked_bytes)));
-    }
-    if (kind == Kind::symlink) {
-      if (auto ok = check_link(*path, data); !ok) return ok;
+      // Copies count too: hard links to one large file of zeros are a bomb as well.
+      if (bytes_ > bomb_at_)
+        return fail(fmt::format("{}: the archive unpacks to more than {} (a compression bomb)",
+                                printable_name(*path), format_size(bomb_at_)));
     }
     auto [it, fresh] = entries_.try_emplace(*path);
     if (!fresh) {
@@ -140,8 +160,15 @@ class TreeBuilder {
 
   std::uint64_t bytes() const { return bytes_; }
 
+  // The most an archive of this size may unpack to (the ratio cap); none for a directory.
+  void limit_ratio(std::uint64_t bomb_at) { bomb_at_ = bomb_at; }
+
   Expected<Tree> finish(bool strip_single_top) {
     if (strip_single_top) strip_top();
+    // Links are judged where they end up, after the top directory is taken off.
+    for (const auto& [path, entry] : entries_)
+      if (entry.kind == Kind::symlink)
+        if (auto ok = check_link(path, entry.data); !ok) return std::unexpected(ok.error());
     // Implied directories, and no entry under a file or a link.
     std::vector<std::string> implied;
     for (const auto& [path, entry] : entries_) {
@@ -156,7 +183,14 @@ class TreeBuilder {
                                   printable_name(dir)));
       }
     }
-    for (auto& dir : implied) entries_.try_emplace(dir, TreeEntry{dir, Kind::directory, false, {}});
+    for (auto& dir : implied) {
+      if (!ustar_split(dir + "/"))
+        return fail(
+            fmt::format("{}: a directory path that no ustar header holds (at most 155 "
+                        "and 100 bytes either side of a '/')",
+                        printable_name(dir)));
+      entries_.try_emplace(dir, TreeEntry{dir, Kind::directory, false, {}});
+    }
     Tree tree;
     tree.entries.reserve(entries_.size());
     for (auto& [path, entry] : entries_) tree.entries.push_back(std::move(entry));
@@ -215,6 +249,7 @@ class TreeBuilder {
   std::map<std::string, TreeEntry> entries_;
   std::uint64_t count_ = 0;
   std::uint64_t bytes_ = 0;
+  std::uint64_t bomb_at_ = UINT64_MAX;
 };
 
 struct ArchiveReader {
@@ -288,8 +323,11 @@ Expected<Tree> read_archive(std::string_view bytes, const ArchiveCaps& caps) {
   if (archive_read_open_memory(r.a, bytes.data(), bytes.size()) != ARCHIVE_OK)
     return fail("not a tar or zip archive: " + archive_error(r.a));
   TreeBuilder builder(caps);
+  // ratio 0: no ratio cap (the store's own blobs, checked against their hash).
   const std::uint64_t bomb_at =
-      std::max<std::uint64_t>(std::uint64_t{1} << 20, caps.ratio * bytes.size());
+      caps.ratio == 0 ? UINT64_MAX
+                      : std::max<std::uint64_t>(std::uint64_t{1} << 20, caps.ratio * bytes.size());
+  builder.limit_ratio(bomb_at);
   archive_entry* entry = nullptr;
   for (;;) {
     const int rc = archive_read_next_header(r.a, &entry);
@@ -315,6 +353,12 @@ Expected<Tree> read_archive(std::string_view bytes, const ArchiveCaps& caps) {
         break;
       }
       case AE_IFREG: {
+        // A sparse file's holes would come back short or not at all: not what the author had.
+        if (archive_entry_sparse_count(entry) > 0) {
+          added = fail(
+              fmt::format("{}: a sparse file (archive it without --sparse)", printable_name(name)));
+          break;
+        }
         std::string data;
         char buf[1 << 16];
         for (;;) {
@@ -368,13 +412,14 @@ void header(std::string& out, const TreeEntry& e) {
   char h[512] = {};
   std::string name = e.path + (e.kind == Kind::directory ? "/" : "");
   std::string prefix;
-  if (name.size() > 100) {
-    // Split at a '/' so that the prefix holds at most 155 bytes and the name at most 100.
-    std::size_t cut = name.rfind('/', std::min<std::size_t>(155, name.size() - 2));
-    while (cut != std::string::npos && name.size() - cut - 1 > 100) cut = std::string::npos;
-    prefix = name.substr(0, cut);
-    name = name.substr(cut + 1);
+  // REQUIRES (checked when the tree was read): the name splits; the copies below stay bounded
+  // whatever a caller hands in.
+  if (const auto cut = ustar_split(name); cut && *cut > 0) {
+    prefix = name.substr(0, *cut);
+    name = name.substr(*cut + 1);
   }
+  name.resize(std::min<std::size_t>(name.size(), 100));
+  prefix.resize(std::min<std::size_t>(prefix.size(), 155));
   std::copy(name.begin(), name.end(), h);
   octal(h + 100, 8, e.kind == Kind::file && !e.executable ? 0644 : 0755);
   octal(h + 108, 8, 0);
@@ -382,7 +427,8 @@ void header(std::string& out, const TreeEntry& e) {
   octal(h + 124, 12, e.kind == Kind::file ? e.data.size() : 0);
   octal(h + 136, 12, 0);
   h[156] = e.kind == Kind::directory ? '5' : e.kind == Kind::symlink ? '2' : '0';
-  if (e.kind == Kind::symlink) std::copy(e.data.begin(), e.data.end(), h + 157);
+  if (e.kind == Kind::symlink)
+    std::copy_n(e.data.begin(), std::min<std::size_t>(e.data.size(), 100), h + 157);
   std::copy_n("ustar", 6, h + 257);
   h[263] = '0';
   h[264] = '0';

@@ -21,7 +21,7 @@ struct ArchiveCaps {
   std::uint64_t packed_bytes = std::uint64_t{64} << 20;     // the upload (or packed tree) itself
   std::uint64_t unpacked_bytes = std::uint64_t{256} << 20;  // all files' contents together
   std::uint64_t files = 10'000;                             // entries of any kind
-  std::uint64_t ratio = 100;     // unpacked bytes per packed byte, beyond the first 1 MiB
+  std::uint64_t ratio = 100;     // unpacked bytes per packed byte, beyond the first 1 MiB; 0: none
   std::size_t path_bytes = 240;  // one path, in bytes
   std::size_t depth = 32;        // directories deep
 };

@@ -60,9 +60,19 @@ Expected<BotVersion> admit(Store& store, BotVersion version, const Tree& source,
       version.reason = built.reason;
       return version;
     }
-    Packed packed = pack_with_hash(built.built);
-    artifact = packed.hash;
-    if (auto ok = store.put_blob(artifact, packed.bytes); !ok) return std::unexpected(ok.error());
+    auto packed = pack_checked(built.built);
+    if (!packed) {
+      const std::string why = "what it built: " + packed.error().message;
+      if (auto ok =
+              store.set_bot_status(version.name, version.version, "build-failed", why, "", log);
+          !ok)
+        return std::unexpected(ok.error());
+      version.status = "build-failed";
+      version.reason = why;
+      return version;
+    }
+    artifact = packed->hash;
+    if (auto ok = store.put_blob(artifact, packed->bytes); !ok) return std::unexpected(ok.error());
   }
   if (auto ok = store.set_bot_status(version.name, version.version, "checking", "", artifact, log);
       !ok)
@@ -124,7 +134,9 @@ Expected<BotVersion> add_bot(Store& store, const fs::path& path, const AddOption
   if (!files) return std::unexpected(files.error());
   Tree* tree = &files->tree;
   Manifest* manifest = &files->manifest;
-  const Packed packed = pack_with_hash(*tree);
+  auto checked = pack_checked(*tree);
+  if (!checked) return fail(fmt::format("{}: {}", path.string(), checked.error().message));
+  const Packed& packed = *checked;
   const std::string& source = packed.hash;
   say(options, fmt::format("read {}: {} files, {}, {}", path.string(), tree->entries.size(),
                            format_size(tree->bytes()), source));
@@ -132,7 +144,11 @@ Expected<BotVersion> add_bot(Store& store, const fs::path& path, const AddOption
   auto version = store.add_bot_version(manifest->name, manifest->game, encode_manifest(*manifest),
                                        source, manifest->build.empty() ? "checking" : "building");
   if (!version) return std::unexpected(version.error());
-  return admit(store, *version, *tree, *manifest, options);
+  auto admitted = admit(store, *version, *tree, *manifest, options);
+  if (!admitted)  // the version is in the store: it says why it never became active
+    (void)store.set_bot_status(version->name, version->version, "check-failed",
+                               admitted.error().message);
+  return admitted;
 }
 
 Expected<BotVersion> find_bot_version(Store& store, const StoredBotRef& ref) {
@@ -174,7 +190,24 @@ Expected<void> pin_entrants(Store& store, tournament::TournamentSpec& spec) {
   return {};
 }
 
-Expected<Tree> fetch_tree(Store& store, const std::string& hash, const ArchiveCaps& caps) {
+Expected<Packed> pack_checked(const Tree& tree) {
+  Packed packed = pack_with_hash(tree);
+  ArchiveCaps own;
+  own.ratio = 0;  // the canonical form of a tree already read within the caps
+  own.packed_bytes = UINT64_MAX;
+  auto back = read_archive(packed.bytes, own);
+  if (!back) return fail("the files cannot be stored as they are: " + back.error().message);
+  if (content_hash(*back) != packed.hash)
+    return fail("the files cannot be stored as they are: they read back as other files");
+  return packed;
+}
+
+Expected<Tree> fetch_tree(Store& store, const std::string& hash, const ArchiveCaps& caps_in) {
+  // The store's own blobs, trusted no further than their hash: every check but the ratio (a
+  // canonical tar of zeros compresses far beyond it) and the packed size (the unpacked cap holds).
+  ArchiveCaps caps = caps_in;
+  caps.ratio = 0;
+  caps.packed_bytes = UINT64_MAX;
   if (!looks_like_hash(hash))
     return fail(fmt::format("\"{}\" is not a content hash", printable_line(hash)));
   auto bytes = store.blob(hash);
@@ -196,8 +229,10 @@ Expected<fs::path> StoreShelf::open(const std::string& artifact) {
   std::lock_guard lock(mu_);
   const fs::path dir = cache_ / hex_of(artifact);
   std::error_code ec;
-  if (checked_.contains(artifact) && fs::is_directory(dir, ec)) return dir;
-  if (fs::exists(fs::symlink_status(dir, ec))) {
+  if (checked_.contains(artifact) && fs::is_directory(fs::symlink_status(dir, ec))) return dir;
+  if (fs::is_symlink(fs::symlink_status(dir, ec))) {
+    fs::remove(dir, ec);  // ours are directories: a link is not what we put there
+  } else if (fs::exists(fs::symlink_status(dir, ec))) {
     auto cached = read_directory(dir);
     if (cached && content_hash(*cached) == artifact) {
       checked_.insert(artifact);
@@ -206,8 +241,8 @@ Expected<fs::path> StoreShelf::open(const std::string& artifact) {
     fs::remove_all(dir, ec);  // not what it should be: fetched again
     if (ec) return fail(fmt::format("{}: {}", dir.string(), ec.message()));
   }
-  fs::create_directories(cache_, ec);
-  ::chmod(cache_.c_str(), 0700);
+  // A cache made here is ours alone; one the organizer named and made is left as it is.
+  if (fs::create_directories(cache_, ec)) ::chmod(cache_.c_str(), 0700);
   auto tree = fetch_tree(store_, artifact);
   if (!tree) return std::unexpected(tree.error());
   auto staging = private_dir(cache_, ".fetch-");
@@ -230,8 +265,11 @@ Expected<ShelvedProgram> StoreShelf::take(const StoredBotRef& ref, const std::st
   auto version = find_bot_version(store_, ref);
   if (!version) return std::unexpected(version.error());
   const std::string label = fmt::format("{}@{}", version->name, version->version);
-  if (version->artifact.empty() || version->status == "build-failed" ||
-      version->status == "check-failed" || version->status == "building")
+  // A version plays once it passed the gate; a retired one only in the tournaments that pinned
+  // it before it was retired.
+  const bool playable =
+      version->status == "active" || (version->status == "retired" && !artifact.empty());
+  if (!playable || version->artifact.empty())
     return fail(fmt::format("{} cannot play: it is {}{}", label, version->status,
                             version->reason.empty() ? "" : " (" + version->reason + ")"));
   if (!artifact.empty() && artifact != version->artifact)

@@ -68,6 +68,11 @@ Expected<std::filesystem::path> private_dir(const std::filesystem::path& parent,
 // is not active.
 Expected<void> pin_entrants(tournament::Store& store, tournament::TournamentSpec& spec);
 
+// The tree packed as the store keeps it, read back and checked to be the same tree (the same
+// hash) before anything is stored: a tree arbiter could not hand back whole is refused here,
+// with the reason, and not after it was stored.
+Expected<Packed> pack_checked(const Tree& tree);
+
 // The files stored under `hash`, read back and checked: they must pack to that very hash.
 Expected<Tree> fetch_tree(tournament::Store& store, const std::string& hash,
                           const ArchiveCaps& caps = {});

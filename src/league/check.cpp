@@ -1,6 +1,9 @@
 #include "league/check.h"
 
+#include <condition_variable>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -110,7 +113,17 @@ CheckReport check_bot(const Manifest& manifest, const std::filesystem::path& dir
   terms.dir = dir;
   const std::string command = "cmd:" + join_shell_words(manifest.run);
   const int matches = std::max<int>(options.matches, static_cast<int>(seatings.size()));
+  const auto began = std::chrono::steady_clock::now();
   for (int m = 0; m < matches && !seatings.empty(); ++m) {
+    if (std::chrono::steady_clock::now() - began > options.time) {
+      failed("answers",
+             fmt::format("the check took over {} s, its time cap, after {} of {} matches: the "
+                         "bot answers too slowly to be checked",
+                         std::chrono::duration_cast<std::chrono::seconds>(options.time).count(), m,
+                         matches),
+             "");
+      break;
+    }
     const Place at = seatings[static_cast<std::size_t>(m) % seatings.size()];
     PlaySpec spec;
     spec.seed = 1000 + static_cast<std::uint64_t>(m);
@@ -132,7 +145,34 @@ CheckReport check_bot(const Manifest& manifest, const std::filesystem::path& dir
     spec.options.log = &log;
     const std::string where =
         fmt::format("match {} ({} seats, seat {})", m + 1, at.seats, at.position);
+    // The check's time cap holds inside a match too: past it, the bot is stopped.
+    std::mutex mu;
+    std::condition_variable over;
+    bool done = false;
+    bool cut = false;
+    std::thread watchdog([&] {
+      std::unique_lock lock(mu);
+      if (!over.wait_until(lock, began + options.time, [&] { return done; })) {
+        cut = true;
+        programs.stop_all();
+      }
+    });
     auto outcome = play_match(*game, spec);
+    {
+      std::lock_guard lock(mu);
+      done = true;
+    }
+    over.notify_all();
+    watchdog.join();
+    if (cut) {
+      failed("answers",
+             fmt::format("the check took over {} s, its time cap, in match {} of {}: the bot "
+                         "answers too slowly to be checked",
+                         std::chrono::duration_cast<std::chrono::seconds>(options.time).count(),
+                         m + 1, matches),
+             "");
+      break;
+    }
     const auto collected = programs.collect();
     ++report.matches;
     if (!outcome) {

@@ -23,6 +23,9 @@ struct CheckOptions {
   int matches = 10;    // at least one per seating (seat count and position)
   ProgramTerms terms;  // the organizer's defaults, lowered by the manifest
   std::chrono::milliseconds per_call{6000};
+  // The whole check: no match starts after it (a bot that answers just within the per-call
+  // limit would otherwise keep the gate for many minutes); past it, "answers" fails.
+  std::chrono::milliseconds time{300'000};
   std::function<void(const std::string&)> say;  // a line per match for people; none: quiet
 };
 

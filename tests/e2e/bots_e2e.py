@@ -17,6 +17,7 @@ import io
 import json
 import os
 import re
+import shutil
 import sqlite3
 import stat
 import subprocess
@@ -107,6 +108,21 @@ def zip_bytes(files):
     return buf.getvalue()
 
 
+def sparse_tar():
+    """A tar holding a GNU sparse file (a 250 MiB hole), as `tar --sparse` writes it."""
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "arbiter-bot.toml"), "wb") as f:
+            f.write(MANIFEST)
+        with open(os.path.join(d, "hole"), "wb") as f:
+            f.truncate(250 << 20)
+        out = os.path.join(d, "..", os.path.basename(d) + ".tar")
+        subprocess.run(["tar", "--sparse", "-cf", out, "-C", d, "."], check=True)
+        with open(out, "rb") as f:
+            data = f.read()
+        os.remove(out)
+        return data
+
+
 def crafted(work):
     outside = os.path.join(work, "escape.txt")
     absolute = os.path.join(work, "abs-escape.txt")
@@ -141,6 +157,16 @@ def crafted(work):
         "a non-UTF-8 name": tar_bytes([manifest_entry(),
                                        ({"name": b"\xff\xfe.txt".decode("utf-8", "surrogateescape")}, b"x")]),
         "not an archive": b"this is not an archive at all\n" * 10,
+        # Found by the red-team pass on stored bots:
+        "a name no ustar header holds": tar_bytes([manifest_entry(), ({"name": "B" * 200}, b"x")]),
+        "a link out once the top directory is taken off": tar_bytes([
+            ({"name": "top/arbiter-bot.toml"}, MANIFEST),
+            ({"name": "top/up", "type": tarfile.SYMTYPE, "linkname": ".."}, None)]),
+        "hard links to one file of zeros": tar_bytes(
+            [manifest_entry(), ({"name": "big0"}, b"\0" * (1000 << 10))] +
+            [({"name": f"big{i}", "type": tarfile.LNKTYPE, "linkname": "big0"}, None)
+             for i in range(1, 255)]),
+        "a sparse file": sparse_tar(),
     }
     store_file = os.path.join(work, "crafted.db")
     store = "sqlite:" + store_file
@@ -174,6 +200,65 @@ def crafted(work):
                     problems.append(f"{n} rows stored in {table}")
             db.close()
         TALLY.report(f"crafted: {name}", problems, errors[0][:150] if errors else "")
+
+
+def gate(work):
+    """The gate's time cap, what it lets play, and a bot that packs far beyond the ratio cap."""
+    store = "sqlite:" + os.path.join(work, "gate.db")
+    slow = os.path.join(work, "slowbot")
+    os.makedirs(slow)
+    with open(os.path.join(ROOT, "bots", "kits", "python", "battleship", "bot.py")) as f:
+        source = f.read()
+    with open(os.path.join(slow, "bot.py"), "w") as f:
+        f.write(source.replace("        print(json.dumps(answer), flush=True)",
+                               "        __import__('time').sleep(1.5)\n"
+                               "        print(json.dumps(answer), flush=True)"))
+    with open(os.path.join(slow, "arbiter-bot.toml"), "w") as f:
+        f.write('name = "slow"\ngame = "battleship"\nrun = ["python3", "bot.py"]\n')
+    start = time.monotonic()
+    r = arbiter("bot", "add", slow, "--store", store, "--check-time", "4", cwd=work)
+    took = time.monotonic() - start
+    problems = []
+    if r.returncode != 1 or "check-failed: answers: the check took over 4 s" not in r.stdout:
+        problems.append(f"exit {r.returncode}: {r.stdout[-400:]}")
+    if took > 4 + 5:
+        problems.append(f"took {took:.1f} s")
+    play = arbiter("play", "battleship", "-p", "a:bot:slow@1", "-p", "b:hunt", "--store", store)
+    if play.returncode != 2 or "cannot play: it is check-failed" not in play.stderr:
+        problems.append(f"a check-failed version played: {play.returncode} {play.stderr[-200:]}")
+    TALLY.report("the gate stops at its time cap; a failed version never plays", problems,
+                 f"{took:.1f} s")
+
+    # A version left in "checking" (its bot add was killed in the gate) does not play either.
+    kit = os.path.join(ROOT, "bots", "kits", "python", "battleship")
+    r = arbiter("bot", "add", kit, "--store", store, "--matches", "2", cwd=work)
+    db = sqlite3.connect(os.path.join(work, "gate.db"))
+    db.execute("UPDATE bot_versions SET status = 'checking' WHERE name = 'pyship'")
+    db.commit()
+    db.close()
+    play = arbiter("play", "battleship", "-p", "a:bot:pyship@1", "-p", "b:hunt", "--store", store)
+    problems = []
+    if r.returncode != 0:
+        problems.append(f"the kit was not added: {r.stdout[-300:]}")
+    if play.returncode != 2 or "it is checking" not in play.stderr:
+        problems.append(f"a version in checking played: {play.returncode} {play.stderr[-200:]}")
+    TALLY.report("a version that never passed the gate does not play", problems, "refused")
+
+    # Zeros compress far beyond the ratio cap; stored whole, they play.
+    padded = os.path.join(work, "padded")
+    shutil.copytree(kit, padded)
+    with open(os.path.join(padded, "table.bin"), "wb") as f:
+        f.write(b"\0" * (3 << 20))
+    with open(os.path.join(padded, "arbiter-bot.toml"), "w") as f:
+        f.write('name = "padded"\ngame = "battleship"\nrun = ["python3", "bot.py"]\n')
+    r = arbiter("bot", "add", padded, "--store", store, "--matches", "2", cwd=work)
+    play = arbiter("play", "battleship", "-p", "a:bot:padded", "-p", "b:hunt", "--store", store)
+    problems = []
+    if r.returncode != 0 or " active" not in r.stdout:
+        problems.append(f"not active: {r.stdout[-300:]} {r.stderr[-300:]}")
+    if play.returncode != 0:
+        problems.append(f"does not play: {play.stderr[-300:]}")
+    TALLY.report("a bot of 3 MiB of zeros is stored whole and plays", problems, "active, played")
 
 
 def builds(work):
@@ -269,7 +354,7 @@ def main():
     p.add_argument("--arbiter", required=True)
     p.add_argument("--postgres-from-env", action="store_true",
                    help="also on the server in ARBITER_TEST_POSTGRES_URL (scripts/with_postgres.sh)")
-    p.add_argument("--only", help="one part: kits, zoo, crafted, builds, ladder")
+    p.add_argument("--only", help="one part: kits, zoo, crafted, gate, builds, ladder")
     ARGS = p.parse_args()
     ARGS.arbiter = os.path.abspath(ARGS.arbiter)
     with tempfile.TemporaryDirectory(prefix="arbiter-bots-") as work:
@@ -281,7 +366,8 @@ def main():
             add_kits(url, work)
             round_robin(url, work)
         else:
-            parts = [ARGS.only] if ARGS.only else ["zoo", "crafted", "builds", "kits", "ladder"]
+            parts = [ARGS.only] if ARGS.only else ["zoo", "crafted", "gate", "builds", "kits",
+                                                   "ladder"]
             store = "sqlite:" + os.path.join(work, "league.db")
             for part in parts:
                 if part == "zoo":
@@ -290,6 +376,8 @@ def main():
                     crafted(work)
                 elif part == "builds":
                     builds(work)
+                elif part == "gate":
+                    gate(work)
                 elif part == "kits":
                     add_kits(store, work)
                 elif part == "ladder":
