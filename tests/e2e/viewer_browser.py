@@ -350,6 +350,15 @@ def store_live(d, arbiter, art, t, tournament):
         while time.monotonic() < end and not d.find_element(By.ID, "outcome").text.startswith("Won by"):
             time.sleep(0.1)
         check(d.find_element(By.ID, "outcome").text.startswith("Won by"), "the page of another process's match shows no outcome at its end")
+        # A match whose pair (same seed) is still being played is shown held, without its log,
+        # until that one is over too: the page then offers it once reloaded.
+        end = time.monotonic() + 30
+        while time.monotonic() < end and d.find_element(By.ID, "download").get_attribute("hidden"):
+            if d.execute_script("return document.body.dataset.held") == "1":
+                time.sleep(0.5)
+                d.refresh()
+                wait_ready(d, "the stored match page, reloaded")
+            time.sleep(0.1)
         check(not d.find_element(By.ID, "download").get_attribute("hidden"), "no download link once the match is stored")
         d.save_screenshot(str(art / "store-live-finished.png"))
     finally:
