@@ -103,3 +103,33 @@ rows = [{"round": 0, "spec": {"seats": [0, 1], "seed": 5},
                     "stderr_bytes": {"0": 5}}},
         {"round": 1, "spec": {"seats": [0, 2], "seed": 7}, "result": {"error": "crashed"}}]
 write("store_rows", "results", b"\x03" + compact(rows).encode())
+
+
+def bot_archives():
+    """Small uploads of a bot: a tar.gz and a zip of a Python kit, and a plain tar with a link."""
+    import io
+    import tarfile
+    import zipfile
+    kit = os.path.join(ROOT, "bots", "kits", "python", "q")
+    files = {name: open(os.path.join(kit, name), "rb").read()[:600]
+             for name in ("arbiter-bot.toml", "bot.py")}
+    for mode, name in (("w:gz", "kit.tar.gz"), ("w", "kit.tar")):
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode=mode, format=tarfile.USTAR_FORMAT) as t:
+            for n, data in files.items():
+                info = tarfile.TarInfo("q/" + n)
+                info.size = len(data)
+                t.addfile(info, io.BytesIO(data))
+            link = tarfile.TarInfo("q/same.py")
+            link.type = tarfile.SYMTYPE
+            link.linkname = "bot.py"
+            t.addfile(link)
+        write("bot_archive", name, buf.getvalue())
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for n, data in files.items():
+            z.writestr(n, data)
+    write("bot_archive", "kit.zip", buf.getvalue())
+
+
+bot_archives()

@@ -11,7 +11,7 @@ shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(q_codec battleship_codec speed_scrabble_codec dominosa_codec abalone_codec framer
-           game_log spec store_rows)
+           game_log spec store_rows bot_archive)
 fi
 cmake --preset fuzz >/dev/null
 cmake --build build/fuzz --target "${targets[@]/#/fuzz_}"
