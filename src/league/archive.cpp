@@ -257,9 +257,12 @@ struct ArchiveReader {
   ~ArchiveReader() { archive_read_free(a); }
 };
 
+// libarchive's message, on one line (some of its messages end in a line break).
 std::string archive_error(archive* a) {
   const char* e = archive_error_string(a);
-  return e != nullptr ? e : "damaged archive";
+  std::string text = printable_line(e != nullptr ? e : "damaged archive");
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
 }
 
 }  // namespace
