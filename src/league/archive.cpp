@@ -207,11 +207,8 @@ class TreeBuilder {
           fmt::format("{}: a link out of the bot's files (to {})", shown, printable_name(target)));
     if (target.size() > 100) return fail(fmt::format("{}: a link target over 100 bytes", shown));
     if (!is_utf8(target)) return fail(fmt::format("{}: a link target that is not UTF-8", shown));
-    std::int64_t depth = 0;
-    for (std::string_view p = parent_of(path); !p.empty(); p = std::string_view(parent_of(p))) {
-      ++depth;
-      if (p.find('/') == std::string_view::npos) break;
-    }
+    // How deep the link's directory is: one level per '/' of its normal path.
+    auto depth = static_cast<std::int64_t>(std::count(path.begin(), path.end(), '/'));
     std::size_t start = 0;
     while (start <= target.size()) {
       const std::size_t end = std::min(target.find('/', start), target.size());
