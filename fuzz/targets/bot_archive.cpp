@@ -28,7 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                    (back ? std::string() : back.error().message));
   FUZZ_CHECK(content_hash(*back) == hash, "the canonical archive reads back as another tree");
   FUZZ_CHECK(pack_checked(*tree).has_value(), "an accepted tree is refused before storing");
-  if (const TreeEntry* m = tree->find(kManifestName); m != nullptr && m->kind == TreeEntry::Kind::file)
+  if (const TreeEntry* m = tree->find(kManifestName);
+      m != nullptr && m->kind == TreeEntry::Kind::file)
     if (auto manifest = parse_manifest(m->data, "arbiter-bot.toml"); !manifest)
       fuzz::check_error(manifest.error(), "parse_manifest");
   return 0;
