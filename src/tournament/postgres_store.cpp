@@ -104,6 +104,28 @@ constexpr SchemaObject kSchemaObjects[] = {
     {"blobs", R"sql(CREATE TABLE IF NOT EXISTS blobs(
       hash text PRIMARY KEY,
       bytes bytea NOT NULL))sql"},
+    {"ladders", R"sql(CREATE TABLE IF NOT EXISTS ladders(
+      tournament bigint PRIMARY KEY REFERENCES tournaments(id),
+      state text NOT NULL,
+      mark bigint NOT NULL DEFAULT 0))sql"},
+    {"rating_steps", R"sql(CREATE TABLE IF NOT EXISTS rating_steps(
+      tournament bigint NOT NULL,
+      entrant bigint NOT NULL,
+      idx bigint NOT NULL,
+      mu double precision NOT NULL,
+      sigma double precision NOT NULL,
+      games bigint NOT NULL,
+      place bigint NOT NULL,
+      PRIMARY KEY(tournament, entrant, idx)))sql"},
+    {"ratings_now", R"sql(CREATE TABLE IF NOT EXISTS ratings_now(
+      tournament bigint NOT NULL,
+      entrant bigint NOT NULL,
+      idx bigint NOT NULL,
+      mu double precision NOT NULL,
+      sigma double precision NOT NULL,
+      games bigint NOT NULL,
+      place bigint NOT NULL,
+      PRIMARY KEY(tournament, entrant)))sql"},
 };
 
 constexpr const char* kBotColumns =
@@ -661,6 +683,123 @@ class PostgresStore final : public Store {
       const auto r = tx.exec_params("SELECT bytes FROM blobs WHERE hash = $1", hash);
       if (r.empty()) return std::nullopt;
       return pqxx::binarystring(r[0][0]).str();
+    });
+  }
+
+  Expected<bool> replace_spec(std::int64_t tournament, const Json& expected,
+                              const Json& spec) override {
+    return run([&](pqxx::connection& c) -> Expected<bool> {
+      pqxx::work tx(c);
+      const auto r =
+          tx.exec_params("SELECT spec FROM tournaments WHERE id = $1 FOR UPDATE", tournament);
+      if (r.empty()) throw StoreError(fmt::format("no tournament {}", tournament));
+      if (parse_json(r[0][0].as<std::string>()).value_or(Json()) != expected) return false;
+      tx.exec_params("UPDATE tournaments SET spec = $1 WHERE id = $2", dump(spec), tournament);
+      tx.commit();
+      return true;
+    });
+  }
+
+  Expected<std::vector<JobSpec>> jobs(std::int64_t tournament, std::int64_t from_index) override {
+    return run([&](pqxx::connection& c) -> Expected<std::vector<JobSpec>> {
+      pqxx::nontransaction tx(c);
+      std::vector<JobSpec> out;
+      for (const auto& row : tx.exec_params(
+               "SELECT idx, round, spec FROM jobs WHERE tournament = $1 AND idx >= $2 "
+               "ORDER BY idx",
+               tournament, from_index))
+        out.push_back({row[0].as<std::int64_t>(), row[1].as<std::int64_t>(),
+                       parse_json(row[2].as<std::string>()).value_or(Json())});
+      return out;
+    });
+  }
+
+  Expected<LadderState> ladder_state(std::int64_t tournament) override {
+    return run([&](pqxx::connection& c) -> Expected<LadderState> {
+      pqxx::nontransaction tx(c);
+      const auto r =
+          tx.exec_params("SELECT state, mark FROM ladders WHERE tournament = $1", tournament);
+      if (r.empty()) return LadderState{};
+      return LadderState{r[0][0].as<std::string>(), r[0][1].as<std::int64_t>()};
+    });
+  }
+
+  Expected<void> set_ladder_state(std::int64_t tournament, const std::string& state) override {
+    return run([&](pqxx::connection& c) -> Expected<void> {
+      pqxx::work tx(c);
+      if (tx.exec_params("SELECT 1 FROM tournaments WHERE id = $1", tournament).empty())
+        throw StoreError(fmt::format("no tournament {}", tournament));
+      tx.exec_params(
+          "INSERT INTO ladders(tournament, state) VALUES($1, $2) "
+          "ON CONFLICT (tournament) DO UPDATE SET state = excluded.state",
+          tournament, state);
+      tx.commit();
+      return {};
+    });
+  }
+
+  Expected<bool> record_ratings(std::int64_t tournament, std::int64_t from, std::int64_t to,
+                                const std::vector<RatingStep>& steps) override {
+    Json rows = Json::array();
+    for (const RatingStep& r : steps)
+      rows.push_back({r.entrant, r.index, r.mu, r.sigma, r.games, r.place});
+    return run([&](pqxx::connection& c) -> Expected<bool> {
+      pqxx::work tx(c);
+      // The row is locked (or made) first, so two coordinators take turns on the mark.
+      tx.exec_params(
+          "INSERT INTO ladders(tournament, state) VALUES($1, 'running') "
+          "ON CONFLICT (tournament) DO NOTHING",
+          tournament);
+      const auto m =
+          tx.exec_params("SELECT mark FROM ladders WHERE tournament = $1 FOR UPDATE", tournament);
+      if (m.empty() || m[0][0].as<std::int64_t>() != from) return false;
+      tx.exec_params("UPDATE ladders SET mark = $2 WHERE tournament = $1", tournament, to);
+      constexpr const char* kRows =
+          "SELECT $1::bigint, (e->>0)::bigint, (e->>1)::bigint, (e->>2)::double precision, "
+          "(e->>3)::double precision, (e->>4)::bigint, (e->>5)::bigint "
+          "FROM json_array_elements($2::json) AS rows(e)";
+      tx.exec_params(fmt::format("INSERT INTO rating_steps(tournament, entrant, idx, mu, sigma, "
+                                 "games, place) {}",
+                                 kRows),
+                     tournament, dump(rows));
+      // Latest per entrant: a batch may hold several steps of one entrant.
+      tx.exec_params(
+          fmt::format("INSERT INTO ratings_now(tournament, entrant, idx, mu, sigma, games, place) "
+                      "SELECT DISTINCT ON (2) * FROM ({}) AS s ORDER BY 2, 3 DESC "
+                      "ON CONFLICT (tournament, entrant) DO UPDATE SET idx = excluded.idx, "
+                      "mu = excluded.mu, sigma = excluded.sigma, games = excluded.games, "
+                      "place = excluded.place WHERE excluded.idx > ratings_now.idx",
+                      kRows),
+          tournament, dump(rows));
+      tx.commit();
+      return true;
+    });
+  }
+
+  Expected<std::vector<RatingStep>> ratings(std::int64_t tournament) override {
+    return rating_rows(
+        "SELECT idx, entrant, mu, sigma, games, place FROM ratings_now WHERE tournament = $1 "
+        "ORDER BY entrant",
+        tournament);
+  }
+
+  Expected<std::vector<RatingStep>> rating_history(std::int64_t tournament, std::int64_t entrant,
+                                                   std::int64_t from_index) override {
+    return rating_rows(
+        "SELECT idx, entrant, mu, sigma, games, place FROM rating_steps WHERE tournament = $1 "
+        "AND entrant = $2 AND idx >= $3 ORDER BY idx",
+        tournament, entrant, from_index);
+  }
+
+  template <class... Params>
+  Expected<std::vector<RatingStep>> rating_rows(const char* sql, const Params&... params) {
+    return run([&](pqxx::connection& c) -> Expected<std::vector<RatingStep>> {
+      pqxx::nontransaction tx(c);
+      std::vector<RatingStep> out;
+      for (const auto& row : tx.exec_params(sql, params...))
+        out.push_back({row[0].as<std::int64_t>(), row[1].as<std::int64_t>(), row[2].as<double>(),
+                       row[3].as<double>(), row[4].as<std::int64_t>(), row[5].as<std::int64_t>()});
+      return out;
     });
   }
 

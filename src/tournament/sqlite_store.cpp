@@ -77,6 +77,28 @@ CREATE TABLE IF NOT EXISTS bot_versions(
 CREATE TABLE IF NOT EXISTS blobs(
   hash TEXT PRIMARY KEY,
   bytes BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS ladders(
+  tournament INTEGER PRIMARY KEY REFERENCES tournaments(id),
+  state TEXT NOT NULL,
+  mark INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS rating_steps(
+  tournament INTEGER NOT NULL,
+  entrant INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  mu REAL NOT NULL,
+  sigma REAL NOT NULL,
+  games INTEGER NOT NULL,
+  place INTEGER NOT NULL,
+  PRIMARY KEY(tournament, entrant, idx)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ratings_now(
+  tournament INTEGER NOT NULL,
+  entrant INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  mu REAL NOT NULL,
+  sigma REAL NOT NULL,
+  games INTEGER NOT NULL,
+  place INTEGER NOT NULL,
+  PRIMARY KEY(tournament, entrant)) WITHOUT ROWID;
 )sql";
 
 // Thrown inside this file only; every Store method turns it into an Error.
@@ -593,6 +615,112 @@ class SqliteStore final : public Store {
     });
   }
 
+  Expected<bool> replace_spec(std::int64_t tournament, const Json& expected,
+                              const Json& spec) override {
+    return guarded<bool>([&] {
+      bool replaced = false;
+      transaction([&] {
+        Statement t(db_, "SELECT spec FROM tournaments WHERE id = ?");
+        if (!t.bind(1, tournament).step())
+          throw SqlError(fmt::format("no tournament {}", tournament));
+        if (t.json_or_null(0) != expected) return;
+        Statement u(db_, "UPDATE tournaments SET spec = ? WHERE id = ?");
+        u.bind(1, dump(spec)).bind(2, tournament).run();
+        replaced = true;
+      });
+      return replaced;
+    });
+  }
+
+  Expected<std::vector<JobSpec>> jobs(std::int64_t tournament, std::int64_t from_index) override {
+    return guarded<std::vector<JobSpec>>([&] {
+      Statement s(db_,
+                  "SELECT idx, round, spec FROM jobs WHERE tournament = ? AND idx >= ? "
+                  "ORDER BY idx");
+      s.bind(1, tournament).bind(2, from_index);
+      std::vector<JobSpec> out;
+      while (s.step()) out.push_back({s.integer(0), s.integer(1), s.json_or_null(2)});
+      return out;
+    });
+  }
+
+  Expected<LadderState> ladder_state(std::int64_t tournament) override {
+    return guarded<LadderState>([&] {
+      Statement s(db_, "SELECT state, mark FROM ladders WHERE tournament = ?");
+      if (!s.bind(1, tournament).step()) return LadderState{};
+      return LadderState{s.text(0), s.integer(1)};
+    });
+  }
+
+  Expected<void> set_ladder_state(std::int64_t tournament, const std::string& state) override {
+    return guarded<void>([&] {
+      transaction([&] {
+        Statement t(db_, "SELECT 1 FROM tournaments WHERE id = ?");
+        if (!t.bind(1, tournament).step())
+          throw SqlError(fmt::format("no tournament {}", tournament));
+        Statement u(db_,
+                    "INSERT INTO ladders(tournament, state) VALUES(?, ?) "
+                    "ON CONFLICT(tournament) DO UPDATE SET state = excluded.state");
+        u.bind(1, tournament).bind(2, state).run();
+      });
+      return Expected<void>{};
+    });
+  }
+
+  Expected<bool> record_ratings(std::int64_t tournament, std::int64_t from, std::int64_t to,
+                                const std::vector<RatingStep>& steps) override {
+    return guarded<bool>([&] {
+      bool moved = false;
+      transaction([&] {
+        Statement m(db_, "SELECT mark FROM ladders WHERE tournament = ?");
+        const std::int64_t mark = m.bind(1, tournament).step() ? m.integer(0) : 0;
+        if (mark != from) return;
+        Statement u(db_,
+                    "INSERT INTO ladders(tournament, state, mark) VALUES(?, 'running', ?) "
+                    "ON CONFLICT(tournament) DO UPDATE SET mark = excluded.mark");
+        u.bind(1, tournament).bind(2, to).run();
+        Statement step(db_,
+                       "INSERT INTO rating_steps(tournament, entrant, idx, mu, sigma, games, "
+                       "place) VALUES(?,?,?,?,?,?,?)");
+        Statement now(db_,
+                      "INSERT INTO ratings_now(tournament, entrant, idx, mu, sigma, games, place) "
+                      "VALUES(?,?,?,?,?,?,?) ON CONFLICT(tournament, entrant) DO UPDATE SET "
+                      "idx = excluded.idx, mu = excluded.mu, sigma = excluded.sigma, "
+                      "games = excluded.games, place = excluded.place "
+                      "WHERE excluded.idx > ratings_now.idx");
+        for (const RatingStep& r : steps)
+          for (Statement* s : {&step, &now}) {
+            s->reset();
+            s->bind(1, tournament).bind(2, r.entrant).bind(3, r.index).bind(4, r.mu);
+            s->bind(5, r.sigma).bind(6, r.games).bind(7, r.place).run();
+          }
+        moved = true;
+      });
+      return moved;
+    });
+  }
+
+  Expected<std::vector<RatingStep>> ratings(std::int64_t tournament) override {
+    return guarded<std::vector<RatingStep>>([&] {
+      Statement s(db_,
+                  "SELECT idx, entrant, mu, sigma, games, place FROM ratings_now "
+                  "WHERE tournament = ? ORDER BY entrant");
+      s.bind(1, tournament);
+      return rating_rows(s);
+    });
+  }
+
+  Expected<std::vector<RatingStep>> rating_history(std::int64_t tournament, std::int64_t entrant,
+                                                   std::int64_t from_index) override {
+    return guarded<std::vector<RatingStep>>([&] {
+      Statement s(db_,
+                  "SELECT idx, entrant, mu, sigma, games, place FROM rating_steps "
+                  "WHERE tournament = ? AND entrant = ? AND idx >= ? ORDER BY idx");
+      s.bind(1, tournament).bind(2, entrant).bind(3, from_index);
+      return rating_rows(s);
+    });
+  }
+
   void wait_for_work(std::chrono::milliseconds timeout) override {
     // In-process additions wake us through the condition variable; other processes' commits
     // show up as a change of the file's data_version, which we poll.
@@ -670,6 +798,13 @@ class SqliteStore final : public Store {
       added += sqlite3_changes(db_);
     }
     return added;
+  }
+
+  static std::vector<RatingStep> rating_rows(Statement& s) {
+    std::vector<RatingStep> out;
+    while (s.step())
+      out.push_back({s.integer(0), s.integer(1), s.real(2), s.real(3), s.integer(4), s.integer(5)});
+    return out;
   }
 
   std::int64_t data_version() {

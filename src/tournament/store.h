@@ -155,6 +155,25 @@ struct BotVersion {
 inline constexpr std::string_view kBotStatuses[] = {"building",     "build-failed", "checking",
                                                     "check-failed", "active",       "retired"};
 
+// A ladder's own state beside its tournament (league/ladder.h): whether it plays, and how far
+// its ratings have taken the results.
+struct LadderState {
+  std::string state = "running";  // "running", "paused", "frozen" (finals were drawn from it)
+  std::int64_t mark = 0;          // every result of a job with a lower index has been rated
+};
+
+inline constexpr std::string_view kLadderStates[] = {"running", "paused", "frozen"};
+
+// One entrant's rating after one rated match: its rating history is its steps by index.
+struct RatingStep {
+  std::int64_t index = 0;    // the job's index
+  std::int64_t entrant = 0;  // the entrant's index in the tournament's spec
+  double mu = 0;
+  double sigma = 0;
+  std::int64_t games = 0;  // rated matches of the entrant, this one included
+  std::int64_t place = 0;  // its place in this match (0 is first)
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -269,6 +288,38 @@ class Store {
   virtual Expected<bool> put_blob(const std::string& hash, const std::string& bytes) = 0;
   // The bytes stored under `hash`, unchecked (league/ checks them against the hash).
   virtual Expected<std::optional<std::string>> blob(const std::string& hash) = 0;
+
+  // Ladders (league/ladder.h): a tournament whose entrants and jobs grow while it runs.
+
+  // Replaces the spec of `tournament` with `spec` if it is still `expected` (as stored): false,
+  // and nothing written, when another writer changed it first. Fails for an unknown tournament.
+  virtual Expected<bool> replace_spec(std::int64_t tournament, const Json& expected,
+                                      const Json& spec) = 0;
+
+  // The jobs of `tournament` with an index of at least `from_index`, with or without results,
+  // by index.
+  virtual Expected<std::vector<JobSpec>> jobs(std::int64_t tournament,
+                                              std::int64_t from_index = 0) = 0;
+
+  // The ladder state of `tournament`: {"running", 0} until one is set.
+  virtual Expected<LadderState> ladder_state(std::int64_t tournament) = 0;
+  // Sets the state (one of kLadderStates), keeping the mark. Fails for an unknown tournament.
+  virtual Expected<void> set_ladder_state(std::int64_t tournament, const std::string& state) = 0;
+
+  // Stores the rating steps of the results of jobs [from, to) and moves the mark from `from` to
+  // `to`, in one transaction, only if the mark is still `from`: false, and nothing written, when
+  // another process rated them first. A step whose (index, entrant) is stored already is refused
+  // (an Error, nothing written). REQUIRES: from <= to, every step's index in [from, to).
+  virtual Expected<bool> record_ratings(std::int64_t tournament, std::int64_t from,
+                                        std::int64_t to, const std::vector<RatingStep>& steps) = 0;
+
+  // The latest step of every rated entrant of `tournament`, by entrant.
+  virtual Expected<std::vector<RatingStep>> ratings(std::int64_t tournament) = 0;
+
+  // The steps of one entrant, by index; from `from_index` on.
+  virtual Expected<std::vector<RatingStep>> rating_history(std::int64_t tournament,
+                                                           std::int64_t entrant,
+                                                           std::int64_t from_index = 0) = 0;
 
   // Blocks until jobs may have been added or released (PostgreSQL: LISTEN/NOTIFY from any
   // process), or until `timeout`. May return early without cause; callers re-check by claiming.

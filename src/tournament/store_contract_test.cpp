@@ -593,6 +593,86 @@ TEST_P(StoreContract, BlobsAreStoredOnceByHash) {
   EXPECT_EQ(store_->blob("sha256:zz").value(), std::nullopt);
 }
 
+TEST_P(StoreContract, ASpecIsReplacedOnlyFromWhatIsStored) {
+  const auto id = make(2);
+  const Json stored{{"players", 2}};
+  const Json grown{{"players", 3}};
+  auto swapped = store_->replace_spec(id, stored, grown);
+  ASSERT_TRUE(swapped.has_value()) << swapped.error().message;
+  EXPECT_TRUE(*swapped);
+  auto stale = store_->replace_spec(id, stored, Json{{"players", 4}});
+  ASSERT_TRUE(stale.has_value());
+  EXPECT_FALSE(*stale);  // another writer got there first
+  auto t = store_->find_tournament(id);
+  ASSERT_TRUE(t && *t);
+  EXPECT_EQ((*t)->spec, grown);
+  EXPECT_FALSE(store_->replace_spec(id + 100, grown, stored).has_value());
+}
+
+TEST_P(StoreContract, JobsAreListedFromAnIndexWithOrWithoutResults) {
+  const auto id = make(4);
+  const auto held = claim("w", 1);
+  ASSERT_EQ(held.size(), 1u);
+  ASSERT_TRUE(store_->complete(held[0].id, "w", result_of(held[0], "a")));
+  auto all = store_->jobs(id, 1);
+  ASSERT_TRUE(all.has_value()) << all.error().message;
+  ASSERT_EQ(all->size(), 3u);
+  EXPECT_EQ((*all)[0].index, 1);
+  EXPECT_EQ((*all)[2].spec["seed"], 1003);
+}
+
+TEST_P(StoreContract, LadderStateAndRatingsMoveTogetherFromTheMark) {
+  const auto id = make(4);
+  auto fresh = store_->ladder_state(id);
+  ASSERT_TRUE(fresh.has_value()) << fresh.error().message;
+  EXPECT_EQ(fresh->state, "running");
+  EXPECT_EQ(fresh->mark, 0);
+  ASSERT_TRUE(store_->set_ladder_state(id, "paused"));
+  EXPECT_FALSE(store_->set_ladder_state(id + 100, "paused").has_value());
+
+  const double mu = 25.0 + 1.0 / 3.0;  // not exact in decimal: must come back bit for bit
+  const std::vector<RatingStep> first{{0, 0, mu, 7.5, 1, 0}, {0, 1, 24.1, 7.5, 1, 1},
+                                      {1, 0, 27.25, 7.0, 2, 0}, {1, 2, 22.0, 7.0, 1, 1}};
+  auto moved = store_->record_ratings(id, 0, 2, first);
+  ASSERT_TRUE(moved.has_value()) << moved.error().message;
+  EXPECT_TRUE(*moved);
+  // A second coordinator with the same results: refused, nothing written twice.
+  auto again = store_->record_ratings(id, 0, 2, first);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_FALSE(*again);
+  auto state = store_->ladder_state(id);
+  ASSERT_TRUE(state);
+  EXPECT_EQ(state->state, "paused");
+  EXPECT_EQ(state->mark, 2);
+
+  auto now = store_->ratings(id);
+  ASSERT_TRUE(now.has_value()) << now.error().message;
+  ASSERT_EQ(now->size(), 3u);
+  EXPECT_EQ((*now)[0].index, 1);  // entrant 0's latest
+  EXPECT_EQ((*now)[0].mu, 27.25);
+  EXPECT_EQ((*now)[0].games, 2);
+  EXPECT_EQ((*now)[2].entrant, 2);
+
+  auto history = store_->rating_history(id, 0);
+  ASSERT_TRUE(history.has_value()) << history.error().message;
+  ASSERT_EQ(history->size(), 2u);
+  EXPECT_EQ((*history)[0].mu, mu);
+  EXPECT_EQ((*history)[1].place, 0);
+  auto later = store_->rating_history(id, 0, 1);
+  ASSERT_TRUE(later);
+  EXPECT_EQ(later->size(), 1u);
+
+  // A step already stored is refused whole.
+  auto twice = store_->record_ratings(id, 2, 3, {{2, 1, 1, 1, 2, 0}, {1, 2, 1, 1, 2, 0}});
+  EXPECT_FALSE(twice.has_value());
+  auto kept = store_->ladder_state(id);
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->mark, 2);
+  auto unchanged = store_->rating_history(id, 1);
+  ASSERT_TRUE(unchanged);
+  EXPECT_EQ(unchanged->size(), 1u);
+}
+
 TEST_P(StoreIntegrity, AResultTheLogDoesNotEndWithIsDamaged) {
   const auto got = two_played();
   // A shape the job allows, but not what the match's log says.
