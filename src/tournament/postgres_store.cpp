@@ -797,8 +797,8 @@ class PostgresStore final : public Store {
       pqxx::nontransaction tx(c);
       std::vector<RatingStep> out;
       for (const auto& row : tx.exec_params(sql, params...))
-        out.push_back({row[0].as<std::int64_t>(), row[1].as<std::int64_t>(), row[2].as<double>(),
-                       row[3].as<double>(), row[4].as<std::int64_t>(), row[5].as<std::int64_t>()});
+        out.push_back({row[0].template as<std::int64_t>(), row[1].template as<std::int64_t>(), row[2].template as<double>(),
+                       row[3].template as<double>(), row[4].template as<std::int64_t>(), row[5].template as<std::int64_t>()});
       return out;
     });
   }
