@@ -50,16 +50,6 @@ std::vector<std::vector<std::size_t>> cycle(const TournamentSpec& spec) {
   return seatings;
 }
 
-// `group_start`: the index of the first match of the job's group (the seatings that share a
-// seed when paired); its seed is the one an unpaired schedule gives that first match.
-JobSpec job(const TournamentSpec& spec, std::int64_t index, std::int64_t round,
-            const std::vector<std::size_t>& seats, std::int64_t group_start, std::int64_t group) {
-  if (!spec.pairing)
-    return {index, round, Json{{"seats", seats}, {"seed", seeds::match(spec.seed, index)}}};
-  return {index, round,
-          Json{{"seats", seats}, {"seed", seeds::match(spec.seed, group_start)}, {"pair", group}}};
-}
-
 std::int64_t factorial(std::int64_t k) {
   std::int64_t f = 1;
   for (std::int64_t i = 2; i <= k; ++i) f *= i;
@@ -91,17 +81,27 @@ bool pair_without_rematches(const std::vector<std::size_t>& ranked, std::vector<
 
 }  // namespace
 
+JobSpec job(const TournamentSpec& spec, std::int64_t index, std::int64_t round,
+            const std::vector<std::size_t>& seats, std::int64_t group_start, std::int64_t group) {
+  if (!spec.pairing)
+    return {index, round, Json{{"seats", seats}, {"seed", seeds::match(spec.seed, index)}}};
+  return {index, round,
+          Json{{"seats", seats}, {"seed", seeds::match(spec.seed, group_start)}, {"pair", group}}};
+}
+
 std::int64_t swiss_round_size(const TournamentSpec& spec) {
   return static_cast<std::int64_t>(spec.players.size() / 2) * 2;
 }
 
 std::int64_t planned_matches(const TournamentSpec& spec) {
+  if (spec.schedule == Schedule::ladder) return kMaxMatches;
   if (spec.schedule == Schedule::swiss) return swiss_round_size(spec) * spec.rounds;
   return static_cast<std::int64_t>(cycle(spec).size()) * spec.rounds;
 }
 
 std::vector<JobSpec> initial_jobs(const TournamentSpec& spec) {
   std::vector<JobSpec> jobs;
+  if (spec.schedule == Schedule::ladder) return jobs;
   if (spec.schedule == Schedule::swiss) return swiss_round(spec, 0, {});
   const auto seatings = cycle(spec);
   // cycle() lists the seatings of one set of entrants together, seats! of them.
@@ -174,6 +174,7 @@ std::optional<std::int64_t> pair_of(const Json& job_spec) {
 
 std::int64_t seed_group_size(const TournamentSpec& spec) {
   if (!spec.pairing) return 1;
+  if (spec.schedule == Schedule::ladder) return 0;
   std::int64_t n = 1;
   for (std::int64_t k = 2; k <= spec.seats; ++k) n *= k;
   return n;
@@ -195,7 +196,9 @@ bool SeedGroups::over(const Json& job_spec) const {
   const auto key = key_of(job_spec);
   if (!key) return false;
   const auto it = done_.find(*key);
-  return it != done_.end() && it->second >= size_;
+  // A ladder's group is one rotation per seat: as many matches as the job has seats.
+  const auto size = size_ > 0 ? size_ : static_cast<std::int64_t>(seated(job_spec).size());
+  return it != done_.end() && size > 0 && it->second >= size;
 }
 
 bool tournament_over(const Progress& progress) {

@@ -26,6 +26,12 @@ std::int64_t planned_matches(const TournamentSpec& spec);
 // first round for Swiss. REQUIRES: validate_spec(spec).
 std::vector<JobSpec> initial_jobs(const TournamentSpec& spec);
 
+// A job seating `seats` (entrant indices in seat order). `group_start`: the index of the first
+// match of the job's group (the seatings that share a seed when paired), whose seed is the one an
+// unpaired schedule gives that first match; `group` numbers the groups ("pair").
+JobSpec job(const TournamentSpec& spec, std::int64_t index, std::int64_t round,
+            const std::vector<std::size_t>& seats, std::int64_t group_start, std::int64_t group);
+
 // Swiss: how many jobs each round has (two matches, one per seat order, for each pairing).
 std::int64_t swiss_round_size(const TournamentSpec& spec);
 
@@ -41,7 +47,7 @@ std::vector<JobSpec> swiss_round(const TournamentSpec& spec, std::int64_t round,
 std::optional<std::int64_t> pair_of(const Json& job_spec);
 
 // How many matches share one seed: a group's seats! seatings when paired (a Swiss pairing's
-// two), else 1.
+// two), else 1; 0 for a ladder, whose groups are as many as the seats of their jobs.
 std::int64_t seed_group_size(const TournamentSpec& spec);
 
 // Which seed groups are over: every match sharing a seed (its group) has a result among

@@ -28,6 +28,8 @@ std::string_view schedule_name(Schedule s) {
       return "gauntlet";
     case Schedule::swiss:
       return "swiss";
+    case Schedule::ladder:
+      return "ladder";
   }
   return "?";
 }
@@ -106,6 +108,11 @@ Json encode_spec(const TournamentSpec& spec) {
   if (!spec.listen.empty()) j["listen"] = spec.listen;
   if (spec.clock) j["clock"] = format_time_control(*spec.clock);
   j["pairing"] = spec.pairing;
+  if (spec.ladder)
+    j["ladder"] = {{"seats_max", spec.ladder->seats_max},
+                   {"benched", spec.ladder->benched},
+                   {"placement", spec.ladder->placement},
+                   {"rating", spec.ladder->rating}};
   if (spec.sprt)
     j["sprt"] = {{"elo0", spec.sprt->elo0},
                  {"elo1", spec.sprt->elo1},
@@ -115,12 +122,43 @@ Json encode_spec(const TournamentSpec& spec) {
   return j;
 }
 
+namespace {
+
+Expected<Ladder> decode_ladder(const Json& j) {
+  constexpr std::string_view what = "the ladder terms";
+  if (auto ok = only_keys(j, {"seats_max", "benched", "placement", "rating"}, what); !ok)
+    return std::unexpected(ok.error());
+  Ladder ladder;
+  auto seats = int_field(j, "seats_max", 1, 64, what);
+  if (!seats) return std::unexpected(seats.error());
+  ladder.seats_max = *seats;
+  if (j.contains("placement")) {
+    auto placement = int_field(j, "placement", 0, 1'000'000, what);
+    if (!placement) return std::unexpected(placement.error());
+    ladder.placement = *placement;
+  }
+  if (j.contains("benched")) {
+    if (!j["benched"].is_array()) return fail("benched: expected a list of entrant indices");
+    for (const Json& b : j["benched"]) {
+      if (!b.is_number_integer() || b.get<std::int64_t>() < 0 ||
+          (!ladder.benched.empty() && b.get<std::int64_t>() <= ladder.benched.back()))
+        return fail("benched: expected entrant indices in ascending order");
+      ladder.benched.push_back(b.get<std::int64_t>());
+    }
+  }
+  if (j.contains("rating")) ladder.rating = j["rating"];
+  return ladder;
+}
+
+}  // namespace
+
 Expected<TournamentSpec> decode_spec(const Json& j) {
   constexpr std::string_view what = "the tournament spec";
   if (auto ok = only_keys(
           j,
           {"name", "game", "players", "schedule", "seats", "rounds", "seed", "config",
-           "per_call_ms", "hero", "program", "clock", "pairing", "sprt", "program_key", "listen"},
+           "per_call_ms", "hero", "program", "clock", "pairing", "sprt", "program_key", "listen",
+           "ladder"},
           what);
       !ok)
     return std::unexpected(ok.error());
@@ -192,7 +230,7 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
   if (j.contains("schedule")) {
     auto text = arbiter::to_string(j["schedule"], "the schedule");
     if (!text) return std::unexpected(text.error());
-    auto schedule = parse_schedule(*text);
+    auto schedule = *text == "ladder" ? Expected<Schedule>(Schedule::ladder) : parse_schedule(*text);
     if (!schedule) return std::unexpected(schedule.error());
     spec.schedule = *schedule;
   }
@@ -260,6 +298,13 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
     if (!sprt) return std::unexpected(sprt.error());
     spec.sprt = *sprt;
   }
+  if (j.contains("ladder")) {
+    auto ladder = decode_ladder(j["ladder"]);
+    if (!ladder) return std::unexpected(ladder.error());
+    spec.ladder = std::move(*ladder);
+  }
+  if (spec.ladder.has_value() != (spec.schedule == Schedule::ladder))
+    return fail("a ladder's spec has ladder terms, and only a ladder's");
   return spec;
 }
 
@@ -427,6 +472,39 @@ Expected<void> check_entrant_limits(const GameEntry& game, const Entrant& p) {
 
 namespace {
 
+// A ladder may have any number of entrants (they come and go while it runs), and its matches
+// any number of seats from seats to seats_max.
+Expected<void> validate_ladder(const TournamentSpec& spec, const GameEntry& game) {
+  if (!spec.ladder) return fail("a ladder needs its ladder terms");
+  const Ladder& ladder = *spec.ladder;
+  if (ladder.seats_max < spec.seats || static_cast<std::size_t>(ladder.seats_max) > game.max_seats)
+    return fail(fmt::format("{} seats {} to {} players per match, not {}-{}", spec.game,
+                            game.min_seats, game.max_seats, spec.seats, ladder.seats_max));
+  if (spec.config.is_object() && spec.config.contains("players") &&
+      (spec.seats != ladder.seats_max || spec.config["players"] != Json(spec.seats)))
+    return fail(fmt::format("the config seats {} players per match but the ladder seats {}",
+                            dump(spec.config["players"]),
+                            spec.seats == ladder.seats_max
+                                ? std::to_string(spec.seats)
+                                : fmt::format("{}-{}", spec.seats, ladder.seats_max)));
+  for (std::int64_t k = spec.seats; k <= ladder.seats_max; ++k)
+    if (auto ok = game.check_config(spec.config, static_cast<std::size_t>(k)); !ok)
+      return fail("--config: " + ok.error().message);
+  for (std::int64_t b : ladder.benched)
+    if (b < 0 || static_cast<std::size_t>(b) >= spec.players.size())
+      return fail(fmt::format("benched entrant {} is not among the {} entrants", b,
+                              spec.players.size()));
+  if (!spec.pairing) return fail("a ladder pairs its seeds");
+  if (spec.sprt) return fail("a ladder has no SPRT");
+  if (!spec.hero.empty()) return fail("a hero is only for the gauntlet schedule");
+  if (spec.clock && !game.clocked)
+    return fail(
+        fmt::format("--clock: {} has no turns to clock (only q and battleship have)", spec.game));
+  for (const auto& p : spec.players)
+    if (auto ok = check_entrant_limits(game, p); !ok) return ok;
+  return {};
+}
+
 Expected<void> validate_unescaped(const TournamentSpec& spec) {
   const GameEntry* game = find_game(spec.game);
   if (game == nullptr)
@@ -448,6 +526,7 @@ Expected<void> validate_unescaped(const TournamentSpec& spec) {
   if (seats < game->min_seats || seats > game->max_seats)
     return fail(fmt::format("{} seats {} to {} players per match, not {}", spec.game,
                             game->min_seats, game->max_seats, spec.seats));
+  if (spec.schedule == Schedule::ladder) return validate_ladder(spec, *game);
   if (spec.players.size() < std::max<std::size_t>(seats, 2))
     return fail(fmt::format("{} matches of {} need at least {} players, got {}",
                             schedule_name(spec.schedule), spec.seats,

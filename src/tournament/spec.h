@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,9 +23,11 @@ enum class Schedule {
   round_robin,  // every set of `seats` entrants, in every seating order, `rounds` times
   gauntlet,     // the hero against every set of the others, in every seating order
   swiss,        // two seats; each round pairs entrants with equal points who have not met
+  ladder,       // entrants join and leave while it runs; a matchmaker adds jobs (league/ladder.h)
 };
 
-std::string_view schedule_name(Schedule s);  // "round-robin", "gauntlet", "swiss"
+std::string_view schedule_name(Schedule s);  // "round-robin", "gauntlet", "swiss", "ladder"
+// The schedules a tournament is made with (a ladder is made by arbiter ladder create).
 Expected<Schedule> parse_schedule(std::string_view text);
 
 struct Entrant {
@@ -58,6 +61,16 @@ struct Sprt {
   bool pentanomial = true;   // counts pairs of matches (needs pairing); false: single matches
 };
 
+// What makes a tournament a ladder (league/ladder.h). Its entrants grow while it runs (never
+// removed: a job names them by index), and its jobs are added by the matchmaker, each group of a
+// round seating one set of entrants in every rotation with one seed.
+struct Ladder {
+  std::int64_t seats_max = 2;  // matches seat TournamentSpec::seats to seats_max entrants
+  std::vector<std::int64_t> benched;  // entrants that no longer play (retired), ascending
+  std::int64_t placement = 10;        // a newcomer's first games, played with priority
+  Json rating;  // the rating model and its parameters, as league/ladder.h wrote them
+};
+
 struct TournamentSpec {
   std::string name = "tournament";
   std::string game;
@@ -86,6 +99,7 @@ struct TournamentSpec {
   // Where its tcp entrants' clients connect, HOST:PORT, as `tournament run --listen` gave it:
   // reproduce commands of their matches carry it. Empty: no tcp entrants.
   std::string listen;
+  std::optional<Ladder> ladder;  // present exactly when schedule is ladder
 };
 
 // A spec as a new tournament starts from: an unguessable master seed and a fresh program key.

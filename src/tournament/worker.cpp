@@ -276,7 +276,8 @@ std::chrono::milliseconds match_limit(const TournamentSpec& spec) {
   for (const Entrant& e : spec.players)
     per_seat = std::max(per_seat, seat_bound(e.per_call_ms.value_or(spec.per_call_ms),
                                              e.clock ? e.clock : spec.clock));
-  return std::max<milliseconds>(minutes(5), per_seat * std::max<std::int64_t>(spec.seats, 1));
+  const std::int64_t seats = spec.ladder ? spec.ladder->seats_max : spec.seats;
+  return std::max<milliseconds>(minutes(5), per_seat * std::max<std::int64_t>(seats, 1));
 }
 
 namespace {
@@ -355,6 +356,22 @@ class Pool {
     return specs_.emplace(tournament, *spec).first->second;
   }
 
+  // The spec `job` is played from. A ladder's entrants grow: a job seating one this process has
+  // not seen yet loads the spec again.
+  Expected<TournamentSpec> spec_for(const Job& job) {
+    auto spec = spec_of(job.tournament);
+    if (!spec || spec->schedule != Schedule::ladder) return spec;
+    const auto seats = seated(job.spec);
+    if (std::all_of(seats.begin(), seats.end(),
+                    [&](std::size_t e) { return e < spec->players.size(); }))
+      return spec;
+    {
+      std::lock_guard lock(mu_);
+      specs_.erase(job.tournament);
+    }
+    return spec_of(job.tournament);
+  }
+
   // True when there is nothing left to wait for. Also adds any Swiss round that is due: the
   // worker that completed the previous round may have died before adding it.
   Expected<bool> all_finished() {
@@ -398,7 +415,7 @@ class Pool {
       }
       for (const Job& job : *jobs) {
         if (stopping()) return;  // the unplayed rest is released by run()
-        auto spec = spec_of(job.tournament);
+        auto spec = spec_for(job);
         if (!spec) return give_up(spec.error().message);
         if (concluded(job.tournament)) continue;  // claimed before the verdict: not played
         auto played = play_bounded(*spec, job);
