@@ -617,6 +617,7 @@ int main(int argc, char** argv) {
   add_dominosa_commands(app, exit_code);
   add_tournament_commands(app, exit_code);
   add_bot_commands(app, exit_code);
+  add_ladder_commands(app, exit_code);
   add_serve_command(app, exit_code);
 
   if (argc > 1 && argv[1][0] != '-') {

@@ -3,7 +3,9 @@
 // parsed, and the steps more than one of them takes.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +13,7 @@
 
 #include "apps/commands.h"
 #include "tournament/store.h"
+#include "tournament/worker.h"
 
 namespace arbiter::cli {
 
@@ -64,6 +67,21 @@ struct RunArgs {
   double linger = 0;           // seconds the viewer stays up after the run
   std::string bot_cache;       // where stored bots' files are unpacked; empty: the default
 };
+
+// SIGINT/SIGTERM set stop_flag(): commands that play stop claiming new matches; matches under
+// way have WorkerOptions::stop_grace (3 s) to finish and be stored, the rest are released for a
+// resume. A second signal ends the process at once (the default action).
+void catch_stop_signals();
+const std::atomic<bool>& stop_flag();
+
+// Where this process keeps stored bots' files (--bot-cache, or the default).
+std::filesystem::path bot_cache(const RunArgs& a);
+
+// The worker settings every command that plays matches takes from its flags (stop: stop_flag).
+tournament::WorkerOptions worker_options(const RunArgs& a);
+
+// --workers, --batch, --lease, --match-limit, --bot-cache, --no-live.
+void add_worker_options_to(CLI::App* cmd, RunArgs& a);
 
 // " --store URL" for a command to print, or nothing for the default store.
 std::string store_flag(const std::string& url);

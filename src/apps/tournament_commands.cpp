@@ -26,6 +26,7 @@
 #include "arena/seating.h"
 #include "core/file.h"
 #include "league/bots.h"
+#include "league/ladder.h"
 #include "remote/tcp.h"
 #include "tournament/audit.h"
 #include "tournament/head_to_head.h"
@@ -34,17 +35,18 @@
 #include "tournament/worker.h"
 
 namespace arbiter::cli {
-namespace {
 
 using namespace arbiter::tournament;
 
+namespace {
 std::atomic<bool> g_stop{false};
-
 void on_signal(int) { g_stop.store(true); }
+}  // namespace
 
-// SIGINT/SIGTERM stop claiming new matches; matches under way have WorkerOptions::stop_grace
-// (3 s) to finish and be stored, the rest are released for a resume. A second one ends the
-// process at once (the default action).
+const std::atomic<bool>& stop_flag() {
+  return g_stop;
+}
+
 void catch_stop_signals() {
   struct sigaction sa {};
   sa.sa_handler = on_signal;
@@ -53,6 +55,8 @@ void catch_stop_signals() {
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
 }
+
+namespace {
 
 void add_spec_options(CLI::App* cmd, SpecArgs& a) {
   cmd->add_option("--file,-f", a.file,
@@ -316,8 +320,8 @@ std::optional<Created> create_from_args(const SpecArgs& args, const RunArgs& run
   return Created{std::move(store), std::move(*spec), *id};
 }
 
-// Plays the tournament's missing matches in this process, with a progress display.
-// Where this process keeps stored bots' files.
+}  // namespace
+
 std::filesystem::path bot_cache(const RunArgs& a) {
   return a.bot_cache.empty() ? league::default_bot_cache() : std::filesystem::path(a.bot_cache);
 }
@@ -335,6 +339,31 @@ WorkerOptions worker_options(const RunArgs& a) {
   if (a.no_live) options.live_period = std::chrono::milliseconds(0);
   return options;
 }
+
+void add_worker_options_to(CLI::App* cmd, RunArgs& a) {
+  cmd->add_option("--workers,-w", a.workers,
+                  "Matches played at once in this process (default: one per core)")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--batch", a.batch, "Matches each worker claims at a time (default 2)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--lease", a.lease,
+                  "Seconds a claim lasts without renewal, 1 to 3600; a dead worker's matches "
+                  "are played again after it (default 30)")
+      ->check(seconds_validator(1, 3600));
+  cmd->add_option("--match-limit", a.match_limit,
+                  "Seconds a match may run before it is abandoned and stored as "
+                  "match-time-limit (default: 200 calls per seat at the per-call limit, at "
+                  "least 300)")
+      ->check(seconds_validator(1, 7 * 24 * 3600));
+  cmd->add_option("--bot-cache", a.bot_cache,
+                  "Where stored bots' files are unpacked, each checked against its hash "
+                  "(default ~/.cache/arbiter/bots)");
+  cmd->add_flag("--no-live", a.no_live,
+                "Write no spectator lines of running matches to the store (by default every "
+                "250 ms, so that any arbiter serve of the store shows them live)");
+}
+
+namespace {
 
 // The viewer of a run (--serve): the store's standings, and every match live as it is played;
 // a finished match's whole log waits for the other matches dealt from its seed.
@@ -459,28 +488,6 @@ int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
   return run_outcome(store, id, *spec, *report, a);
 }
 
-void add_worker_options_to(CLI::App* cmd, RunArgs& a) {
-  cmd->add_option("--workers,-w", a.workers,
-                  "Matches played at once in this process (default: one per core)")
-      ->check(CLI::Range(1, 256));
-  cmd->add_option("--batch", a.batch, "Matches each worker claims at a time (default 2)")
-      ->check(CLI::Range(1, 1000));
-  cmd->add_option("--lease", a.lease,
-                  "Seconds a claim lasts without renewal, 1 to 3600; a dead worker's matches "
-                  "are played again after it (default 30)")
-      ->check(seconds_validator(1, 3600));
-  cmd->add_option("--match-limit", a.match_limit,
-                  "Seconds a match may run before it is abandoned and stored as "
-                  "match-time-limit (default: 200 calls per seat at the per-call limit, at "
-                  "least 300)")
-      ->check(seconds_validator(1, 7 * 24 * 3600));
-  cmd->add_option("--bot-cache", a.bot_cache,
-                  "Where stored bots' files are unpacked, each checked against its hash "
-                  "(default ~/.cache/arbiter/bots)");
-  cmd->add_flag("--no-live", a.no_live,
-                "Write no spectator lines of running matches to the store (by default every "
-                "250 ms, so that any arbiter serve of the store shows them live)");
-}
 
 void add_stderr_option(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("--stderr-dir", a.stderr_dir,
@@ -583,14 +590,32 @@ void add_worker(CLI::App& app, const std::shared_ptr<RunArgs>& run_args, int& ex
   add_worker_options_to(worker, *run_args);
   worker->add_option("--tournament", run_args->tournament, "Only this tournament")
       ->check(id_validator());
+  auto ladder = std::make_shared<std::string>();
+  worker->add_option("--ladder", *ladder,
+                     "Only this ladder's matches (by name), waiting for more until stopped");
   worker->add_flag("--until-finished", run_args->until_finished,
                    "Exit once every tournament in the store (or --tournament) is finished");
   add_stderr_option(worker, *run_args);
-  worker->callback([&exit_code, run_args] {
+  worker->callback([&exit_code, run_args, ladder] {
     catch_stop_signals();
     if (!outputs_ok(*run_args, exit_code)) return;
     auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
     if (!store) return;
+    if (!ladder->empty()) {
+      if (run_args->tournament != 0 || run_args->until_finished) {
+        report_error("--ladder goes without --tournament and --until-finished (a ladder is "
+                     "never finished)");
+        exit_code = kBadInput;
+        return;
+      }
+      auto found = league::find_ladder(*store, *ladder);
+      if (!found) {
+        report_error(found.error().message);
+        exit_code = kBadInput;
+        return;
+      }
+      run_args->tournament = found->id;
+    }
     if (run_args->tournament != 0 &&
         !playable_here(*store, run_args->tournament, *run_args, exit_code))
       return;

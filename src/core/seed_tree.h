@@ -45,6 +45,13 @@ inline std::uint64_t match(std::uint64_t master, std::int64_t index) {
   for (int i = 0; i < 8; ++i) key.push_back(static_cast<char>((master >> (8 * i)) & 0xff));
   return keyed(key, "arbiter match seed", {static_cast<std::uint64_t>(index)});
 }
+// A ladder's matchmaking draws of one round (league/matchmaker.h): keyed like match(), since the
+// seatings it leads to are public while the ladder runs.
+inline std::uint64_t ladder_round(std::uint64_t master, std::int64_t round) {
+  std::string key;
+  for (int i = 0; i < 8; ++i) key.push_back(static_cast<char>((master >> (8 * i)) & 0xff));
+  return keyed(key, "arbiter ladder round", {static_cast<std::uint64_t>(round)});
+}
 inline std::uint64_t swiss_round(std::uint64_t master, std::int64_t round) {
   return Rng::derive(master, "swiss", static_cast<std::uint64_t>(round));
 }

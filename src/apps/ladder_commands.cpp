@@ -1,0 +1,353 @@
+// `arbiter ladder ...`: continuous rated play among the active versions of a game's stored bots
+// (league/ladder.h): create, run, status, pause, resume, verify.
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "apps/commands.h"
+#include "apps/tournament_cli.h"
+#include "core/time_control.h"
+#include "league/bots.h"
+#include "league/ladder.h"
+#include "tournament/worker.h"
+
+namespace arbiter::cli {
+namespace {
+
+using tournament::OpenMode;
+using tournament::Store;
+
+struct LadderArgs {
+  RunArgs run;  // the store, the worker flags
+  std::string name;
+  std::string game;
+  std::string seats = "2";
+  std::string config;
+  std::vector<std::string> anchors;
+  double per_call = 0;
+  std::string clock;
+  std::int64_t placement = 10;
+  std::string seed;
+  std::int64_t queue = 0;
+  std::int64_t until_rated = 0;
+  bool json = false;
+};
+
+// "2" or "2-4".
+Expected<std::pair<std::int64_t, std::int64_t>> parse_seats(const std::string& text) {
+  const auto dash = text.find('-');
+  try {
+    std::size_t used = 0;
+    const std::int64_t lo = std::stoll(text.substr(0, dash), &used);
+    if (used != (dash == std::string::npos ? text.size() : dash)) throw std::invalid_argument("");
+    std::int64_t hi = lo;
+    if (dash != std::string::npos) {
+      hi = std::stoll(text.substr(dash + 1), &used);
+      if (used != text.size() - dash - 1) throw std::invalid_argument("");
+    }
+    if (lo < 1 || hi < lo || hi > 64) throw std::invalid_argument("");
+    return std::pair{lo, hi};
+  } catch (const std::exception&) {
+    return fail(fmt::format("--seats \"{}\": expected K or a range K-M (e.g. 2 or 2-4)",
+                            escape_controls(text)));
+  }
+}
+
+Expected<tournament::TournamentSpec> ladder_spec_of(const LadderArgs& a) {
+  auto spec = tournament::new_tournament_spec();
+  spec.name = a.name;
+  spec.game = a.game;
+  spec.schedule = tournament::Schedule::ladder;
+  auto seats = parse_seats(a.seats);
+  if (!seats) return std::unexpected(seats.error());
+  spec.seats = seats->first;
+  spec.ladder = tournament::Ladder{seats->second, {}, a.placement,
+                                   league::encode_skill_params({})};
+  for (const auto& text : a.anchors) {
+    auto entrant = tournament::parse_entrant(text);
+    if (!entrant) return fail("--anchor: " + entrant.error().message);
+    if (is_stored_bot(entrant->bot))
+      return fail(fmt::format("--anchor {}: stored bots join by themselves once active; an "
+                              "anchor is a house bot or a cmd: program",
+                              escape_controls(text)));
+    spec.players.push_back(*entrant);
+  }
+  if (!a.seed.empty()) spec.seed = std::stoull(a.seed);  // checked by natural_validator
+  if (!a.config.empty()) {
+    auto config = parse_json(a.config);
+    if (!config) return fail("--config: " + config.error().message);
+    if (!config->is_object()) return fail("--config: expected a JSON object");
+    spec.config = *config;
+  }
+  if (a.per_call > 0) spec.per_call_ms = std::llround(a.per_call * 1000);
+  if (!a.clock.empty()) {
+    auto tc = parse_time_control(a.clock);
+    if (!tc) return std::unexpected(tc.error());
+    spec.clock = *tc;
+  }
+  return spec;
+}
+
+// The store and the ladder named in `a`, or null after reporting why not.
+std::unique_ptr<Store> open_ladder(const LadderArgs& a, std::int64_t& id, int& exit_code) {
+  auto store = open_or_report(a.run.store, OpenMode::existing, exit_code);
+  if (!store) return nullptr;
+  auto ladder = league::find_ladder(*store, a.name);
+  if (!ladder) {
+    report_error(ladder.error().message);
+    exit_code = kBadInput;
+    return nullptr;
+  }
+  id = ladder->id;
+  return store;
+}
+
+void add_create(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) {
+  auto* create = l->add_subcommand("create", "Store a new ladder of one game");
+  create->add_option("name", a->name, "The ladder's name (letters, digits, '_' and '-')")
+      ->required();
+  create->add_option("--game,-g", a->game, "The game its bots play")->required();
+  create->add_option("--seats", a->seats,
+                     "Players per match: K, or a range K-M drawn per match (default 2)");
+  create->add_option("--anchor", a->anchors,
+                     "NAME:BOT, a house bot (or cmd: program) that always plays, as a fixed "
+                     "point of the ratings; repeatable");
+  create->add_option("--config", a->config, "The game's config overrides (JSON object)");
+  create->add_option("--per-call", a->per_call, "Seconds per call (default 6)")
+      ->check(seconds_validator());
+  create->add_option("--clock", a->clock, "A chess clock per seat, e.g. 10s+0.1s");
+  create->add_option("--placement", a->placement,
+                     "A new version's first games, played with priority (default 10)")
+      ->check(CLI::Range(0, 1000));
+  create->add_option("--seed", a->seed,
+                     "Master seed (default: drawn, unguessable; stored, shown once frozen)")
+      ->check(natural_validator());
+  add_store_option(create, a->run);
+  create->callback([a, &exit_code] {
+    auto spec = ladder_spec_of(*a);
+    if (!spec) {
+      report_error(spec.error().message);
+      exit_code = kBadInput;
+      return;
+    }
+    auto store = open_or_report(a->run.store, OpenMode::create, exit_code);
+    if (!store) return;
+    auto id = league::create_ladder(*store, *spec);
+    if (!id) {
+      report_error(id.error().message);
+      exit_code = kBadInput;
+      return;
+    }
+    auto joined = league::enroll(*store, *id);
+    if (!joined) {
+      report_error(joined.error().message);
+      exit_code = kFailed;
+      return;
+    }
+    fmt::print("ladder {} ({}): {} anchors, {} stored versions; play it with: arbiter ladder run "
+               "{}{}\n",
+               spec->name, spec->game, spec->players.size(), joined->joined.size(), spec->name,
+               store_flag(a->run.store));
+  });
+}
+
+void print_board(Store& store, std::int64_t id, bool json, int& exit_code) {
+  auto board = league::leaderboard(store, id);
+  if (!board) {
+    report_error(board.error().message);
+    exit_code = kFailed;
+    return;
+  }
+  if (json)
+    std::cout << dump(league::leaderboard_json(*board)) << '\n';
+  else
+    std::cout << league::leaderboard_text(*board);
+}
+
+void add_run(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) {
+  auto* run = l->add_subcommand(
+      "run", "Play the ladder here until stopped (Ctrl-C): enroll versions, match, rate");
+  run->add_option("name", a->name, "The ladder")->required();
+  add_store_option(run, a->run);
+  add_worker_options_to(run, a->run);
+  run->add_option("--queue", a->queue,
+                  "Matches kept waiting for workers (default: 2 per local worker, at least 4; "
+                  "more when workers on other machines join)")
+      ->check(CLI::Range(1, 100000));
+  run->add_option("--until-rated", a->until_rated,
+                  "Stop once this many of the ladder's matches are rated (default: never)")
+      ->check(CLI::Range(1, 5'000'000));
+  run->add_flag("--quiet,-q", a->run.quiet, "No progress lines");
+  run->callback([a, &exit_code] {
+    catch_stop_signals();
+    std::int64_t id = 0;
+    auto store = open_ladder(*a, id, exit_code);
+    if (!store) return;
+    if (auto released = tournament::release_dead_local_workers(*store, id);
+        released && *released > 0)
+      std::cerr << fmt::format("arbiter: took back {} match(es) from a worker that died",
+                               *released)
+                << std::endl;
+    std::atomic<bool> stop{false};
+    tournament::WorkerOptions options = worker_options(a->run);
+    options.only = id;
+    options.until_finished = false;
+    options.stop = &stop;
+    league::StoreShelf shelf(*store, bot_cache(a->run));
+    options.shelf = &shelf;
+    const int threads = options.threads > 0
+                            ? options.threads
+                            : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    Expected<tournament::WorkerReport> played = tournament::WorkerReport{};
+    std::thread worker([&] {
+      played = tournament::run_worker(*store, options);
+      stop = true;
+    });
+    league::CoordinatorOptions co;
+    co.queue = a->queue > 0 ? a->queue : std::max(4, 2 * threads);
+    co.stop = &stop;
+    if (!a->run.quiet) co.say = [](const std::string& line) { std::cerr << "arbiter: " << line << std::endl; };
+    auto last_line = std::chrono::steady_clock::now();
+    co.beat = [&] {
+      if (stop_flag().load()) stop = true;
+      const auto now = std::chrono::steady_clock::now();
+      if (a->until_rated == 0 && (a->run.quiet || now - last_line < std::chrono::seconds(10)))
+        return;
+      auto state = store->ladder_state(id);
+      if (state && a->until_rated > 0 && state->mark >= a->until_rated) stop = true;
+      if (!a->run.quiet && now - last_line >= std::chrono::seconds(10) && state) {
+        last_line = now;
+        std::cerr << fmt::format("arbiter: ladder {}: {} matches rated, {}", a->name, state->mark,
+                                 state->state)
+                  << std::endl;
+      }
+    };
+    auto report = league::coordinate(*store, id, co);
+    stop = true;
+    worker.join();
+    if (!report) report_error(report.error().message);
+    if (!played) report_error(played.error().message);
+    if (auto rated = league::rate_results(*store, id); !rated) report_error(rated.error().message);
+    if (!report || !played) {
+      exit_code = kFailed;
+      return;
+    }
+    print_board(*store, id, false, exit_code);
+    if (tournament::abandoned_matches() > 0) {
+      std::cout.flush();
+      std::_Exit(exit_code);
+    }
+  });
+}
+
+void add_status(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) {
+  auto* status = l->add_subcommand(
+      "status", "The ladder's leaderboard (by mu - 3 sigma), or every ladder without a name");
+  status->add_option("name", a->name, "The ladder");
+  add_store_option(status, a->run);
+  status->add_flag("--json", a->json, "As JSON");
+  status->callback([a, &exit_code] {
+    if (!a->name.empty()) {
+      std::int64_t id = 0;
+      auto store = open_ladder(*a, id, exit_code);
+      if (store) print_board(*store, id, a->json, exit_code);
+      return;
+    }
+    auto store = open_or_report(a->run.store, OpenMode::existing, exit_code);
+    if (!store) return;
+    auto all = league::ladders(*store);
+    if (!all) {
+      report_error(all.error().message);
+      exit_code = kFailed;
+      return;
+    }
+    if (all->empty()) fmt::print("no ladders in the store (arbiter ladder create makes one)\n");
+    for (const auto& t : *all) {
+      auto board = league::leaderboard(*store, t.id);
+      if (!board) {
+        report_error(board.error().message);
+        exit_code = kFailed;
+        continue;
+      }
+      fmt::print("{:<20} {:<12} {:<8} {:>4} entrants {:>8} matches rated\n", t.name, t.game,
+                 board->state, board->rows.size(), board->mark);
+    }
+  });
+}
+
+void add_state_command(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code,
+                       const char* verb, const char* state, const char* help) {
+  auto* cmd = l->add_subcommand(verb, help);
+  cmd->add_option("name", a->name, "The ladder")->required();
+  add_store_option(cmd, a->run);
+  cmd->callback([a, &exit_code, state, verb] {
+    std::int64_t id = 0;
+    auto store = open_ladder(*a, id, exit_code);
+    if (!store) return;
+    if (auto ok = store->set_ladder_state(id, state); !ok) {
+      report_error(ok.error().message);
+      exit_code = kFailed;
+      return;
+    }
+    fmt::print("ladder {}: {}\n", a->name,
+               std::string_view(verb) == "pause"
+                   ? "paused (matches under way finish; no new ones until resumed)"
+                   : "running");
+  });
+}
+
+void add_verify(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) {
+  auto* verify = l->add_subcommand(
+      "verify", "Rate every stored result again from nothing and compare with the stored ratings");
+  verify->add_option("name", a->name, "The ladder")->required();
+  add_store_option(verify, a->run);
+  verify->callback([a, &exit_code] {
+    std::int64_t id = 0;
+    auto store = open_ladder(*a, id, exit_code);
+    if (!store) return;
+    auto wrong = league::verify_ratings(*store, id);
+    if (!wrong) {
+      report_error(wrong.error().message);
+      exit_code = kFailed;
+      return;
+    }
+    auto state = store->ladder_state(id);
+    for (const auto& line : *wrong) report_error(line);
+    if (!wrong->empty()) {
+      exit_code = kFailed;
+      return;
+    }
+    fmt::print("ladder {}: the ratings of its {} rated matches agree with a recomputation\n",
+               a->name, state ? state->mark : 0);
+  });
+}
+
+}  // namespace
+
+void add_ladder_commands(CLI::App& app, int& exit_code) {
+  auto* l = app.add_subcommand(
+      "ladder", "Continuous rated play among every active version of a game's stored bots");
+  l->require_subcommand(1);
+  l->footer(
+      "Every active version of a stored bot of the ladder's game plays (arbiter bot add); a new\n"
+      "version joins within a round, a retired one stops and keeps its history.\n"
+      "Examples:\n"
+      "  arbiter ladder create course -g battleship --anchor house:hunt\n"
+      "  arbiter ladder run course --workers 2          # Ctrl-C stops it; run again resumes\n"
+      "  arbiter worker --ladder course --store URL     # more workers, on any machine\n"
+      "  arbiter ladder status course\n"
+      "  arbiter ladder pause course; arbiter ladder resume course\n"
+      "  arbiter ladder verify course                   # ratings recomputed from the results");
+  auto a = std::make_shared<LadderArgs>();
+  add_create(l, a, exit_code);
+  add_run(l, a, exit_code);
+  add_status(l, a, exit_code);
+  add_state_command(l, a, exit_code, "pause", "paused",
+                    "Stop adding matches (those under way finish); ratings keep up");
+  add_state_command(l, a, exit_code, "resume", "running", "Start adding matches again");
+  add_verify(l, a, exit_code);
+}
+
+}  // namespace arbiter::cli
