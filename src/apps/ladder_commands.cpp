@@ -33,6 +33,7 @@ struct LadderArgs {
   std::int64_t queue = 0;
   std::int64_t until_rated = 0;
   bool json = false;
+  std::string entrant;
 };
 
 // "2" or "2-4".
@@ -298,6 +299,59 @@ void add_state_command(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& e
   });
 }
 
+void add_history(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) {
+  auto* history = l->add_subcommand(
+      "history", "One entrant's rating after each of its rated matches");
+  history->add_option("name", a->name, "The ladder")->required();
+  history->add_option("entrant", a->entrant,
+                      "The entrant: its name in the ladder, or its bot (alice@3)")
+      ->required();
+  add_store_option(history, a->run);
+  history->add_flag("--json", a->json, "As JSON lines");
+  history->callback([a, &exit_code] {
+    std::int64_t id = 0;
+    auto store = open_ladder(*a, id, exit_code);
+    if (!store) return;
+    auto spec = tournament::load_spec(*store, id);
+    if (!spec) {
+      report_error(spec.error().message);
+      exit_code = kFailed;
+      return;
+    }
+    std::optional<std::int64_t> entrant;
+    for (std::size_t i = 0; i < spec->players.size(); ++i) {
+      const auto& p = spec->players[i];
+      if (p.name == a->entrant || p.bot == a->entrant || p.bot == "bot:" + a->entrant)
+        entrant = static_cast<std::int64_t>(i);
+    }
+    if (!entrant) {
+      report_error(fmt::format("ladder {} has no entrant \"{}\"", a->name,
+                               escape_controls(a->entrant)));
+      exit_code = kBadInput;
+      return;
+    }
+    auto steps = store->rating_history(id, *entrant);
+    if (!steps) {
+      report_error(steps.error().message);
+      exit_code = kFailed;
+      return;
+    }
+    const double z = league::decode_skill_params(spec->ladder->rating).value_or(league::SkillParams{}).z;
+    if (!a->json)
+      fmt::print("{:>8}  {:>6}  {:>5}  {:>7}  {:>6}  {:>8}\n", "match", "games", "place", "mu",
+                 "sigma", fmt::format("mu-{:g}s", z));
+    for (const auto& s : *steps) {
+      if (a->json)
+        std::cout << dump(Json{{"match", s.index}, {"games", s.games}, {"place", s.place},
+                               {"mu", s.mu}, {"sigma", s.sigma}})
+                  << '\n';
+      else
+        fmt::print("{:>8}  {:>6}  {:>5}  {:>7.2f}  {:>6.2f}  {:>8.2f}\n", s.index, s.games,
+                   s.place + 1, s.mu, s.sigma, s.mu - z * s.sigma);
+    }
+  });
+}
+
 void add_verify(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) {
   auto* verify = l->add_subcommand(
       "verify", "Rate every stored result again from nothing and compare with the stored ratings");
@@ -338,6 +392,7 @@ void add_ladder_commands(CLI::App& app, int& exit_code) {
       "  arbiter ladder run course --workers 2          # Ctrl-C stops it; run again resumes\n"
       "  arbiter worker --ladder course --store URL     # more workers, on any machine\n"
       "  arbiter ladder status course\n"
+      "  arbiter ladder history course alice@3          # its rating after each match\n"
       "  arbiter ladder pause course; arbiter ladder resume course\n"
       "  arbiter ladder verify course                   # ratings recomputed from the results");
   auto a = std::make_shared<LadderArgs>();
@@ -347,6 +402,7 @@ void add_ladder_commands(CLI::App& app, int& exit_code) {
   add_state_command(l, a, exit_code, "pause", "paused",
                     "Stop adding matches (those under way finish); ratings keep up");
   add_state_command(l, a, exit_code, "resume", "running", "Start adding matches again");
+  add_history(l, a, exit_code);
   add_verify(l, a, exit_code);
 }
 
