@@ -11,6 +11,7 @@
 #include "core/time_control.h"
 #include "league/bots.h"
 #include "league/ladder.h"
+#include "tournament/schedule.h"
 #include "tournament/worker.h"
 
 namespace arbiter::cli {
@@ -34,6 +35,8 @@ struct LadderArgs {
   std::int64_t until_rated = 0;
   bool json = false;
   std::string entrant;
+  league::FinalsTerms finals;
+  bool no_anchors = false;
 };
 
 // "2" or "2-4".
@@ -352,6 +355,54 @@ void add_history(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_co
   });
 }
 
+void add_finals(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) {
+  auto* finals = l->add_subcommand(
+      "finals", "Freeze the ladder and play a round robin of its top N here: the result");
+  finals->add_option("name", a->name, "The ladder")->required();
+  finals->add_option("--top", a->finals.top, "Entrants taken, best first (default 8)")
+      ->check(CLI::Range(2, 64));
+  finals->add_option("--rounds", a->finals.rounds, "Round robin cycles (default 2)")
+      ->check(CLI::Range(1, 100000));
+  finals->add_option("--seats", a->finals.seats,
+                     "Players per match (default: the ladder's least)")
+      ->check(CLI::Range(1, 64));
+  finals->add_flag("--no-anchors", a->no_anchors, "Only stored bots' versions, no house anchors");
+  add_store_option(finals, a->run);
+  add_worker_options_to(finals, a->run);
+  add_export_options(finals, a->run);
+  finals->add_flag("--quiet,-q", a->run.quiet, "No progress display");
+  finals->callback([a, &exit_code] {
+    if (!outputs_ok(a->run, exit_code)) return;
+    std::int64_t id = 0;
+    auto store = open_ladder(*a, id, exit_code);
+    if (!store) return;
+    a->finals.anchors = !a->no_anchors;
+    auto spec = league::draw_finals(*store, id, a->finals);
+    if (!spec) {
+      report_error(spec.error().message);
+      exit_code = kBadInput;
+      return;
+    }
+    auto finals_id = tournament::create_tournament(*store, *spec);
+    if (!finals_id) {
+      report_error(finals_id.error().message);
+      exit_code = kFailed;
+      return;
+    }
+    std::cerr << fmt::format("arbiter: ladder {} is frozen; its finals are tournament {}: {} "
+                             "matches of {} entrants, seed {}",
+                             a->name, *finals_id, tournament::planned_matches(*spec),
+                             spec->players.size(), spec->seed)
+              << std::endl;
+    catch_stop_signals();
+    exit_code = play_tournament(*store, *finals_id, a->run);  // the standings
+    RunArgs cross = a->run;
+    cross.crosstable = true;
+    cross.csv = cross.json = cross.matches_csv = cross.crosstable_csv = "";
+    if (exit_code == 0 && !stop_flag().load()) exit_code = report_results(*store, *finals_id, cross);
+  });
+}
+
 void add_verify(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) {
   auto* verify = l->add_subcommand(
       "verify", "Rate every stored result again from nothing and compare with the stored ratings");
@@ -394,7 +445,8 @@ void add_ladder_commands(CLI::App& app, int& exit_code) {
       "  arbiter ladder status course\n"
       "  arbiter ladder history course alice@3          # its rating after each match\n"
       "  arbiter ladder pause course; arbiter ladder resume course\n"
-      "  arbiter ladder verify course                   # ratings recomputed from the results");
+      "  arbiter ladder verify course                   # ratings recomputed from the results\n"
+      "  arbiter ladder finals course --top 4 --rounds 10   # freeze, then a round robin");
   auto a = std::make_shared<LadderArgs>();
   add_create(l, a, exit_code);
   add_run(l, a, exit_code);
@@ -403,6 +455,7 @@ void add_ladder_commands(CLI::App& app, int& exit_code) {
                     "Stop adding matches (those under way finish); ratings keep up");
   add_state_command(l, a, exit_code, "resume", "running", "Start adding matches again");
   add_history(l, a, exit_code);
+  add_finals(l, a, exit_code);
   add_verify(l, a, exit_code);
 }
 

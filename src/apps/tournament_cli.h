@@ -98,6 +98,10 @@ std::unique_ptr<tournament::Store> open_or_report(const std::string& url, tourna
 void add_store_option(CLI::App* cmd, RunArgs& a);
 void add_export_options(CLI::App* cmd, RunArgs& a);
 
+// Plays tournament `id`'s missing matches in this process with a progress display, then reports
+// its results as `tournament run` does; the exit code.
+int play_tournament(tournament::Store& store, std::int64_t id, const RunArgs& a);
+
 // Prints the standings of tournament `id` (damaged rows left out and reported) and writes the
 // exports `a` asks for; the exit code.
 int report_results(tournament::Store& store, std::int64_t id, const RunArgs& a);

@@ -431,6 +431,8 @@ int run_outcome(Store& store, std::int64_t id, const TournamentSpec& spec,
   return report.write_errors.empty() ? 0 : kFailed;
 }
 
+}  // namespace
+
 int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
   catch_stop_signals();
   if (auto released = release_dead_local_workers(store, id); released && *released > 0)
@@ -487,6 +489,9 @@ int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
   for (const auto& e : report->write_errors) report_error("--stderr-dir: " + e);
   return run_outcome(store, id, *spec, *report, a);
 }
+
+namespace {
+
 
 
 void add_stderr_option(CLI::App* cmd, RunArgs& a) {

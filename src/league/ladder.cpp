@@ -564,6 +564,55 @@ Expected<Leaderboard> leaderboard(Store& store, std::int64_t ladder) {
   return board;
 }
 
+Expected<TournamentSpec> draw_finals(Store& store, std::int64_t ladder, const FinalsTerms& terms) {
+  auto spec = load_ladder_spec(store, ladder);
+  if (!spec) return std::unexpected(spec.error());
+  auto state = store.ladder_state(ladder);
+  if (!state) return std::unexpected(state.error());
+  if (auto ok = store.set_ladder_state(ladder, "frozen"); !ok) return std::unexpected(ok.error());
+  const auto thaw = [&] { (void)store.set_ladder_state(ladder, state->state); };
+  if (auto rated = rate_results(store, ladder); !rated) {
+    thaw();
+    return std::unexpected(rated.error());
+  }
+  auto board = leaderboard(store, ladder);
+  if (!board) {
+    thaw();
+    return std::unexpected(board.error());
+  }
+  TournamentSpec finals = tournament::new_tournament_spec();
+  finals.name = spec->name + "-finals";
+  finals.game = spec->game;
+  finals.schedule = Schedule::round_robin;
+  finals.seats = terms.seats > 0 ? terms.seats : spec->seats;
+  finals.rounds = terms.rounds;
+  finals.config = spec->config;
+  finals.per_call_ms = spec->per_call_ms;
+  finals.clock = spec->clock;
+  finals.program = spec->program;
+  for (const auto& row : board->rows) {
+    if (finals.players.size() >= terms.top) break;
+    if (row.status == "benched" || (row.status == "anchor" && !terms.anchors)) continue;
+    finals.players.push_back(spec->players[static_cast<std::size_t>(row.entrant)]);
+  }
+  if (terms.seats > 0 && (terms.seats < spec->seats || terms.seats > spec->ladder->seats_max)) {
+    thaw();
+    return fail(fmt::format("--seats {}: the ladder seats {} to {}", terms.seats, spec->seats,
+                            spec->ladder->seats_max));
+  }
+  if (finals.players.size() < 2 ||
+      finals.players.size() < static_cast<std::size_t>(finals.seats)) {
+    thaw();
+    return fail(fmt::format("ladder {} has {} entrant(s) to take to finals of {} seats",
+                            spec->name, finals.players.size(), finals.seats));
+  }
+  if (auto ok = tournament::validate_spec(finals); !ok) {
+    thaw();
+    return std::unexpected(ok.error());
+  }
+  return finals;
+}
+
 namespace {
 
 std::string shown_bot(const std::string& bot) {

@@ -159,6 +159,22 @@ struct Leaderboard {
 };
 
 Expected<Leaderboard> leaderboard(tournament::Store& store, std::int64_t ladder);
+
+struct FinalsTerms {
+  std::size_t top = 8;       // entrants taken, best first
+  std::int64_t rounds = 2;   // round robin cycles
+  std::int64_t seats = 0;    // players per match; 0: the ladder's least
+  bool anchors = true;       // whether house-bot anchors may be among the top
+};
+
+// Freezes the ladder (no version joins, no match is added from now on), rates the results that
+// wait, and draws its finals: a paired round robin, in a tournament named NAME-finals, of the
+// top entrants by the conservative estimate (benched ones left out), each pinned to the very
+// files it played in the ladder, under the ladder's config and limits, with a fresh seed. Returns
+// the spec (create_tournament stores it). Fewer than two entrants to take: an Error, and the
+// ladder stays as it was.
+Expected<tournament::TournamentSpec> draw_finals(tournament::Store& store, std::int64_t ladder,
+                                                 const FinalsTerms& terms);
 std::string leaderboard_text(const Leaderboard& board);
 Json leaderboard_json(const Leaderboard& board);
 

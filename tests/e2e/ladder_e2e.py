@@ -10,6 +10,8 @@
             converges likewise on five seeds, with matches of 2, 3 and 4 seats;
   states    a paused ladder adds no match, a resumed one does; a retired version stops playing
             and keeps its history;
+  finals    `ladder finals --top 4` freezes the ladder (no match added after) and plays a round
+            robin of its top four: standings and a crosstable of exactly those four;
   crash     kill -9 of `ladder run` mid-run, then run again: nothing lost, nothing counted
             twice, ratings equal to a recomputation.
 With --postgres-from-env: the crash part on that PostgreSQL server, with a second worker process
@@ -239,6 +241,38 @@ def states(store, db):
                  f"{row['games']} games kept, status {row['status']}")
 
 
+def finals(store, db):
+    name = "bs3"
+    problems = []
+    top = [row["name"] for row in board(store, name)["rows"]][:4]
+    r = arbiter("ladder", "finals", name, "--top", "4", "--rounds", "2", "--workers", "2", "-q",
+                "--store", store)
+    if r.returncode != 0:
+        problems.append(f"finals: exit {r.returncode}: {r.stderr[-300:]}")
+    cross = r.stdout[r.stdout.find("points against each"):]
+    header = cross.splitlines()[0].split() if cross else []
+    if sorted(n for n in top if n in r.stdout) != sorted(top) or not cross:
+        problems.append(f"the finals do not show the top four {top}: {r.stdout[-600:]}")
+    if not all(n in header or n in cross for n in top):
+        problems.append("the crosstable lacks one of the four")
+    rows = [line for line in cross.splitlines()[1:] if line.strip()]
+    if len(rows) != 4:
+        problems.append(f"the crosstable has {len(rows)} rows, not 4")
+    if board(store, name)["state"] != "frozen":
+        problems.append("the ladder is not frozen")
+    before = job_count(db, name)
+    run = subprocess.Popen([ARGS.arbiter, "ladder", "run", name, "--workers", "1", "-q",
+                            "--store", store], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    time.sleep(2)
+    run.send_signal(signal.SIGINT)
+    run.wait(timeout=30)
+    if job_count(db, name) != before:
+        problems.append("a frozen ladder added matches")
+    TALLY.report("finals of the frozen top four", problems,
+                 f"top {top}; {len(rows)} crosstable rows")
+
+
 def wait_rated(store, name, at_least, proc, timeout=120):
     until = time.monotonic() + timeout
     while time.monotonic() < until:
@@ -293,7 +327,7 @@ def main():
     p.add_argument("--arbiter", required=True)
     p.add_argument("--battleship-bot", required=True)
     p.add_argument("--postgres-from-env", action="store_true")
-    p.add_argument("--only", help="one part: order, newcomer, four, states, crash")
+    p.add_argument("--only", help="one part: order, newcomer, four, states, finals, crash")
     ARGS = p.parse_args()
     ARGS.arbiter = os.path.abspath(ARGS.arbiter)
     ARGS.battleship_bot = os.path.abspath(ARGS.battleship_bot)
@@ -309,10 +343,11 @@ def main():
     else:
         parts = {"order": lambda: order(store), "newcomer": lambda: newcomer(store, work),
                  "four": lambda: four_seats(store, work), "states": lambda: states(store, db),
+                 "finals": lambda: finals(store, db),
                  "crash": lambda: crash(store, "sqlite")}
         names = [ARGS.only] if ARGS.only else list(parts)
-        if ARGS.only in ("newcomer", "states"):
-            names = ["order", "newcomer", "states"][: ["order", "newcomer", "states"].index(ARGS.only) + 1]
+        if ARGS.only in ("newcomer", "states", "finals"):
+            names = ["order", ARGS.only] if ARGS.only != "states" else ["order", "newcomer", "states"]
         checks = [parts[n] for n in names]
     return TALLY.run_all(checks, tmp=work)
 
