@@ -262,9 +262,14 @@ std::vector<RatingStep> RatingBook::rate(const std::vector<StoredResult>& rows,
 Expected<std::int64_t> RatingBook::catch_up(Store& store, const TournamentSpec& spec) {
   auto rows = store.results(ladder_, mark_);
   if (!rows) return std::unexpected(rows.error());
+  return catch_up(store, spec, *rows);
+}
+
+Expected<std::int64_t> RatingBook::catch_up(Store& store, const TournamentSpec& spec,
+                                            const std::vector<StoredResult>& rows) {
   RatingBook next = *this;
   std::int64_t mark = mark_;
-  const auto steps = next.rate(*rows, spec.players.size(), mark);
+  const auto steps = next.rate(rows, spec.players.size(), mark);
   if (mark == mark_) return 0;
   auto moved = store.record_ratings(ladder_, mark_, mark, steps);
   if (!moved || !*moved) {
@@ -419,17 +424,20 @@ class Coordinator {
   }
 
   // The jobs from the mark on (under way, or played and not rated yet), as the store has them.
+  // Jobs are numbered without gaps and the mark passes only stored results, so the last of them
+  // (or, without any, the one just below the mark) is the last job there is.
   Expected<void> reload_pending() {
     auto jobs = patiently([&] { return store_.jobs(ladder_, book_.mark()); });
     if (!jobs) return std::unexpected(jobs.error());
     pending_.clear();
     for (const auto& j : *jobs) pending_[j.index] = tournament::seated(j.spec);
-    auto progress = patiently([&] { return store_.progress(ladder_); });
-    if (!progress) return std::unexpected(progress.error());
-    next_index_ = progress->enqueued;
+    next_index_ = book_.mark();
     next_round_ = 0;
-    if (next_index_ > 0) {
-      auto last = patiently([&] { return store_.jobs(ladder_, next_index_ - 1); });
+    if (!jobs->empty()) {
+      next_index_ = jobs->back().index + 1;
+      next_round_ = jobs->back().round + 1;
+    } else if (book_.mark() > 0) {
+      auto last = patiently([&] { return store_.jobs(ladder_, book_.mark() - 1); });
       if (!last) return std::unexpected(last.error());
       if (!last->empty()) next_round_ = last->back().round + 1;
     }
@@ -454,24 +462,29 @@ class Coordinator {
     return {};
   }
 
+  // One pass: rate what arrived, then top the queue up with a round while the ladder runs.
+  // Every read is bounded by the queue, not by the matches played so far.
   Expected<void> step() {
-    auto passed = patiently([&] { return book_.catch_up(store_, spec_); });
+    auto rows = patiently([&] { return store_.results(ladder_, book_.mark()); });
+    if (!rows) return std::unexpected(rows.error());
+    auto passed = patiently([&] { return book_.catch_up(store_, spec_, *rows); });
     if (!passed) return std::unexpected(passed.error());
     report_.rated += *passed;
     pending_.erase(pending_.begin(), pending_.lower_bound(book_.mark()));
-    auto state = patiently([&] { return store_.ladder_state(ladder_); });
-    if (!state) return std::unexpected(state.error());
-    auto progress = patiently([&] { return store_.progress(ladder_); });
-    if (!progress) return std::unexpected(progress.error());
-    if (progress->enqueued != next_index_) {
-      // Another coordinator (or a worker's spec reload) moved things: read them again.
+    // Jobs this coordinator did not add (another one's), or a result seating an entrant that
+    // joined through another process: read everything again.
+    auto beyond = patiently([&] { return store_.jobs(ladder_, next_index_); });
+    if (!beyond) return std::unexpected(beyond.error());
+    if (!beyond->empty() || max_pending_seat() >= spec_.players.size()) {
       if (auto ok = reload(); !ok) return ok;
     }
-    // A result seats an entrant this spec lacks: it joined through another process.
-    if (auto max_seat = max_pending_seat(); max_seat >= spec_.players.size())
-      if (auto ok = reload(); !ok) return ok;
+    auto state = patiently([&] { return store_.ladder_state(ladder_); });
+    if (!state) return std::unexpected(state.error());
     if (state->state != "running") return {};
-    const std::int64_t unplayed = progress->enqueued - progress->done;
+    std::set<std::int64_t> played;
+    for (const StoredResult& r : *rows) played.insert(r.index);
+    std::int64_t unplayed = 0;
+    for (const auto& [index, seats] : pending_) unplayed += played.contains(index) ? 0 : 1;
     if (unplayed >= options_.queue) return {};
     const double seats = static_cast<double>(spec_.seats + spec_.ladder->seats_max) / 2;
     const auto groups = static_cast<std::size_t>(

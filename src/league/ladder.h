@@ -77,6 +77,9 @@ class RatingBook {
   // first, the book is read again from the store. `spec` must know every entrant the results
   // seat (a result seating an unknown entrant stops the walk until it does).
   Expected<std::int64_t> catch_up(tournament::Store& store, const tournament::TournamentSpec& spec);
+  // The same with the results from the mark on already read (`rows`, by index).
+  Expected<std::int64_t> catch_up(tournament::Store& store, const tournament::TournamentSpec& spec,
+                                  const std::vector<tournament::StoredResult>& rows);
 
   // The steps the results `rows` (from the mark on, by index) give, and the mark after them,
   // applied to this book: for catch_up and for a recomputation from nothing.
