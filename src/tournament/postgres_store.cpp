@@ -551,7 +551,7 @@ class PostgresStore final : public Store {
       pqxx::nontransaction tx(c);
       const auto r = tx.exec_params(
           "SELECT r.job, j.idx, j.round, j.spec, r.result, r.worker, r.seconds "
-          "FROM results r JOIN jobs j ON j.id = r.job WHERE r.tournament = $1 AND j.idx >= $2 "
+          "FROM jobs j JOIN results r ON r.job = j.id WHERE j.tournament = $1 AND j.idx >= $2 "
           "ORDER BY j.idx",
           tournament, from_index);
       std::vector<StoredResult> out;

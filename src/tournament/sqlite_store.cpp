@@ -474,8 +474,11 @@ class SqliteStore final : public Store {
                                               std::int64_t from_index) override {
     return guarded<std::vector<StoredResult>>([&] {
       Statement s(db_,
+                  // CROSS JOIN keeps jobs outside, so the range on (tournament, idx) is read
+                  // and not every result of the tournament: reading from an index costs what
+                  // is past it, however long the tournament (a ladder reads from its mark).
                   "SELECT r.job, j.idx, j.round, j.spec, r.result, r.worker, r.seconds "
-                  "FROM results r JOIN jobs j ON j.id = r.job WHERE r.tournament = ? "
+                  "FROM jobs j CROSS JOIN results r ON r.job = j.id WHERE j.tournament = ? "
                   "AND j.idx >= ? ORDER BY j.idx");
       s.bind(1, tournament).bind(2, from_index);
       std::vector<StoredResult> out;
