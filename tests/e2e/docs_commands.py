@@ -28,7 +28,8 @@ import sys
 import tempfile
 import time
 
-DOCS = ["docs/writing-a-bot.md", "examples/README.md", "docs/tournaments.md", "docs/bots.md"]
+DOCS = ["docs/writing-a-bot.md", "examples/README.md", "docs/tournaments.md", "docs/bots.md",
+        "docs/ladder.md"]
 # Documents of which only one section is a walk-through to run (the rest shows commands that need
 # a store or a server set up elsewhere).
 SECTIONS = {"docs/tournaments.md": "## Test a change with SPRT"}
