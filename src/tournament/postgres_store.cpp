@@ -547,25 +547,45 @@ class PostgresStore final : public Store {
 
   Expected<std::vector<StoredResult>> results(std::int64_t tournament,
                                               std::int64_t from_index) override {
+    return result_rows(
+        "SELECT r.job, j.idx, j.round, j.spec, r.result, r.worker, r.seconds "
+        "FROM jobs j JOIN results r ON r.job = j.id WHERE j.tournament = $1 AND j.idx >= $2 "
+        "ORDER BY j.idx",
+        tournament, from_index);
+  }
+
+  Expected<std::vector<StoredResult>> results_at(
+      std::int64_t tournament, const std::vector<std::int64_t>& indices) override {
+    std::string list = "{";
+    for (std::size_t i = 0; i < indices.size(); ++i)
+      list += (i > 0 ? "," : "") + std::to_string(indices[i]);
+    list += "}";
+    return result_rows(
+        "SELECT r.job, j.idx, j.round, j.spec, r.result, r.worker, r.seconds "
+        "FROM jobs j JOIN results r ON r.job = j.id WHERE j.tournament = $1 "
+        "AND j.idx = ANY($2::bigint[]) ORDER BY j.idx",
+        tournament, list);
+  }
+
+  template <class... Params>
+  Expected<std::vector<StoredResult>> result_rows(const char* sql, const Params&... params) {
     return run([&](pqxx::connection& c) -> Expected<std::vector<StoredResult>> {
       pqxx::nontransaction tx(c);
-      const auto r = tx.exec_params(
-          "SELECT r.job, j.idx, j.round, j.spec, r.result, r.worker, r.seconds "
-          "FROM jobs j JOIN results r ON r.job = j.id WHERE j.tournament = $1 AND j.idx >= $2 "
-          "ORDER BY j.idx",
-          tournament, from_index);
+      const auto r = tx.exec_params(sql, params...);
       std::vector<StoredResult> out;
       out.reserve(r.size());
       for (const auto& row : r) {
-        StoredResult s{row[0].as<std::int64_t>(), row[1].as<std::int64_t>(),
-                       row[2].as<std::int64_t>(), json_or_null(row[3]), json_or_null(row[4]),
-                       row[5].as<std::string>(), row[6].as<double>()};
+        StoredResult s{row[0].template as<std::int64_t>(), row[1].template as<std::int64_t>(),
+                       row[2].template as<std::int64_t>(), json_or_null(row[3]),
+                       json_or_null(row[4]), row[5].template as<std::string>(),
+                       row[6].template as<double>()};
         s.damage = result_damage(s.spec, s.result);
         out.push_back(std::move(s));
       }
       return out;
     });
   }
+
 
   Expected<std::optional<PackedLog>> packed_log(std::int64_t job) override {
     return run([&](pqxx::connection& c) -> Expected<std::optional<PackedLog>> {

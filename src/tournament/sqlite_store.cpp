@@ -3,6 +3,7 @@
 // on a busy timeout). Lease times are this machine's wall clock in milliseconds.
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -488,6 +489,32 @@ class SqliteStore final : public Store {
         r.damage = result_damage(r.spec, r.result);
         out.push_back(std::move(r));
       }
+      return out;
+    });
+  }
+
+  Expected<std::vector<StoredResult>> results_at(
+      std::int64_t tournament, const std::vector<std::int64_t>& indices) override {
+    return guarded<std::vector<StoredResult>>([&] {
+      std::vector<std::int64_t> sorted = indices;
+      std::sort(sorted.begin(), sorted.end());
+      sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+      Statement s(db_,
+                  "SELECT r.job, j.idx, j.round, j.spec, r.result, r.worker, r.seconds "
+                  "FROM jobs j CROSS JOIN results r ON r.job = j.id WHERE j.tournament = ? "
+                  "AND j.idx = ?");
+      std::vector<StoredResult> out;
+      read_transaction([&] {
+        for (std::int64_t index : sorted) {
+          s.reset();
+          s.bind(1, tournament).bind(2, index);
+          if (!s.step()) continue;
+          StoredResult r{s.integer(0), s.integer(1), s.integer(2), s.json_or_null(3),
+                         s.json_or_null(4), s.text(5), s.real(6)};
+          r.damage = result_damage(r.spec, r.result);
+          out.push_back(std::move(r));
+        }
+      });
       return out;
     });
   }

@@ -237,6 +237,11 @@ class Store {
   virtual Expected<std::vector<StoredResult>> results(std::int64_t tournament,
                                                       std::int64_t from_index = 0) = 0;
 
+  // The results of the jobs of `tournament` with the given indices (those that have one), by
+  // index, checked as results() checks them. For reading a few matches of a long tournament.
+  virtual Expected<std::vector<StoredResult>> results_at(
+      std::int64_t tournament, const std::vector<std::int64_t>& indices) = 0;
+
   // The game log stored with a job's result, checked (integrity.h: check_stored_log), or
   // nothing if the job has no result. Damage is not an Error: it comes back in StoredLog.
   Expected<std::optional<StoredLog>> log(std::int64_t job);

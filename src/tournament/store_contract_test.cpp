@@ -621,6 +621,23 @@ TEST_P(StoreContract, JobsAreListedFromAnIndexWithOrWithoutResults) {
   EXPECT_EQ((*all)[2].spec["seed"], 1003);
 }
 
+TEST_P(StoreContract, ResultsAreReadAtGivenIndices) {
+  const auto id = make(5);
+  const auto held = claim("w", 5);
+  ASSERT_EQ(held.size(), 5u);
+  for (const Job& j : held)
+    if (j.index != 2) ASSERT_TRUE(store_->complete(j.id, "w", result_of(j, "x")));
+  auto some = store_->results_at(id, {4, 2, 0, 0, 99});
+  ASSERT_TRUE(some.has_value()) << some.error().message;
+  ASSERT_EQ(some->size(), 2u);  // 2 has no result, 99 is no job; 0 asked twice comes once
+  EXPECT_EQ((*some)[0].index, 0);
+  EXPECT_EQ((*some)[1].index, 4);
+  EXPECT_TRUE((*some)[1].damage.empty());
+  auto none = store_->results_at(id, {});
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+}
+
 TEST_P(StoreContract, LadderStateAndRatingsMoveTogetherFromTheMark) {
   const auto id = make(4);
   auto fresh = store_->ladder_state(id);
