@@ -38,6 +38,7 @@ struct ServeArgs {
   std::string store;
   std::string listen = "127.0.0.1:8080";
   std::string web;
+  bool show_stderr = false;
 };
 
 Expected<server::ServerOptions> server_options(const std::string& listen, const std::string& web,
@@ -78,6 +79,7 @@ int serve(const ServeArgs& a) {
     report_error("--store " + store.error().message);
     return kBadInput;
   }
+  options->show_stderr = a.show_stderr;
   block_stop_signals();
   server::ViewerServer viewer(*options, store->get(), nullptr);
   auto port = viewer.bind();
@@ -90,10 +92,13 @@ int serve(const ServeArgs& a) {
   const std::string url = url_of(*options, *port);
   fmt::print("arbiter: the viewer of {} is at {} (Ctrl-C stops it)\n", a.store, url);
   fmt::print(
-      "  pages: {0} (every tournament), {0}tournament.html?id=ID (standings, matches),\n"
-      "         {0}match.html?t=ID&i=N (one match, replayed)\n"
+      "  pages: {0} (every tournament and ladder), {0}tournament.html?id=ID (standings, "
+      "matches),\n"
+      "         {0}match.html?t=ID&i=N (one match, replayed), {0}ladder.html?id=ID "
+      "(leaderboard)\n"
       "  API:   {0}api/tournaments, .../ID, .../ID/standings, .../ID/matches, "
-      ".../ID/matches/N, .../ID/matches/N/log (docs/viewer.md)\n",
+      ".../ID/matches/N, .../ID/matches/N/log, {0}api/ladders, .../ID, .../ID/entrants/E, "
+      ".../ID/head-to-head?a=E&b=F (docs/viewer.md)\n",
       url);
   std::fflush(stdout);
   wait_for_stop_signal();
@@ -129,13 +134,18 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--listen", args.listen,
                   "HOST:PORT to listen on (default 127.0.0.1:8080; port 0: any free port)");
   cmd->add_option("--web", args.web, "The viewer's files (default: this build's web/ folder)");
+  cmd->add_flag("--show-stderr", args.show_stderr,
+                "Show on each ladder entrant's page the tail of its own stderr of its finished "
+                "matches (off: a bot's debug output is its author's)");
   cmd->footer(
       "The server only reads: it never writes to the store and never calls a player.\n"
-      "Pages: / (every tournament), tournament.html?id=ID (standings, matches),\n"
-      "  match.html?t=ID&i=N (one match, replayed; live while it is played).\n"
+      "Pages: / (every tournament and ladder), tournament.html?id=ID (standings, matches),\n"
+      "  match.html?t=ID&i=N (one match, replayed; live while it is played),\n"
+      "  ladder.html?id=ID (leaderboard), bot.html?l=ID&e=E (an entrant), h2h.html?l=ID&a=E&b=F.\n"
       "JSON API (docs/viewer.md): /api/tournaments, /api/tournaments/ID, .../ID/standings,\n"
       "  .../ID/matches (?offset ?limit ?round ?outcome ?player ?ejected ?verdict),\n"
-      "  .../ID/matches/N, .../ID/matches/N/log, .../ID/live, .../ID/matches/N/stream.\n"
+      "  .../ID/matches/N, .../ID/matches/N/log, .../ID/live, .../ID/matches/N/stream;\n"
+      "  /api/ladders, /api/ladders/ID, .../ID/entrants/E, .../ID/head-to-head?a=E&b=F.\n"
       "Example:\n"
       "  arbiter serve --store sqlite:demo-logs/demo.db    then open http://127.0.0.1:8080/");
   cmd->callback([&exit_code] { exit_code = serve(args); });

@@ -21,9 +21,9 @@ ApiReply api_error(int status, std::string message) {
   return {status, Json{{"error", std::move(message)}}};
 }
 
-namespace {
-
 ApiReply store_failed(const Error& e) { return api_error(503, "the store failed: " + e.message); }
+
+namespace {
 
 Json progress_json(const tournament::Progress& p) {
   return {{"planned", p.planned},
@@ -127,6 +127,7 @@ ApiReply StoreApi::tournaments() {
     list.push_back({{"id", t.id},
                     {"name", t.name},
                     {"game", t.game},
+                    {"schedule", field_or_null(t.spec, "schedule")},
                     {"created", t.created},
                     {"progress", progress_json(*progress)}});
   }
@@ -207,16 +208,20 @@ ApiReply StoreApi::standings(std::int64_t id) {
 }
 
 Json StoreApi::match_row(const Snapshot& s, const StoredResult& row) const {
-  const Json seats = seat_names(s.spec, row.spec);
+  return server::match_row(s.spec, row, !s.groups->over(row.spec));
+}
+
+Json match_row(const tournament::TournamentSpec& spec, const StoredResult& row, bool held) {
+  const Json seats = seat_names(spec, row.spec);
   auto name_of = [&](std::size_t seat) -> Json { return seat < seats.size() ? seats[seat] : Json(); };
   Json out = {{"index", row.index},
               {"round", row.round},
               {"job", row.job},
               {"seats", seats},
               {"seconds", row.seconds}};
-  if (Json versions = seat_versions(s.spec, row.spec); !versions.is_null())
+  if (Json versions = seat_versions(spec, row.spec); !versions.is_null())
     out["versions"] = std::move(versions);
-  const std::string damage = tournament::row_damage(s.spec, row);
+  const std::string damage = tournament::row_damage(spec, row);
   if (!damage.empty()) {
     out["outcome"] = "damaged";
     out["damage"] = damage;
@@ -224,7 +229,7 @@ Json StoreApi::match_row(const Snapshot& s, const StoredResult& row) const {
   }
   // Seeds go up to 2^64-1, past what a JavaScript number holds exactly: sent as text; and only
   // once no match dealt from the same seed is played any more.
-  out["held"] = !s.groups->over(row.spec);
+  out["held"] = held;
   if (const Json seed = field_or_null(row.spec, "seed"); !seed.is_null() && !out["held"])
     out["seed"] = dump(seed);
   const Json& result = row.result;

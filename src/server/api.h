@@ -35,6 +35,7 @@ struct ApiReply {
 };
 
 ApiReply api_error(int status, std::string message);
+ApiReply store_failed(const Error& e);  // 503, "the store failed: ..."
 
 // Why a finished match's log is not served yet (409): its seed group is not over.
 std::string held_message(std::int64_t id, std::int64_t index);
@@ -49,6 +50,12 @@ struct MatchQuery {
   std::int64_t offset = 0;
   std::int64_t limit = 50;  // at most 500
 };
+
+// One finished match as the viewer lists it: index, round, seats (and stored versions), outcome,
+// winners, scores, ejections; its seed only when not `held` (its seed group is still played),
+// and then ejection details cut to their reason.
+Json match_row(const tournament::TournamentSpec& spec, const tournament::StoredResult& row,
+               bool held);
 
 class StoreApi {
  public:

@@ -16,6 +16,7 @@
 #include "core/file.h"
 #include "core/printable.h"
 #include "server/api.h"
+#include "server/ladder_api.h"
 #include "server/request_desk.h"
 #include "tournament/log_codec.h"
 
@@ -235,6 +236,7 @@ struct ViewerServer::Impl {
   ServerOptions options;
   tournament::Store* store = nullptr;
   std::unique_ptr<StoreApi> api;
+  std::unique_ptr<LadderApi> ladders;
   LiveMatches* live = nullptr;
   DeskServer http;
   std::unique_ptr<RequestDesk> desk;
@@ -436,6 +438,31 @@ void ViewerServer::Impl::routes() {
              if (auto* r = std::get_if<ApiReply>(&got)) return reply(res, *r);
              live_stream(req, res, store_lines(std::get<StoreApi::Live>(got).job));
            });
+  http.Get("/api/ladders", [=, this](const httplib::Request&, httplib::Response& res) {
+    if (need_store(res)) reply(res, ladders->ladders());
+  });
+  http.Get("/api/ladders/" + id, [=, this](const httplib::Request& req, httplib::Response& res) {
+    if (need_store(res)) reply(res, ladders->ladder(id_of(req.matches[1])));
+  });
+  http.Get("/api/ladders/" + id + "/entrants/" + id,
+           [=, this](const httplib::Request& req, httplib::Response& res) {
+             if (need_store(res))
+               reply(res, ladders->entrant(id_of(req.matches[1]), id_of(req.matches[2])));
+           });
+  http.Get("/api/ladders/" + id + "/head-to-head",
+           [=, this](const httplib::Request& req, httplib::Response& res) {
+             if (!need_store(res)) return;
+             std::int64_t pick[2] = {0, 0};
+             for (int i = 0; i < 2; ++i) {
+               const char* name = i == 0 ? "a" : "b";
+               auto v = int_param(req, name);
+               if (auto* msg = std::get_if<std::string>(&v)) return error(res, 400, *msg);
+               auto value = std::get<std::optional<std::int64_t>>(v);
+               if (!value) return error(res, 400, fmt::format("{}: an entrant's index is needed", name));
+               pick[i] = *value;
+             }
+             reply(res, ladders->head_to_head(id_of(req.matches[1]), pick[0], pick[1]));
+           });
   http.Get("/api/live", [this](const httplib::Request&, httplib::Response& res) {
     Json list = Json::array();
     if (live)
@@ -502,6 +529,8 @@ ViewerServer::ViewerServer(ServerOptions options, tournament::Store* store, Live
   impl_->options = std::move(options);
   impl_->store = store;
   if (store != nullptr) impl_->api = std::make_unique<StoreApi>(*store);
+  if (store != nullptr)
+    impl_->ladders = std::make_unique<LadderApi>(*store, impl_->options.show_stderr);
   impl_->live = live;
   impl_->routes();
 }

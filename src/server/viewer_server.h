@@ -28,6 +28,9 @@ struct ServerOptions {
   int threads = 64;  // request threads; each open live stream holds one
   // How requests are read before a request thread takes them (a slowloris holds none).
   RequestDesk::Rules desk;
+  // Ladder entrant pages carry the tail of the entrant's own stderr of each finished match
+  // (off by default: until authors log in, a bot's debug output is only its organizer's).
+  bool show_stderr = false;
 };
 
 class ViewerServer {

@@ -9,13 +9,14 @@ function s(tag, attrs = {}, text) {
   return el;
 }
 
-// xs: numbers; series: [{name, values: [number per x]}]; labels the axes with xLabel/yLabel.
-export function lineChart(xs, series, { xLabel = "", yLabel = "" } = {}) {
+// xs: numbers; series: [{name, values: [number per x], low?, high?: a band drawn under the line}];
+// labels the axes with xLabel/yLabel; `empty` is said when there is nothing to draw.
+export function lineChart(xs, series, { xLabel = "", yLabel = "", empty = "no finished rounds yet" } = {}) {
   const W = 560, H = 300, L = 48, R = 120, T = 14, B = 36;
   const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "data-chart": "1" });
-  const all = series.flatMap((x) => x.values).filter((v) => isFinite(v));
+  const all = series.flatMap((x) => [...x.values, ...(x.low || []), ...(x.high || [])]).filter((v) => isFinite(v));
   if (!xs.length || !all.length) {
-    svg.append(s("text", { x: W / 2, y: H / 2, "text-anchor": "middle", fill: "#667085" }, "no finished rounds yet"));
+    svg.append(s("text", { x: W / 2, y: H / 2, "text-anchor": "middle", fill: "#667085" }, empty));
     return svg;
   }
   let lo = Math.min(...all), hi = Math.max(...all);
@@ -34,6 +35,11 @@ export function lineChart(xs, series, { xLabel = "", yLabel = "" } = {}) {
   svg.append(s("text", { x: 12, y: T + (H - T - B) / 2, "text-anchor": "middle", "font-size": 11, fill: "#667085", transform: `rotate(-90 12 ${T + (H - T - B) / 2})` }, yLabel));
   series.forEach((ser, i) => {
     const color = PALETTE[i % PALETTE.length];
+    if (ser.low && ser.high) {
+      const top = ser.high.map((v, j) => `${X(xs[j])},${Y(v)}`);
+      const bottom = ser.low.map((v, j) => `${X(xs[j])},${Y(v)}`).reverse();
+      svg.append(s("polygon", { points: [...top, ...bottom].join(" "), fill: color, "fill-opacity": 0.14, stroke: "none", "data-band": ser.name }));
+    }
     const pts = ser.values.map((v, j) => `${X(xs[j])},${Y(v)}`).join(" ");
     svg.append(s("polyline", { points: pts, fill: "none", stroke: color, "stroke-width": 2, "data-series": ser.name }));
     ser.values.forEach((v, j) => svg.append(s("circle", { cx: X(xs[j]), cy: Y(v), r: 2.6, fill: color })));

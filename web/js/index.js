@@ -1,4 +1,4 @@
-// The front page: live matches of this server and the store's tournaments.
+// The front page: live matches of this server, the store's ladders and its tournaments.
 import { h, getJson, showError } from "./ui.js";
 
 async function live() {
@@ -23,6 +23,7 @@ async function tournaments() {
     document.getElementById("store-note").textContent = e.message;
     return;
   }
+  list = list.filter((t) => t.schedule !== "ladder");  // listed with the ladders
   const body = document.querySelector("#tournaments tbody");
   if (!list.length) document.getElementById("store-note").textContent = "The store holds no tournament yet.";
   body.replaceChildren(...list.map((t) => h("tr", { "data-tournament": t.id },
@@ -33,5 +34,24 @@ async function tournaments() {
     h("td", { class: "muted" }, t.created))));
 }
 
-Promise.all([live(), tournaments()]).catch((e) => showError(null, e));
+async function ladders() {
+  let list;
+  try {
+    list = (await getJson("api/ladders")).ladders;
+  } catch {
+    return;  // no store: the tournaments' note says so
+  }
+  if (!list.length) return;
+  document.getElementById("ladders-card").hidden = false;
+  document.querySelector("#ladders tbody").replaceChildren(...list.map((l) => h("tr", { "data-ladder": l.id },
+    h("td", {}, l.id),
+    h("td", {}, h("a", { href: `ladder.html?id=${l.id}` }, l.name)),
+    h("td", {}, l.game),
+    h("td", {}, h("span", { class: l.state === "running" ? "badge live" : "badge" }, l.state)),
+    h("td", { class: "num" }, l.entrants),
+    h("td", { class: "num" }, l.rated),
+    h("td", { class: "muted" }, l.created))));
+}
+
+Promise.all([live(), ladders(), tournaments()]).catch((e) => showError(null, e));
 setInterval(() => live().catch(() => {}), 3000);

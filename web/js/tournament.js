@@ -71,6 +71,10 @@ function drawMatches(page) {
 async function main() {
   if (!Number.isSafeInteger(id)) throw new Error("no tournament id in the address (tournament.html?id=N)");
   const t = await getJson(`api/tournaments/${id}`);
+  if (t.schedule === "ladder") {  // a ladder has its own page: a leaderboard, not standings
+    location.replace(`ladder.html?id=${id}`);
+    return;
+  }
   document.title = `${t.name} · arbiter viewer`;
   crumbs(h("a", { href: "./" }, "tournaments"), t.name);
   document.getElementById("title").textContent = t.name;

@@ -1,0 +1,258 @@
+#include "server/ladder_api.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "arena/bot_shelf.h"
+#include "league/ladder.h"
+#include "tournament/ratings.h"
+#include "tournament/schedule.h"
+#include "tournament/standings.h"
+#include "tournament/worker.h"
+
+namespace arbiter::server {
+
+using tournament::RatingStep;
+using tournament::StoredResult;
+using tournament::TournamentSpec;
+
+namespace {
+
+// The ladder `id`'s spec, or the reply saying why there is none.
+std::variant<TournamentSpec, ApiReply> ladder_spec(tournament::Store& store, std::int64_t id) {
+  auto record = store.find_tournament(id);
+  if (!record) return store_failed(record.error());
+  if (!*record || field_or_null((*record)->spec, "schedule") != "ladder")
+    return api_error(404, fmt::format("no ladder {}", id));
+  auto spec = tournament::decode_spec((*record)->spec);
+  if (!spec)
+    return api_error(503, fmt::format("ladder {}: its stored spec cannot be read: {}", id,
+                                      spec.error().message));
+  return std::move(*spec);
+}
+
+// The matches of a ladder's groups still under way among `rows`' groups: a ladder's group is
+// one rotation per seat, numbered from the index of its first match ("pair").
+std::set<std::int64_t> held_groups(tournament::Store& store, std::int64_t id,
+                                   const std::vector<StoredResult>& rows) {
+  std::map<std::int64_t, std::int64_t> size_of;  // group start -> its matches
+  for (const StoredResult& r : rows)
+    if (auto pair = tournament::pair_of(r.spec))
+      size_of[*pair] = static_cast<std::int64_t>(tournament::seated(r.spec).size());
+  std::vector<std::int64_t> wanted;
+  for (const auto& [start, size] : size_of)
+    for (std::int64_t i = start; i < start + size; ++i) wanted.push_back(i);
+  std::set<std::int64_t> held;
+  auto have = store.results_at(id, wanted);
+  std::set<std::int64_t> done;
+  if (have)
+    for (const StoredResult& r : *have) done.insert(r.index);
+  for (const auto& [start, size] : size_of)
+    for (std::int64_t i = start; i < start + size; ++i)
+      if (!done.contains(i)) held.insert(start);
+  return held;
+}
+
+bool is_held(const std::set<std::int64_t>& held, const StoredResult& r) {
+  const auto pair = tournament::pair_of(r.spec);
+  return !pair || held.contains(*pair);
+}
+
+std::string shown_bot(const std::string& bot) {
+  return is_stored_bot(bot) ? bot.substr(kStoredBotPrefix.size()) : bot;
+}
+
+Json step_json(const RatingStep& s) {
+  return {{"match", s.index}, {"mu", s.mu}, {"sigma", s.sigma}, {"games", s.games},
+          {"place", s.place}};
+}
+
+}  // namespace
+
+ApiReply LadderApi::ladders() {
+  auto all = league::ladders(store_);
+  if (!all) return store_failed(all.error());
+  Json list = Json::array();
+  for (const auto& t : *all) {
+    auto state = store_.ladder_state(t.id);
+    if (!state) return store_failed(state.error());
+    const Json& players = field_or_null(t.spec, "players");
+    list.push_back({{"id", t.id},
+                    {"name", t.name},
+                    {"game", t.game},
+                    {"created", t.created},
+                    {"state", state->state},
+                    {"entrants", players.is_array() ? players.size() : 0},
+                    {"rated", state->mark}});
+  }
+  return {200, Json{{"ladders", list}}};
+}
+
+ApiReply LadderApi::ladder(std::int64_t id) {
+  auto spec = ladder_spec(store_, id);
+  if (auto* reply = std::get_if<ApiReply>(&spec)) return *reply;
+  auto board = league::leaderboard(store_, id);
+  if (!board) return store_failed(board.error());
+  Json out = league::leaderboard_json(*board);
+  const auto& s = std::get<TournamentSpec>(spec);
+  out["id"] = id;
+  out["seats"] = s.seats == s.ladder->seats_max ? std::to_string(s.seats)
+                                                 : fmt::format("{}-{}", s.seats, s.ladder->seats_max);
+  return {200, out};
+}
+
+ApiReply LadderApi::entrant(std::int64_t id, std::int64_t entrant) {
+  auto got = ladder_spec(store_, id);
+  if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;
+  const TournamentSpec& spec = std::get<TournamentSpec>(got);
+  if (entrant < 0 || static_cast<std::size_t>(entrant) >= spec.players.size())
+    return api_error(404, fmt::format("ladder {} has no entrant {}", id, entrant));
+  const auto& player = spec.players[static_cast<std::size_t>(entrant)];
+  auto board = league::leaderboard(store_, id);
+  if (!board) return store_failed(board.error());
+  Json me;
+  int rank = 0;
+  for (const auto& row : board->rows) {
+    ++rank;
+    if (row.entrant != entrant) continue;
+    me = {{"index", entrant},
+          {"name", row.name},
+          {"bot", shown_bot(row.bot)},
+          {"status", row.status},
+          {"rank", rank},
+          {"mu", row.standing.skill.mu},
+          {"sigma", row.standing.skill.sigma},
+          {"conservative", row.conservative},
+          {"games", row.standing.games}};
+  }
+  // The bot's versions, every one of them with its build state (a house anchor has none).
+  Json versions = Json::array();
+  if (auto ref = parse_stored_bot(player.bot); ref) {
+    auto all = store_.bot_versions(ref->name);
+    if (!all) return store_failed(all.error());
+    for (const auto& v : *all)
+      versions.push_back({{"version", v.version},
+                          {"status", v.status},
+                          {"reason", v.reason},
+                          {"created", v.created},
+                          {"this", fmt::format("{}@{}", v.name, v.version) == ref->text()}});
+  }
+  auto history = store_.rating_history(id, entrant);
+  if (!history) return store_failed(history.error());
+  Json points = Json::array();
+  const std::size_t n = history->size();
+  const std::size_t stride = n > kHistoryPoints ? (n + kHistoryPoints - 1) / kHistoryPoints : 1;
+  for (std::size_t i = 0; i < n; ++i)
+    if (i % stride == 0 || i + 1 == n) points.push_back(step_json((*history)[i]));
+
+  // Its last matches, found through its rating steps (every rated match it played).
+  std::vector<std::int64_t> last;
+  for (std::size_t i = n > kEjectionSpan ? n - kEjectionSpan : 0; i < n; ++i)
+    last.push_back((*history)[i].index);
+  auto rows = store_.results_at(id, last);
+  if (!rows) return store_failed(rows.error());
+  const auto held = held_groups(store_, id, *rows);
+  std::map<std::string, std::int64_t> ejected_for;
+  Json recent = Json::array();
+  Json stderr_tails = Json::array();
+  for (auto it = rows->rbegin(); it != rows->rend(); ++it) {
+    const StoredResult& r = *it;
+    const auto seats = tournament::seated(r.spec);
+    const auto seat = std::find(seats.begin(), seats.end(), static_cast<std::size_t>(entrant));
+    if (seat == seats.end()) continue;
+    const auto seat_index = static_cast<std::int64_t>(seat - seats.begin());
+    if (r.damage.empty() && r.result.is_object() && r.result.contains("ejections"))
+      for (const Json& e : r.result["ejections"])
+        if (int_or(e, "seat", -1) == seat_index) ++ejected_for[string_or(e, "verdict", "?")];
+    if (recent.size() >= kRecent) continue;
+    const bool hidden = is_held(held, r);
+    Json row = match_row(spec, r, hidden);
+    row["seat"] = seat_index;
+    if (auto finish = tournament::match_finish(r.spec, r.result))
+      row["place"] = (*finish)[static_cast<std::size_t>(seat_index)].place;
+    recent.push_back(std::move(row));
+    if (show_stderr_ && !hidden) {
+      auto tails = store_.stderr_tails(r.job);
+      if (!tails) return store_failed(tails.error());
+      if (*tails && (*tails)->is_array())
+        for (const Json& t : **tails)
+          if (int_or(t, "seat", -1) == seat_index)
+            stderr_tails.push_back({{"match", r.index},
+                                    {"bytes", field_or_null(t, "bytes")},
+                                    {"tail", field_or_null(t, "tail")}});
+    }
+  }
+  Json out{{"ladder", {{"id", id}, {"name", spec.name}, {"game", spec.game}}},
+           {"entrant", me},
+           {"versions", versions},
+           {"history", points},
+           {"recent", recent},
+           {"ejections", ejected_for},
+           {"ejections_over", rows->size()}};
+  if (show_stderr_) out["stderr"] = stderr_tails;
+  return {200, out};
+}
+
+ApiReply LadderApi::head_to_head(std::int64_t id, std::int64_t a, std::int64_t b) {
+  auto got = ladder_spec(store_, id);
+  if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;
+  const TournamentSpec& spec = std::get<TournamentSpec>(got);
+  const auto known = [&](std::int64_t e) {
+    return e >= 0 && static_cast<std::size_t>(e) < spec.players.size();
+  };
+  if (!known(a) || !known(b))
+    return api_error(404, fmt::format("ladder {} has no entrant {}", id, known(a) ? b : a));
+  if (a == b) return api_error(400, "a and b must be two different entrants");
+  auto ha = store_.rating_history(id, a);
+  auto hb = store_.rating_history(id, b);
+  if (!ha) return store_failed(ha.error());
+  if (!hb) return store_failed(hb.error());
+  std::set<std::int64_t> of_b;
+  for (const RatingStep& s : *hb) of_b.insert(s.index);
+  std::vector<std::int64_t> both;
+  for (const RatingStep& s : *ha)
+    if (of_b.contains(s.index)) both.push_back(s.index);
+  if (both.size() > kMeetings) both.erase(both.begin(), both.end() - kMeetings);
+  auto rows = store_.results_at(id, both);
+  if (!rows) return store_failed(rows.error());
+  const auto held = held_groups(store_, id, *rows);
+  double a_points = 0, b_points = 0;
+  std::int64_t wins = 0, draws = 0, losses = 0, meetings = 0;
+  Json matches = Json::array();
+  for (auto it = rows->rbegin(); it != rows->rend(); ++it) {
+    const StoredResult& r = *it;
+    if (!r.damage.empty()) continue;
+    auto finish = tournament::match_finish(r.spec, r.result);
+    if (!finish) continue;
+    int pa = -1, pb = -1;
+    for (const auto& f : *finish) {
+      if (static_cast<std::int64_t>(f.entrant) == a) pa = f.place;
+      if (static_cast<std::int64_t>(f.entrant) == b) pb = f.place;
+    }
+    if (pa < 0 || pb < 0) continue;
+    ++meetings;
+    if (pa < pb) ++wins, a_points += 1;
+    else if (pa > pb) ++losses, b_points += 1;
+    else ++draws, a_points += 0.5, b_points += 0.5;
+    if (matches.size() < 50) matches.push_back(match_row(spec, r, is_held(held, r)));
+  }
+  const auto who = [&](std::int64_t e) {
+    const auto& p = spec.players[static_cast<std::size_t>(e)];
+    return Json{{"index", e}, {"name", p.name}, {"bot", shown_bot(p.bot)}};
+  };
+  return {200, Json{{"ladder", {{"id", id}, {"name", spec.name}, {"game", spec.game}}},
+                    {"a", who(a)},
+                    {"b", who(b)},
+                    {"meetings", meetings},
+                    {"a_points", a_points},
+                    {"b_points", b_points},
+                    {"wins", wins},
+                    {"draws", draws},
+                    {"losses", losses},
+                    {"matches", matches}}};
+}
+
+}  // namespace arbiter::server

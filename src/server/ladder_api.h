@@ -1,0 +1,51 @@
+// The viewer's read-only JSON API over a store's ladders (league/ladder.h; docs/viewer.md has
+// every route and shape): the list, a ladder's leaderboard, one entrant's page (its bot's
+// versions with their build state, its rating after each match, its recent matches, its
+// ejections by reason, and, when the server was told so, the tail of its own stderr per match)
+// and two entrants head to head.
+//
+// What a spectator may not know yet stays hidden: a match's seed, log and stderr only once its
+// seed group (every rotation dealt from its seed) is over; the ladder's master seed never while
+// it runs. Reads cost what the page shows (an entrant's last matches, found through its rating
+// history), not the ladder's length.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "server/api.h"
+#include "tournament/store.h"
+
+namespace arbiter::server {
+
+class LadderApi {
+ public:
+  // `show_stderr`: entrant pages carry the tail of the entrant's own stderr of each finished
+  // match (ServerOptions::show_stderr).
+  LadderApi(tournament::Store& store, bool show_stderr)
+      : store_(store), show_stderr_(show_stderr) {}
+
+  // {"ladders": [{"id", "name", "game", "state", "entrants", "rated"}]}
+  ApiReply ladders();
+  // The leaderboard (league::leaderboard_json) with "id" and "seats".
+  ApiReply ladder(std::int64_t id);
+  // One entrant: {"ladder", "entrant": {index, name, bot, status, mu, sigma, conservative,
+  // games}, "versions": [...], "history": [{match, mu, sigma, games, place}], "recent": [match
+  // rows, newest first], "ejections": {reason: count}, "ejections_over": matches counted,
+  // "stderr": [{match, bytes, tail}] or absent}.
+  ApiReply entrant(std::int64_t id, std::int64_t entrant);
+  // Two entrants' meetings: {"a", "b", "meetings", "a_points", "b_points", "wins", "draws",
+  // "losses" (a's), "matches": [match rows, newest first]}.
+  ApiReply head_to_head(std::int64_t id, std::int64_t a, std::int64_t b);
+
+  static constexpr std::size_t kRecent = 20;       // matches listed on an entrant's page
+  static constexpr std::size_t kEjectionSpan = 200;  // its matches the ejections count over
+  static constexpr std::size_t kHistoryPoints = 400;  // rating points sent for the chart
+  static constexpr std::size_t kMeetings = 500;       // meetings a head-to-head reads
+
+ private:
+  tournament::Store& store_;
+  bool show_stderr_;
+};
+
+}  // namespace arbiter::server
