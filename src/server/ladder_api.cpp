@@ -179,7 +179,7 @@ ApiReply LadderApi::entrant(std::int64_t id, std::int64_t entrant) {
       if (!tails) return store_failed(tails.error());
       if (*tails && (*tails)->is_array())
         for (const Json& t : **tails)
-          if (int_or(t, "seat", -1) == seat_index)
+          if (string_or(t, "seat") == player.name)  // tails are named by seat name
             stderr_tails.push_back({{"match", r.index},
                                     {"bytes", field_or_null(t, "bytes")},
                                     {"tail", field_or_null(t, "tail")}});

@@ -30,7 +30,11 @@ export function lineChart(xs, series, { xLabel = "", yLabel = "", empty = "no fi
     svg.append(s("line", { x1: L, x2: W - R, y1: Y(v), y2: Y(v), stroke: "#eef0f4" }));
     svg.append(s("text", { x: L - 6, y: Y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#667085" }, Math.round(v)));
   }
-  for (const x of xs) svg.append(s("text", { x: X(x), y: H - B + 16, "text-anchor": "middle", "font-size": 11, fill: "#667085" }, x));
+  const every = Math.max(1, Math.ceil(xs.length / 12));  // at most about 12 labels on the x axis
+  xs.forEach((x, j) => {
+    if (j % every === 0 || j === xs.length - 1)
+      svg.append(s("text", { x: X(x), y: H - B + 16, "text-anchor": "middle", "font-size": 11, fill: "#667085" }, x));
+  });
   svg.append(s("text", { x: (L + W - R) / 2, y: H - 4, "text-anchor": "middle", "font-size": 11, fill: "#667085" }, xLabel));
   svg.append(s("text", { x: 12, y: T + (H - T - B) / 2, "text-anchor": "middle", "font-size": 11, fill: "#667085", transform: `rotate(-90 12 ${T + (H - T - B) / 2})` }, yLabel));
   series.forEach((ser, i) => {
