@@ -177,7 +177,7 @@ void add_run(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) 
   add_store_option(run, a->run);
   add_worker_options_to(run, a->run);
   run->add_option("--queue", a->queue,
-                  "Matches kept waiting for workers (default: 2 per local worker, at least 4; "
+                  "Matches kept waiting for workers (default: 4 per local worker, at least 8; "
                   "more when workers on other machines join)")
       ->check(CLI::Range(1, 100000));
   run->add_option("--until-rated", a->until_rated,
@@ -201,6 +201,10 @@ void add_run(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) 
     options.stop = &stop;
     league::StoreShelf shelf(*store, bot_cache(a->run));
     options.shelf = &shelf;
+    league::Doorbell bell;  // each stored result wakes the coordinator to rate it and refill
+    options.on_result = [&bell](const tournament::Job&, const tournament::JobResult&, bool) {
+      bell.ring();
+    };
     const int threads = options.threads > 0
                             ? options.threads
                             : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
@@ -210,8 +214,9 @@ void add_run(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) 
       stop = true;
     });
     league::CoordinatorOptions co;
-    co.queue = a->queue > 0 ? a->queue : std::max(4, 2 * threads);
+    co.queue = a->queue > 0 ? a->queue : std::max(8, 4 * threads);
     co.stop = &stop;
+    co.bell = &bell;
     if (!a->run.quiet) co.say = [](const std::string& line) { std::cerr << "arbiter: " << line << std::endl; };
     auto last_line = std::chrono::steady_clock::now();
     co.beat = [&] {

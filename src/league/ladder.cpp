@@ -388,10 +388,26 @@ std::vector<tournament::JobSpec> plan_round(
 
 // ---- the coordinator --------------------------------------------------------------------------
 
+void Doorbell::ring() {
+  {
+    std::lock_guard lock(mu_);
+    rung_ = true;
+  }
+  cv_.notify_all();
+}
+
+void Doorbell::wait(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mu_);
+  cv_.wait_for(lock, timeout, [&] { return rung_; });
+  rung_ = false;
+}
+
 namespace {
 
 class Coordinator {
  public:
+  static constexpr std::chrono::milliseconds kCoalesce{10};
+
   Coordinator(Store& store, std::int64_t ladder, const CoordinatorOptions& options)
       : store_(store), ladder_(ladder), options_(options), book_(ladder, {}) {}
 
@@ -399,13 +415,20 @@ class Coordinator {
     if (auto ok = reload(); !ok) return std::unexpected(ok.error());
     auto last_enroll = std::chrono::steady_clock::now() - options_.enroll_every;
     while (options_.stop == nullptr || !options_.stop->load()) {
+      const auto passed = std::chrono::steady_clock::now();
       if (std::chrono::steady_clock::now() - last_enroll >= options_.enroll_every) {
         last_enroll = std::chrono::steady_clock::now();
         if (auto ok = enroll_versions(); !ok) return std::unexpected(ok.error());
       }
       if (auto ok = step(); !ok) return std::unexpected(ok.error());
       if (options_.beat) options_.beat();
-      std::this_thread::sleep_for(options_.poll);
+      // A pass at most every kCoalesce: the results of that time are rated and refilled at once.
+      const auto next = passed + kCoalesce;
+      if (options_.bell != nullptr)
+        options_.bell->wait(options_.poll);
+      else
+        std::this_thread::sleep_for(options_.poll);
+      std::this_thread::sleep_until(next);
     }
     return report_;
   }
@@ -485,7 +508,8 @@ class Coordinator {
     for (const StoredResult& r : *rows) played.insert(r.index);
     std::int64_t unplayed = 0;
     for (const auto& [index, seats] : pending_) unplayed += played.contains(index) ? 0 : 1;
-    if (unplayed >= options_.queue) return {};
+    // Refilled once half the queue is taken, by a round that fills it: fewer, larger rounds.
+    if (unplayed > options_.queue / 2) return {};
     const double seats = static_cast<double>(spec_.seats + spec_.ladder->seats_max) / 2;
     const auto groups = static_cast<std::size_t>(
         std::ceil(static_cast<double>(options_.queue - unplayed) / seats));

@@ -9,9 +9,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -106,10 +108,25 @@ Expected<std::int64_t> rate_results(tournament::Store& store, std::int64_t ladde
 // empty when they agree exactly, else one line per disagreement (at most 20).
 Expected<std::vector<std::string>> verify_ratings(tournament::Store& store, std::int64_t ladder);
 
+// Wakes a waiting coordinator (a result was stored by a worker of this process) sooner than its
+// poll would. Thread-safe.
+class Doorbell {
+ public:
+  void ring();
+  // Returns when rung since the last wait, or after `timeout`.
+  void wait(std::chrono::milliseconds timeout);
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool rung_ = false;
+};
+
 struct CoordinatorOptions {
   // Matches kept unplayed in the store for workers to take: a round is added when fewer remain.
   std::int64_t queue = 8;
   std::chrono::milliseconds poll{50};            // how often results are looked for
+  Doorbell* bell = nullptr;  // rung on each result of a local worker: look at once
   std::chrono::milliseconds enroll_every{2000};  // how often new and retired versions are
   const std::atomic<bool>* stop = nullptr;       // set: return after the current step
   std::function<void(const std::string&)> say;   // lines for people (joins, benchings)
