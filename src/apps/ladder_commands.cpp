@@ -108,7 +108,7 @@ std::unique_ptr<Store> open_ladder(const LadderArgs& a, std::int64_t& id, int& e
   return store;
 }
 
-void add_create(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) {
+void add_ladder_create(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) {
   auto* create = l->add_subcommand("create", "Store a new ladder of one game");
   create->add_option("name", a->name, "The ladder's name (letters, digits, '_' and '-')")
       ->required();
@@ -170,7 +170,7 @@ void print_board(Store& store, std::int64_t id, bool json, int& exit_code) {
     std::cout << league::leaderboard_text(*board);
 }
 
-void add_run(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) {
+void add_ladder_run(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) {
   auto* run = l->add_subcommand(
       "run", "Play the ladder here until stopped (Ctrl-C): enroll versions, match, rate");
   run->add_option("name", a->name, "The ladder")->required();
@@ -251,7 +251,7 @@ void add_run(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) 
   });
 }
 
-void add_status(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) {
+void add_ladder_status(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) {
   auto* status = l->add_subcommand(
       "status", "The ladder's leaderboard (by mu - 3 sigma), or every ladder without a name");
   status->add_option("name", a->name, "The ladder");
@@ -286,7 +286,7 @@ void add_status(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_cod
   });
 }
 
-void add_state_command(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code,
+void add_ladder_state_command(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code,
                        const char* verb, const char* state, const char* help) {
   auto* cmd = l->add_subcommand(verb, help);
   cmd->add_option("name", a->name, "The ladder")->required();
@@ -307,7 +307,7 @@ void add_state_command(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& e
   });
 }
 
-void add_history(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) {
+void add_ladder_history(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) {
   auto* history = l->add_subcommand(
       "history", "One entrant's rating after each of its rated matches");
   history->add_option("name", a->name, "The ladder")->required();
@@ -360,7 +360,7 @@ void add_history(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_co
   });
 }
 
-void add_finals(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) {
+void add_ladder_finals(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) {
   auto* finals = l->add_subcommand(
       "finals", "Freeze the ladder and play a round robin of its top N here: the result");
   finals->add_option("name", a->name, "The ladder")->required();
@@ -408,7 +408,7 @@ void add_finals(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_cod
   });
 }
 
-void add_verify(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) {
+void add_ladder_verify(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) {
   auto* verify = l->add_subcommand(
       "verify", "Rate every stored result again from nothing and compare with the stored ratings");
   verify->add_option("name", a->name, "The ladder")->required();
@@ -453,15 +453,15 @@ void add_ladder_commands(CLI::App& app, int& exit_code) {
       "  arbiter ladder verify course                   # ratings recomputed from the results\n"
       "  arbiter ladder finals course --top 4 --rounds 10   # freeze, then a round robin");
   auto a = std::make_shared<LadderArgs>();
-  add_create(l, a, exit_code);
-  add_run(l, a, exit_code);
-  add_status(l, a, exit_code);
-  add_state_command(l, a, exit_code, "pause", "paused",
+  add_ladder_create(l, a, exit_code);
+  add_ladder_run(l, a, exit_code);
+  add_ladder_status(l, a, exit_code);
+  add_ladder_state_command(l, a, exit_code, "pause", "paused",
                     "Stop adding matches (those under way finish); ratings keep up");
-  add_state_command(l, a, exit_code, "resume", "running", "Start adding matches again");
-  add_history(l, a, exit_code);
-  add_finals(l, a, exit_code);
-  add_verify(l, a, exit_code);
+  add_ladder_state_command(l, a, exit_code, "resume", "running", "Start adding matches again");
+  add_ladder_history(l, a, exit_code);
+  add_ladder_finals(l, a, exit_code);
+  add_ladder_verify(l, a, exit_code);
 }
 
 }  // namespace arbiter::cli
