@@ -75,12 +75,12 @@ Generated& generated() {
     exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; BEGIN");
     // Match i seats entrants i % 1000 and (i * 7 + 1) % 1000 (never the same: 6i + 1 is odd);
     // seat 0 wins.
-    exec(db, fmt::format(
-                 "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < {}) "
-                 "INSERT INTO jobs(tournament, idx, round, spec, done) SELECT {}, i, i / 8, "
-                 "json_object('seats', json_array(i % 1000, (i * 7 + 1) % 1000), 'seed', i, "
-                 "'pair', i), 1 FROM n",
-                 kResults - 1, out.ladder));
+    exec(db,
+         fmt::format("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < {}) "
+                     "INSERT INTO jobs(tournament, idx, round, spec, done) SELECT {}, i, i / 8, "
+                     "json_object('seats', json_array(i % 1000, (i * 7 + 1) % 1000), 'seed', i, "
+                     "'pair', i), 1 FROM n",
+                     kResults - 1, out.ladder));
     exec(db, fmt::format("INSERT INTO results(job, tournament, worker, result, log, seconds) "
                          "SELECT id, tournament, 'w', '{{\"winners\":[0],\"ejections\":[],"
                          "\"scores\":[1,0]}}', x'00', 0.01 FROM jobs WHERE tournament = {}",
@@ -98,8 +98,8 @@ Generated& generated() {
                          "2.0, count(*), 0 FROM rating_steps WHERE tournament = {} GROUP BY "
                          "entrant",
                          out.ladder));
-    exec(db, fmt::format("UPDATE ladders SET mark = {} WHERE tournament = {}", kResults,
-                         out.ladder));
+    exec(db,
+         fmt::format("UPDATE ladders SET mark = {} WHERE tournament = {}", kResults, out.ladder));
     exec(db, "COMMIT; ANALYZE");
     sqlite3_close(db);
     return out;
@@ -158,13 +158,14 @@ static void RateOneResult(benchmark::State& state) {
     if (!o.store->add_jobs(g.ladder, {{index, index / 8, spec}})) std::abort();
     auto claimed = o.store->claim("bench", 1, std::chrono::seconds(60), g.ladder);
     if (!claimed || claimed->size() != 1) std::abort();
-    const arbiter::Json result{{"winners", {1}}, {"ejections", arbiter::Json::array()},
-                               {"scores", {0, 1}}};
+    const arbiter::Json result{
+        {"winners", {1}}, {"ejections", arbiter::Json::array()}, {"scores", {0, 1}}};
     const std::string log = arbiter::dump(arbiter::Json{{"type", "match"}, {"seed", index}}) +
-                            "\n" + arbiter::dump(arbiter::Json{{"type", "result"},
-                                                               {"winners", {1}},
-                                                               {"ejections", arbiter::Json::array()},
-                                                               {"scores", {0, 1}}}) +
+                            "\n" +
+                            arbiter::dump(arbiter::Json{{"type", "result"},
+                                                        {"winners", {1}},
+                                                        {"ejections", arbiter::Json::array()},
+                                                        {"scores", {0, 1}}}) +
                             "\n";
     if (!o.store->complete((*claimed)[0].id, "bench", {result, log, 0.01, {}})) std::abort();
     state.ResumeTiming();

@@ -17,8 +17,9 @@ int main(int argc, char** argv) {
   using namespace arbiter;
   CLI::App app{"battleship-bot: a Battleship player speaking arbiter's wire protocol"};
   std::string strategy = "hunt";
-  app.add_option("--strategy", strategy,
-                 "A house bot as arbiter play takes it, e.g. hunt or density+evasive (default hunt)");
+  app.add_option(
+      "--strategy", strategy,
+      "A house bot as arbiter play takes it, e.g. hunt or density+evasive (default hunt)");
   CLI11_PARSE(app, argc, argv);
 
   std::uint64_t seed = 1;
@@ -29,7 +30,8 @@ int main(int argc, char** argv) {
     std::cerr << "battleship-bot: " << player.error().message << std::endl;
     return 2;
   }
-  FdChannel channel(dup(STDIN_FILENO), dup(STDOUT_FILENO), Framing::lines, ChannelLimits{}, "stdio");
+  FdChannel channel(dup(STDIN_FILENO), dup(STDOUT_FILENO), Framing::lines, ChannelLimits{},
+                    "stdio");
   EjectionNotice notice;
   auto end = serve<battleship::Battleship>(channel, **player, &notice);
   if (!end) {

@@ -67,15 +67,15 @@ Expected<tournament::TournamentSpec> ladder_spec_of(const LadderArgs& a) {
   auto seats = parse_seats(a.seats);
   if (!seats) return std::unexpected(seats.error());
   spec.seats = seats->first;
-  spec.ladder = tournament::Ladder{seats->second, {}, a.placement,
-                                   league::encode_skill_params({})};
+  spec.ladder = tournament::Ladder{seats->second, {}, a.placement, league::encode_skill_params({})};
   for (const auto& text : a.anchors) {
     auto entrant = tournament::parse_entrant(text);
     if (!entrant) return fail("--anchor: " + entrant.error().message);
     if (is_stored_bot(entrant->bot))
-      return fail(fmt::format("--anchor {}: stored bots join by themselves once active; an "
-                              "anchor is a house bot or a cmd: program",
-                              escape_controls(text)));
+      return fail(
+          fmt::format("--anchor {}: stored bots join by themselves once active; an "
+                      "anchor is a house bot or a cmd: program",
+                      escape_controls(text)));
     spec.players.push_back(*entrant);
   }
   if (!a.seed.empty()) spec.seed = std::stoull(a.seed);  // checked by natural_validator
@@ -122,11 +122,13 @@ void add_ladder_create(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& e
   create->add_option("--per-call", a->per_call, "Seconds per call (default 6)")
       ->check(seconds_validator());
   create->add_option("--clock", a->clock, "A chess clock per seat, e.g. 10s+0.1s");
-  create->add_option("--placement", a->placement,
-                     "A new version's first games, played with priority (default 10)")
+  create
+      ->add_option("--placement", a->placement,
+                   "A new version's first games, played with priority (default 10)")
       ->check(CLI::Range(0, 1000));
-  create->add_option("--seed", a->seed,
-                     "Master seed (default: drawn, unguessable; stored, shown once frozen)")
+  create
+      ->add_option("--seed", a->seed,
+                   "Master seed (default: drawn, unguessable; stored, shown once frozen)")
       ->check(natural_validator());
   add_store_option(create, a->run);
   create->callback([a, &exit_code] {
@@ -150,10 +152,11 @@ void add_ladder_create(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& e
       exit_code = kFailed;
       return;
     }
-    fmt::print("ladder {} ({}): {} anchors, {} stored versions; play it with: arbiter ladder run "
-               "{}{}\n",
-               spec->name, spec->game, spec->players.size(), joined->joined.size(), spec->name,
-               store_flag(a->run.store));
+    fmt::print(
+        "ladder {} ({}): {} anchors, {} stored versions; play it with: arbiter ladder run "
+        "{}{}\n",
+        spec->name, spec->game, spec->players.size(), joined->joined.size(), spec->name,
+        store_flag(a->run.store));
   });
 }
 
@@ -191,8 +194,7 @@ void add_ladder_run(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit
     if (!store) return;
     if (auto released = tournament::release_dead_local_workers(*store, id);
         released && *released > 0)
-      std::cerr << fmt::format("arbiter: took back {} match(es) from a worker that died",
-                               *released)
+      std::cerr << fmt::format("arbiter: took back {} match(es) from a worker that died", *released)
                 << std::endl;
     std::atomic<bool> stop{false};
     tournament::WorkerOptions options = worker_options(a->run);
@@ -217,7 +219,8 @@ void add_ladder_run(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit
     co.queue = a->queue > 0 ? a->queue : std::max(8, 4 * threads);
     co.stop = &stop;
     co.bell = &bell;
-    if (!a->run.quiet) co.say = [](const std::string& line) { std::cerr << "arbiter: " << line << std::endl; };
+    if (!a->run.quiet)
+      co.say = [](const std::string& line) { std::cerr << "arbiter: " << line << std::endl; };
     auto last_line = std::chrono::steady_clock::now();
     co.beat = [&] {
       if (stop_flag().load()) stop = true;
@@ -287,7 +290,7 @@ void add_ladder_status(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& e
 }
 
 void add_ladder_state_command(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code,
-                       const char* verb, const char* state, const char* help) {
+                              const char* verb, const char* state, const char* help) {
   auto* cmd = l->add_subcommand(verb, help);
   cmd->add_option("name", a->name, "The ladder")->required();
   add_store_option(cmd, a->run);
@@ -308,11 +311,12 @@ void add_ladder_state_command(CLI::App* l, const std::shared_ptr<LadderArgs>& a,
 }
 
 void add_ladder_history(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit_code) {
-  auto* history = l->add_subcommand(
-      "history", "One entrant's rating after each of its rated matches");
+  auto* history =
+      l->add_subcommand("history", "One entrant's rating after each of its rated matches");
   history->add_option("name", a->name, "The ladder")->required();
-  history->add_option("entrant", a->entrant,
-                      "The entrant: its name in the ladder, or its bot (alice@3)")
+  history
+      ->add_option("entrant", a->entrant,
+                   "The entrant: its name in the ladder, or its bot (alice@3)")
       ->required();
   add_store_option(history, a->run);
   history->add_flag("--json", a->json, "As JSON lines");
@@ -333,8 +337,8 @@ void add_ladder_history(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& 
         entrant = static_cast<std::int64_t>(i);
     }
     if (!entrant) {
-      report_error(fmt::format("ladder {} has no entrant \"{}\"", a->name,
-                               escape_controls(a->entrant)));
+      report_error(
+          fmt::format("ladder {} has no entrant \"{}\"", a->name, escape_controls(a->entrant)));
       exit_code = kBadInput;
       return;
     }
@@ -344,14 +348,18 @@ void add_ladder_history(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& 
       exit_code = kFailed;
       return;
     }
-    const double z = league::decode_skill_params(spec->ladder->rating).value_or(league::SkillParams{}).z;
+    const double z =
+        league::decode_skill_params(spec->ladder->rating).value_or(league::SkillParams{}).z;
     if (!a->json)
       fmt::print("{:>8}  {:>6}  {:>5}  {:>7}  {:>6}  {:>8}\n", "match", "games", "place", "mu",
                  "sigma", fmt::format("mu-{:g}s", z));
     for (const auto& s : *steps) {
       if (a->json)
-        std::cout << dump(Json{{"match", s.index}, {"games", s.games}, {"place", s.place},
-                               {"mu", s.mu}, {"sigma", s.sigma}})
+        std::cout << dump(Json{{"match", s.index},
+                               {"games", s.games},
+                               {"place", s.place},
+                               {"mu", s.mu},
+                               {"sigma", s.sigma}})
                   << '\n';
       else
         fmt::print("{:>8}  {:>6}  {:>5}  {:>7.2f}  {:>6.2f}  {:>8.2f}\n", s.index, s.games,
@@ -368,8 +376,7 @@ void add_ladder_finals(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& e
       ->check(CLI::Range(2, 64));
   finals->add_option("--rounds", a->finals.rounds, "Round robin cycles (default 2)")
       ->check(CLI::Range(1, 100000));
-  finals->add_option("--seats", a->finals.seats,
-                     "Players per match (default: the ladder's least)")
+  finals->add_option("--seats", a->finals.seats, "Players per match (default: the ladder's least)")
       ->check(CLI::Range(1, 64));
   finals->add_flag("--no-anchors", a->no_anchors, "Only stored bots' versions, no house anchors");
   add_store_option(finals, a->run);
@@ -394,17 +401,19 @@ void add_ladder_finals(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& e
       exit_code = kFailed;
       return;
     }
-    std::cerr << fmt::format("arbiter: ladder {} is frozen; its finals are tournament {}: {} "
-                             "matches of {} entrants, seed {}",
-                             a->name, *finals_id, tournament::planned_matches(*spec),
-                             spec->players.size(), spec->seed)
+    std::cerr << fmt::format(
+                     "arbiter: ladder {} is frozen; its finals are tournament {}: {} "
+                     "matches of {} entrants, seed {}",
+                     a->name, *finals_id, tournament::planned_matches(*spec), spec->players.size(),
+                     spec->seed)
               << std::endl;
     catch_stop_signals();
     exit_code = play_tournament(*store, *finals_id, a->run);  // the standings
     RunArgs cross = a->run;
     cross.crosstable = true;
     cross.csv = cross.json = cross.matches_csv = cross.crosstable_csv = "";
-    if (exit_code == 0 && !stop_flag().load()) exit_code = report_results(*store, *finals_id, cross);
+    if (exit_code == 0 && !stop_flag().load())
+      exit_code = report_results(*store, *finals_id, cross);
   });
 }
 
@@ -457,7 +466,7 @@ void add_ladder_commands(CLI::App& app, int& exit_code) {
   add_ladder_run(l, a, exit_code);
   add_ladder_status(l, a, exit_code);
   add_ladder_state_command(l, a, exit_code, "pause", "paused",
-                    "Stop adding matches (those under way finish); ratings keep up");
+                           "Stop adding matches (those under way finish); ratings keep up");
   add_ladder_state_command(l, a, exit_code, "resume", "running", "Start adding matches again");
   add_ladder_history(l, a, exit_code);
   add_ladder_finals(l, a, exit_code);

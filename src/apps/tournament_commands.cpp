@@ -492,8 +492,6 @@ int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
 
 namespace {
 
-
-
 void add_stderr_option(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("--stderr-dir", a.stderr_dir,
                   "Also keep each cmd player's stderr (first MiB) in DIR/tT-mN-NAME.stderr "
@@ -608,8 +606,9 @@ void add_worker(CLI::App& app, const std::shared_ptr<RunArgs>& run_args, int& ex
     if (!store) return;
     if (!ladder->empty()) {
       if (run_args->tournament != 0 || run_args->until_finished) {
-        report_error("--ladder goes without --tournament and --until-finished (a ladder is "
-                     "never finished)");
+        report_error(
+            "--ladder goes without --tournament and --until-finished (a ladder is "
+            "never finished)");
         exit_code = kBadInput;
         return;
       }

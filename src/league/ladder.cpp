@@ -26,7 +26,7 @@ using tournament::TournamentRecord;
 using tournament::TournamentSpec;
 
 Json encode_skill_params(const SkillParams& p) {
-  return {{"model", "plackett-luce"}, {"mu", p.mu},     {"sigma", p.sigma}, {"beta", p.beta},
+  return {{"model", "plackett-luce"}, {"mu", p.mu},   {"sigma", p.sigma}, {"beta", p.beta},
           {"kappa", p.kappa},         {"tau", p.tau}, {"z", p.z}};
 }
 
@@ -40,16 +40,21 @@ Expected<SkillParams> decode_skill_params(const Json& j) {
   if (j.contains("model") && j["model"] != "plackett-luce")
     return fail(fmt::format("the ladder's rating model {} is not known (plackett-luce is)",
                             excerpt(j["model"])));
-  for (auto [key, field] : {std::pair{"mu", &p.mu}, {"sigma", &p.sigma}, {"beta", &p.beta},
-                            {"kappa", &p.kappa}, {"tau", &p.tau}, {"z", &p.z}}) {
+  for (auto [key, field] : {std::pair{"mu", &p.mu},
+                            {"sigma", &p.sigma},
+                            {"beta", &p.beta},
+                            {"kappa", &p.kappa},
+                            {"tau", &p.tau},
+                            {"z", &p.z}}) {
     if (!j.contains(key)) continue;
     if (!j[key].is_number() || !std::isfinite(j[key].get<double>()))
       return fail(fmt::format("the ladder's rating: {} must be a number", key));
     *field = j[key].get<double>();
   }
   if (!(p.sigma > 0 && p.beta > 0 && p.z > 0 && p.kappa > 0 && p.kappa <= 1 && p.tau >= 0))
-    return fail("the ladder's rating: sigma, beta and z must be positive, kappa in (0, 1], tau "
-                ">= 0");
+    return fail(
+        "the ladder's rating: sigma, beta and z must be positive, kappa in (0, 1], tau "
+        ">= 0");
   return p;
 }
 
@@ -62,7 +67,8 @@ bool is_ladder(const TournamentRecord& t) {
 Expected<TournamentSpec> ladder_spec(const TournamentRecord& record) {
   auto spec = tournament::decode_spec(record.spec);
   if (!spec) return fail(fmt::format("ladder {}: {}", record.name, spec.error().message));
-  if (spec->schedule != Schedule::ladder) return fail(fmt::format("{} is not a ladder", record.name));
+  if (spec->schedule != Schedule::ladder)
+    return fail(fmt::format("{} is not a ladder", record.name));
   return spec;
 }
 
@@ -103,9 +109,9 @@ Expected<TournamentRecord> find_ladder(Store& store, const std::string& name) {
     if (it->name == name) return *it;
   std::string known;
   for (const auto& t : *all) known += (known.empty() ? "" : ", ") + t.name;
-  return fail(fmt::format("no ladder \"{}\" in the store ({})", escape_controls(name),
-                          known.empty() ? "it has none: arbiter ladder create makes one"
-                                        : "it has " + known));
+  return fail(fmt::format(
+      "no ladder \"{}\" in the store ({})", escape_controls(name),
+      known.empty() ? "it has none: arbiter ladder create makes one" : "it has " + known));
 }
 
 Expected<std::int64_t> create_ladder(Store& store, const TournamentSpec& spec) {
@@ -118,7 +124,8 @@ Expected<std::int64_t> create_ladder(Store& store, const TournamentSpec& spec) {
   if (!all) return std::unexpected(all.error());
   for (const auto& t : *all)
     if (t.name == spec.name)
-      return fail(fmt::format("the store has a ladder \"{}\" already (ladder {})", spec.name, t.id));
+      return fail(
+          fmt::format("the store has a ladder \"{}\" already (ladder {})", spec.name, t.id));
   auto id = store.create_tournament(spec.name, spec.game, tournament::encode_spec(spec),
                                     tournament::planned_matches(spec), {});
   if (!id) return id;
@@ -200,7 +207,8 @@ Expected<Enrollment> enroll(Store& store, std::int64_t ladder) {
 
 // ---- ratings ----------------------------------------------------------------------------------
 
-Expected<RatingBook> RatingBook::load(Store& store, std::int64_t ladder, const SkillParams& params) {
+Expected<RatingBook> RatingBook::load(Store& store, std::int64_t ladder,
+                                      const SkillParams& params) {
   RatingBook book(ladder, params);
   auto state = store.ladder_state(ladder);
   if (!state) return std::unexpected(state.error());
@@ -223,8 +231,8 @@ std::vector<RatingStep> RatingBook::rate(const std::vector<StoredResult>& rows,
   for (const StoredResult& row : rows) {
     if (row.index < mark) continue;
     if (row.index != mark) break;  // a job before it has no result yet
-    const auto finish = row.damage.empty() ? tournament::match_finish(row.spec, row.result)
-                                           : std::nullopt;
+    const auto finish =
+        row.damage.empty() ? tournament::match_finish(row.spec, row.result) : std::nullopt;
     if (finish && finish->size() >= 2) {
       std::set<std::size_t> seen;
       bool known = true;
@@ -511,8 +519,8 @@ class Coordinator {
     // Refilled once half the queue is taken, by a round that fills it: fewer, larger rounds.
     if (unplayed > options_.queue / 2) return {};
     const double seats = static_cast<double>(spec_.seats + spec_.ladder->seats_max) / 2;
-    const auto groups = static_cast<std::size_t>(
-        std::ceil(static_cast<double>(options_.queue - unplayed) / seats));
+    const auto groups =
+        static_cast<std::size_t>(std::ceil(static_cast<double>(options_.queue - unplayed) / seats));
     std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> under_way;
     for (const auto& [index, seats_of] : pending_)
       for (std::size_t e : seats_of) {
@@ -637,11 +645,10 @@ Expected<TournamentSpec> draw_finals(Store& store, std::int64_t ladder, const Fi
     return fail(fmt::format("--seats {}: the ladder seats {} to {}", terms.seats, spec->seats,
                             spec->ladder->seats_max));
   }
-  if (finals.players.size() < 2 ||
-      finals.players.size() < static_cast<std::size_t>(finals.seats)) {
+  if (finals.players.size() < 2 || finals.players.size() < static_cast<std::size_t>(finals.seats)) {
     thaw();
-    return fail(fmt::format("ladder {} has {} entrant(s) to take to finals of {} seats",
-                            spec->name, finals.players.size(), finals.seats));
+    return fail(fmt::format("ladder {} has {} entrant(s) to take to finals of {} seats", spec->name,
+                            finals.players.size(), finals.seats));
   }
   if (auto ok = tournament::validate_spec(finals); !ok) {
     thaw();
@@ -659,11 +666,12 @@ std::string shown_bot(const std::string& bot) {
 }  // namespace
 
 std::string leaderboard_text(const Leaderboard& board) {
-  std::string out = fmt::format("ladder {} ({}): {}, {} matches played, {} rated, {} queued\n",
-                                board.name, board.game, board.state, board.played, board.mark,
-                                board.queued);
+  std::string out =
+      fmt::format("ladder {} ({}): {}, {} matches played, {} rated, {} queued\n", board.name,
+                  board.game, board.state, board.played, board.mark, board.queued);
   std::size_t width = 4;
-  for (const auto& r : board.rows) width = std::max(width, r.name.size() + shown_bot(r.bot).size() + 3);
+  for (const auto& r : board.rows)
+    width = std::max(width, r.name.size() + shown_bot(r.bot).size() + 3);
   out += fmt::format("{:>4}  {:<{}}  {:>8}  {:>7}  {:>6}  {:>6}  {}\n", "#", "bot", width,
                      fmt::format("mu-{:g}s", board.params.z), "mu", "sigma", "games", "status");
   int rank = 0;
@@ -689,9 +697,12 @@ Json leaderboard_json(const Leaderboard& board) {
                     {"mu", r.standing.skill.mu},
                     {"sigma", r.standing.skill.sigma},
                     {"games", r.standing.games}});
-  return {{"ladder", board.name},      {"game", board.game},
-          {"state", board.state},      {"played", board.played},
-          {"rated", board.mark},       {"queued", board.queued},
+  return {{"ladder", board.name},
+          {"game", board.game},
+          {"state", board.state},
+          {"played", board.played},
+          {"rated", board.mark},
+          {"queued", board.queued},
           {"rating", encode_skill_params(board.params)},
           {"rows", rows}};
 }

@@ -31,11 +31,13 @@ Expected<SkillParams> decode_skill_params(const Json& j);
 
 // Stores a new ladder. `spec` must have the ladder schedule and terms; its entrants are the
 // anchors (house bots); stored bots join by enroll(). A name another ladder has is refused.
-Expected<std::int64_t> create_ladder(tournament::Store& store, const tournament::TournamentSpec& spec);
+Expected<std::int64_t> create_ladder(tournament::Store& store,
+                                     const tournament::TournamentSpec& spec);
 
 // The ladder named `name` (the newest, should there be several), or an Error naming the ladders
 // there are.
-Expected<tournament::TournamentRecord> find_ladder(tournament::Store& store, const std::string& name);
+Expected<tournament::TournamentRecord> find_ladder(tournament::Store& store,
+                                                   const std::string& name);
 
 // The store's ladders, by id.
 Expected<std::vector<tournament::TournamentRecord>> ladders(tournament::Store& store);
@@ -125,8 +127,8 @@ class Doorbell {
 struct CoordinatorOptions {
   // Matches kept unplayed in the store for workers to take: a round is added when fewer remain.
   std::int64_t queue = 8;
-  std::chrono::milliseconds poll{50};            // how often results are looked for
-  Doorbell* bell = nullptr;  // rung on each result of a local worker: look at once
+  std::chrono::milliseconds poll{50};  // how often results are looked for
+  Doorbell* bell = nullptr;            // rung on each result of a local worker: look at once
   std::chrono::milliseconds enroll_every{2000};  // how often new and retired versions are
   const std::atomic<bool>* stop = nullptr;       // set: return after the current step
   std::function<void(const std::string&)> say;   // lines for people (joins, benchings)
@@ -181,10 +183,10 @@ struct Leaderboard {
 Expected<Leaderboard> leaderboard(tournament::Store& store, std::int64_t ladder);
 
 struct FinalsTerms {
-  std::size_t top = 8;       // entrants taken, best first
-  std::int64_t rounds = 2;   // round robin cycles
-  std::int64_t seats = 0;    // players per match; 0: the ladder's least
-  bool anchors = true;       // whether house-bot anchors may be among the top
+  std::size_t top = 8;      // entrants taken, best first
+  std::int64_t rounds = 2;  // round robin cycles
+  std::int64_t seats = 0;   // players per match; 0: the ladder's least
+  bool anchors = true;      // whether house-bot anchors may be among the top
 };
 
 // Freezes the ladder (no version joins, no match is added from now on), rates the results that

@@ -72,8 +72,8 @@ std::vector<std::vector<std::size_t>> match_round(const std::vector<Contender>& 
       while (hi + 1 < n && used[by_mu[hi + 1]]) ++hi;
       const bool can_lo = lo > 0, can_hi = hi + 1 < n;
       if (near.size() >= kNearest || (!can_lo && !can_hi)) break;
-      const bool take_lo =
-          can_lo && (!can_hi || mu - all[by_mu[lo - 1]].skill.mu <= all[by_mu[hi + 1]].skill.mu - mu);
+      const bool take_lo = can_lo && (!can_hi || mu - all[by_mu[lo - 1]].skill.mu <=
+                                                     all[by_mu[hi + 1]].skill.mu - mu);
       near.push_back(take_lo ? by_mu[--lo] : by_mu[++hi]);
     }
     if (near.size() + 1 < k) continue;  // cannot happen while free_left >= k; kept for safety

@@ -32,9 +32,9 @@ struct RoundTerms {
   std::int64_t next_index = 0;  // the index the round's first match will get
   std::size_t seats_min = 2;
   std::size_t seats_max = 2;
-  std::size_t groups = 1;        // sets of entrants wanted (fewer when too few are free)
-  std::int64_t placement = 10;   // a newcomer's priority games
-  std::uint64_t seed = 0;        // the round's own seed (its draws)
+  std::size_t groups = 1;       // sets of entrants wanted (fewer when too few are free)
+  std::int64_t placement = 10;  // a newcomer's priority games
+  std::uint64_t seed = 0;       // the round's own seed (its draws)
 };
 
 // The sets of entrants that meet in the round, each in seat order before rotation (the caller

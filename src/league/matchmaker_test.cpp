@@ -17,7 +17,9 @@ namespace {
 std::vector<Contender> field(std::size_t n, std::int64_t played = 50) {
   std::vector<Contender> out;
   for (std::size_t i = 0; i < n; ++i)
-    out.push_back({i, {10.0 + static_cast<double>(i), 1.5}, played,
+    out.push_back({i,
+                   {10.0 + static_cast<double>(i), 1.5},
+                   played,
                    1000 - static_cast<std::int64_t>(n) + static_cast<std::int64_t>(i)});
   return out;
 }

@@ -26,8 +26,7 @@ std::vector<std::vector<Skill>> rate_teams(const std::vector<std::vector<Skill>>
                                            const std::vector<int>& places,
                                            const SkillParams& params) {
   check(params);
-  if (teams.size() != places.size())
-    throw std::invalid_argument("one place per team is required");
+  if (teams.size() != places.size()) throw std::invalid_argument("one place per team is required");
   std::vector<std::vector<Skill>> out = teams;
   for (auto& team : out) {
     if (team.empty()) throw std::invalid_argument("a team has no members");

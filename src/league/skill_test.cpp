@@ -107,7 +107,9 @@ TEST(Skill, SimulatedBotsOfKnownStrengthAreOrdered) {
   for (int i = 0; i < kBots; ++i) truth[i] = 15.0 + 2.0 * i;
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     Rng rng(seed);
-    auto uniform = [&] { return (static_cast<double>(rng.next() >> 11) + 0.5) / 9007199254740992.0; };
+    auto uniform = [&] {
+      return (static_cast<double>(rng.next() >> 11) + 0.5) / 9007199254740992.0;
+    };
     SkillParams p;
     std::vector<Skill> skills(kBots);
     for (int m = 0; m < 1500; ++m) {
@@ -118,11 +120,12 @@ TEST(Skill, SimulatedBotsOfKnownStrengthAreOrdered) {
       bots.resize(k);
       std::vector<double> perf(k);
       // Gumbel noise with scale beta: the winner of any subset is the Plackett-Luce draw.
-      for (int s = 0; s < k; ++s) perf[s] = truth[bots[s]] - p.beta * std::log(-std::log(uniform()));
+      for (int s = 0; s < k; ++s)
+        perf[s] = truth[bots[s]] - p.beta * std::log(-std::log(uniform()));
       std::vector<int> places(k);
       for (int s = 0; s < k; ++s)
-        places[s] = static_cast<int>(std::count_if(perf.begin(), perf.end(),
-                                                   [&](double x) { return x > perf[s]; }));
+        places[s] = static_cast<int>(
+            std::count_if(perf.begin(), perf.end(), [&](double x) { return x > perf[s]; }));
       std::vector<Skill> seated;
       for (int b : bots) seated.push_back(skills[b]);
       auto rated = rate_match(seated, places, p);

@@ -66,8 +66,8 @@ std::string shown_bot(const std::string& bot) {
 }
 
 Json step_json(const RatingStep& s) {
-  return {{"match", s.index}, {"mu", s.mu}, {"sigma", s.sigma}, {"games", s.games},
-          {"place", s.place}};
+  return {
+      {"match", s.index}, {"mu", s.mu}, {"sigma", s.sigma}, {"games", s.games}, {"place", s.place}};
 }
 
 }  // namespace
@@ -99,8 +99,9 @@ ApiReply LadderApi::ladder(std::int64_t id) {
   Json out = league::leaderboard_json(*board);
   const auto& s = std::get<TournamentSpec>(spec);
   out["id"] = id;
-  out["seats"] = s.seats == s.ladder->seats_max ? std::to_string(s.seats)
-                                                 : fmt::format("{}-{}", s.seats, s.ladder->seats_max);
+  out["seats"] = s.seats == s.ladder->seats_max
+                     ? std::to_string(s.seats)
+                     : fmt::format("{}-{}", s.seats, s.ladder->seats_max);
   return {200, out};
 }
 
@@ -234,9 +235,12 @@ ApiReply LadderApi::head_to_head(std::int64_t id, std::int64_t a, std::int64_t b
     }
     if (pa < 0 || pb < 0) continue;
     ++meetings;
-    if (pa < pb) ++wins, a_points += 1;
-    else if (pa > pb) ++losses, b_points += 1;
-    else ++draws, a_points += 0.5, b_points += 0.5;
+    if (pa < pb)
+      ++wins, a_points += 1;
+    else if (pa > pb)
+      ++losses, b_points += 1;
+    else
+      ++draws, a_points += 0.5, b_points += 0.5;
     if (matches.size() < 50) matches.push_back(match_row(spec, r, is_held(held, r)));
   }
   const auto who = [&](std::int64_t e) {

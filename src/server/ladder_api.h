@@ -38,8 +38,8 @@ class LadderApi {
   // "losses" (a's), "matches": [match rows, newest first]}.
   ApiReply head_to_head(std::int64_t id, std::int64_t a, std::int64_t b);
 
-  static constexpr std::size_t kRecent = 20;       // matches listed on an entrant's page
-  static constexpr std::size_t kEjectionSpan = 200;  // its matches the ejections count over
+  static constexpr std::size_t kRecent = 20;          // matches listed on an entrant's page
+  static constexpr std::size_t kEjectionSpan = 200;   // its matches the ejections count over
   static constexpr std::size_t kHistoryPoints = 400;  // rating points sent for the chart
   static constexpr std::size_t kMeetings = 500;       // meetings a head-to-head reads
 

@@ -55,8 +55,11 @@ class LadderApiTest : public ::testing::Test {
                        {"bytes", 9},
                        {"tail", "secret of " + names[e.get<int>()]}});
     const std::string log = dump(Json{{"type", "match"}, {"seed", (*jobs)[0].spec["seed"]}}) +
-                            "\n" + dump(Json{{"type", "result"}, {"winners", {0}},
-                                             {"ejections", Json::array()}, {"scores", {17, 3}}}) +
+                            "\n" +
+                            dump(Json{{"type", "result"},
+                                      {"winners", {0}},
+                                      {"ejections", Json::array()},
+                                      {"scores", {17, 3}}}) +
                             "\n";
     ASSERT_TRUE(store_->complete((*jobs)[0].id, "w", {result, log, 0.1, tails}));
     ASSERT_TRUE(league::rate_results(*store_, id_));

@@ -458,7 +458,8 @@ void ViewerServer::Impl::routes() {
                auto v = int_param(req, name);
                if (auto* msg = std::get_if<std::string>(&v)) return error(res, 400, *msg);
                auto value = std::get<std::optional<std::int64_t>>(v);
-               if (!value) return error(res, 400, fmt::format("{}: an entrant's index is needed", name));
+               if (!value)
+                 return error(res, 400, fmt::format("{}: an entrant's index is needed", name));
                pick[i] = *value;
              }
              reply(res, ladders->head_to_head(id_of(req.matches[1]), pick[0], pick[1]));

@@ -575,9 +575,12 @@ class PostgresStore final : public Store {
       std::vector<StoredResult> out;
       out.reserve(r.size());
       for (const auto& row : r) {
-        StoredResult s{row[0].template as<std::int64_t>(), row[1].template as<std::int64_t>(),
-                       row[2].template as<std::int64_t>(), json_or_null(row[3]),
-                       json_or_null(row[4]), row[5].template as<std::string>(),
+        StoredResult s{row[0].template as<std::int64_t>(),
+                       row[1].template as<std::int64_t>(),
+                       row[2].template as<std::int64_t>(),
+                       json_or_null(row[3]),
+                       json_or_null(row[4]),
+                       row[5].template as<std::string>(),
                        row[6].template as<double>()};
         s.damage = result_damage(s.spec, s.result);
         out.push_back(std::move(s));
@@ -585,7 +588,6 @@ class PostgresStore final : public Store {
       return out;
     });
   }
-
 
   Expected<std::optional<PackedLog>> packed_log(std::int64_t job) override {
     return run([&](pqxx::connection& c) -> Expected<std::optional<PackedLog>> {
@@ -724,10 +726,10 @@ class PostgresStore final : public Store {
     return run([&](pqxx::connection& c) -> Expected<std::vector<JobSpec>> {
       pqxx::nontransaction tx(c);
       std::vector<JobSpec> out;
-      for (const auto& row : tx.exec_params(
-               "SELECT idx, round, spec FROM jobs WHERE tournament = $1 AND idx >= $2 "
-               "ORDER BY idx",
-               tournament, from_index))
+      for (const auto& row :
+           tx.exec_params("SELECT idx, round, spec FROM jobs WHERE tournament = $1 AND idx >= $2 "
+                          "ORDER BY idx",
+                          tournament, from_index))
         out.push_back({row[0].as<std::int64_t>(), row[1].as<std::int64_t>(),
                        parse_json(row[2].as<std::string>()).value_or(Json())});
       return out;
@@ -817,8 +819,9 @@ class PostgresStore final : public Store {
       pqxx::nontransaction tx(c);
       std::vector<RatingStep> out;
       for (const auto& row : tx.exec_params(sql, params...))
-        out.push_back({row[0].template as<std::int64_t>(), row[1].template as<std::int64_t>(), row[2].template as<double>(),
-                       row[3].template as<double>(), row[4].template as<std::int64_t>(), row[5].template as<std::int64_t>()});
+        out.push_back({row[0].template as<std::int64_t>(), row[1].template as<std::int64_t>(),
+                       row[2].template as<double>(), row[3].template as<double>(),
+                       row[4].template as<std::int64_t>(), row[5].template as<std::int64_t>()});
       return out;
     });
   }

@@ -154,12 +154,11 @@ Expected<Ladder> decode_ladder(const Json& j) {
 
 Expected<TournamentSpec> decode_spec(const Json& j) {
   constexpr std::string_view what = "the tournament spec";
-  if (auto ok = only_keys(
-          j,
-          {"name", "game", "players", "schedule", "seats", "rounds", "seed", "config",
-           "per_call_ms", "hero", "program", "clock", "pairing", "sprt", "program_key", "listen",
-           "ladder"},
-          what);
+  if (auto ok = only_keys(j,
+                          {"name", "game", "players", "schedule", "seats", "rounds", "seed",
+                           "config", "per_call_ms", "hero", "program", "clock", "pairing", "sprt",
+                           "program_key", "listen", "ladder"},
+                          what);
       !ok)
     return std::unexpected(ok.error());
   TournamentSpec spec;
@@ -230,7 +229,8 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
   if (j.contains("schedule")) {
     auto text = arbiter::to_string(j["schedule"], "the schedule");
     if (!text) return std::unexpected(text.error());
-    auto schedule = *text == "ladder" ? Expected<Schedule>(Schedule::ladder) : parse_schedule(*text);
+    auto schedule =
+        *text == "ladder" ? Expected<Schedule>(Schedule::ladder) : parse_schedule(*text);
     if (!schedule) return std::unexpected(schedule.error());
     spec.schedule = *schedule;
   }
@@ -492,8 +492,8 @@ Expected<void> validate_ladder(const TournamentSpec& spec, const GameEntry& game
       return fail("--config: " + ok.error().message);
   for (std::int64_t b : ladder.benched)
     if (b < 0 || static_cast<std::size_t>(b) >= spec.players.size())
-      return fail(fmt::format("benched entrant {} is not among the {} entrants", b,
-                              spec.players.size()));
+      return fail(
+          fmt::format("benched entrant {} is not among the {} entrants", b, spec.players.size()));
   if (!spec.pairing) return fail("a ladder pairs its seeds");
   if (spec.sprt) return fail("a ladder has no SPRT");
   if (!spec.hero.empty()) return fail("a hero is only for the gauntlet schedule");

@@ -65,7 +65,7 @@ struct Sprt {
 // removed: a job names them by index), and its jobs are added by the matchmaker, each group of a
 // round seating one set of entrants in every rotation with one seed.
 struct Ladder {
-  std::int64_t seats_max = 2;  // matches seat TournamentSpec::seats to seats_max entrants
+  std::int64_t seats_max = 2;         // matches seat TournamentSpec::seats to seats_max entrants
   std::vector<std::int64_t> benched;  // entrants that no longer play (retired), ascending
   std::int64_t placement = 10;        // a newcomer's first games, played with priority
   Json rating;  // the rating model and its parameters, as league/ladder.h wrote them

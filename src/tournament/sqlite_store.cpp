@@ -509,8 +509,8 @@ class SqliteStore final : public Store {
           s.reset();
           s.bind(1, tournament).bind(2, index);
           if (!s.step()) continue;
-          StoredResult r{s.integer(0), s.integer(1), s.integer(2), s.json_or_null(3),
-                         s.json_or_null(4), s.text(5), s.real(6)};
+          StoredResult r{s.integer(0),      s.integer(1), s.integer(2), s.json_or_null(3),
+                         s.json_or_null(4), s.text(5),    s.real(6)};
           r.damage = result_damage(r.spec, r.result);
           out.push_back(std::move(r));
         }

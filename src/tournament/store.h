@@ -315,8 +315,8 @@ class Store {
   // `to`, in one transaction, only if the mark is still `from`: false, and nothing written, when
   // another process rated them first. A step whose (index, entrant) is stored already is refused
   // (an Error, nothing written). REQUIRES: from <= to, every step's index in [from, to).
-  virtual Expected<bool> record_ratings(std::int64_t tournament, std::int64_t from,
-                                        std::int64_t to, const std::vector<RatingStep>& steps) = 0;
+  virtual Expected<bool> record_ratings(std::int64_t tournament, std::int64_t from, std::int64_t to,
+                                        const std::vector<RatingStep>& steps) = 0;
 
   // The latest step of every rated entrant of `tournament`, by entrant.
   virtual Expected<std::vector<RatingStep>> ratings(std::int64_t tournament) = 0;

@@ -648,8 +648,10 @@ TEST_P(StoreContract, LadderStateAndRatingsMoveTogetherFromTheMark) {
   EXPECT_FALSE(store_->set_ladder_state(id + 100, "paused").has_value());
 
   const double mu = 25.0 + 1.0 / 3.0;  // not exact in decimal: must come back bit for bit
-  const std::vector<RatingStep> first{{0, 0, mu, 7.5, 1, 0}, {0, 1, 24.1, 7.5, 1, 1},
-                                      {1, 0, 27.25, 7.0, 2, 0}, {1, 2, 22.0, 7.0, 1, 1}};
+  const std::vector<RatingStep> first{{0, 0, mu, 7.5, 1, 0},
+                                      {0, 1, 24.1, 7.5, 1, 1},
+                                      {1, 0, 27.25, 7.0, 2, 0},
+                                      {1, 2, 22.0, 7.0, 1, 1}};
   auto moved = store_->record_ratings(id, 0, 2, first);
   ASSERT_TRUE(moved.has_value()) << moved.error().message;
   EXPECT_TRUE(*moved);
