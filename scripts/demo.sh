@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job, as a demo: installs what is missing, builds the release preset, then runs small
 # tournaments between the house bots of every game (Q, Battleship, Speed Scrabble, Dominosa,
-# Concurrent Abalone) into
+# Concurrent Abalone) and a Battleship ladder (house anchors and a stored starter-kit bot) into
 # one SQLite store, prints their standings and ratings, and replays a stored match from its log.
 # Everything goes to ./demo-logs/ (the store is demo-logs/demo.db; it is made afresh each run).
 set -euo pipefail
@@ -36,6 +36,14 @@ echo "== Concurrent Abalone: the coordinated Lua team against the random one, bo
 "$arbiter" tournament run --name abalone-league -g abalone -p team:team -p simple:simple \
   --rounds 5 --seed 1 --store "$store"
 echo
+echo "== A ladder: house anchors and the Python starter kit, a stored bot, rated as they play"
+"$arbiter" ladder create course -g battleship --anchor hunter:hunt --anchor dart:random \
+  --anchor tracker:tracker --seed 1 --store "$store"
+"$arbiter" bot add bots/kits/python/battleship --store "$store" --matches 2 \
+  --bot-cache demo-logs/bot-cache
+"$arbiter" ladder run course --workers 2 --until-rated 200 --store "$store" \
+  --bot-cache demo-logs/bot-cache
+echo
 echo "== The store: every tournament and its progress"
 "$arbiter" tournament status --store "$store"
 echo
@@ -48,6 +56,6 @@ echo "== One Abalone match with its game log, replayed from it"
   --log demo-logs/abalone.jsonl
 "$arbiter" replay demo-logs/abalone.jsonl
 echo
-echo "== Watch them: every tournament, standings and match of this demo in a browser"
+echo "== Watch them: every tournament, the ladder, standings and match of this demo in a browser"
 echo "   $arbiter serve --store $store"
 echo "   then open http://127.0.0.1:8080/ (docs/viewer.md; Ctrl-C stops the viewer)"

@@ -80,10 +80,14 @@ void add_status(CLI::App* t, const std::shared_ptr<RunArgs>& run_args, int& exit
         exit_code = kFailed;
         return;
       }
+      // A ladder never ends: its matches so far, and where to read it (arbiter ladder status).
+      const bool ladder = field_or_null(rec.spec, "schedule") == "ladder";
       fmt::print(
           "{:>4}  {:<20} {:<14} {:>15} done  {:>4} playing  {}{}  created {}\n", rec.id, rec.name,
-          rec.game, fmt::format("{}/{}", p->done, p->planned), p->leased,
-          p->concluded            ? "concluded"
+          rec.game, ladder ? std::to_string(p->done) : fmt::format("{}/{}", p->done, p->planned),
+          p->leased,
+          ladder                  ? "ladder (arbiter ladder status " + rec.name + ")"
+          : p->concluded          ? "concluded"
           : p->done >= p->planned ? "finished"
                                   : "open",
           p->duplicates > 0 ? fmt::format(" ({} duplicate results ignored)", p->duplicates) : "",
