@@ -181,7 +181,12 @@ def head_to_head(d, base, art, board):
     d.get(base + "ladder.html?id=1")
     if not wait_ready(d, "ladder page again"):
         return
-    a, b = board["rows"][0], next(r for r in board["rows"] if r["name"] == "chattyv1")
+    # chattyv1 and the opponent of its latest match: two entrants known to have met (the
+    # matchmaker pairs close ratings, so the top and chatty may never have).
+    a = next(r for r in board["rows"] if r["name"] == "chattyv1")
+    last = api(base, f"api/ladders/1/entrants/{a['entrant']}")["recent"][0]
+    other = next(n for n in last["seats"] if n != a["name"])
+    b = next(r for r in board["rows"] if r["name"] == other)
     Select(d.find_element(By.CSS_SELECTOR, "#compare select[name=a]")).select_by_value(str(a["entrant"]))
     Select(d.find_element(By.CSS_SELECTOR, "#compare select[name=b]")).select_by_value(str(b["entrant"]))
     d.find_element(By.ID, "compare-link").click()
