@@ -530,8 +530,11 @@ class Coordinator {
       }
     auto jobs = plan_round(spec_, book_, under_way, next_index_, next_round_, groups);
     if (jobs.empty()) return {};
-    auto added = patiently([&] { return store_.add_jobs(ladder_, jobs); });
+    // A round goes in whole or not at all: another coordinator's round at these indices wins,
+    // and this one reads the store again (mixed rounds would split a seed's rotations).
+    auto added = patiently([&] { return store_.add_round(ladder_, jobs); });
     if (!added) return std::unexpected(added.error());
+    if (!*added) return reload();
     for (const auto& j : jobs) pending_[j.index] = tournament::seated(j.spec);
     next_index_ += static_cast<std::int64_t>(jobs.size());
     ++next_round_;

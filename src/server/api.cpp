@@ -110,7 +110,9 @@ std::variant<std::shared_ptr<StoreApi::Snapshot>, ApiReply> StoreApi::snapshot(
   snap->progress = *progress;
   snap->results = std::move(*results);
   snap->groups.emplace(snap->spec, snap->results);
-  snap->over = tournament::tournament_over(snap->progress);
+  // A ladder is never over while it exists: its master seed would tell every deal to come.
+  snap->over = snap->spec.schedule != tournament::Schedule::ladder &&
+               tournament::tournament_over(snap->progress);
   snap->checked = now;
   std::lock_guard lock(mu_);
   cache_[id] = snap;
@@ -159,6 +161,10 @@ ApiReply StoreApi::standings(std::int64_t id) {
   auto got = snapshot(id);
   if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;
   Snapshot& s = *std::get<std::shared_ptr<Snapshot>>(got);
+  // An n x n crosstable over every version a ladder ever had is not an answer to serve.
+  if (s.spec.schedule == tournament::Schedule::ladder)
+    return api_error(
+        404, fmt::format("{} is a ladder: its leaderboard is /api/ladders/{}", s.record.name, id));
   std::call_once(s.standings_once, [&s] {
     const std::size_t n = s.spec.players.size();
     Json out = tournament::standings_json(tournament::compute_standings(s.spec, s.results));
@@ -259,7 +265,8 @@ Json match_row(const tournament::TournamentSpec& spec, const StoredResult& row, 
 }
 
 ApiReply StoreApi::matches(std::int64_t id, const MatchQuery& q) {
-  if (q.offset < 0) return api_error(400, "offset: must be 0 or more");
+  if (q.offset < 0 || q.offset > tournament::kMaxMatches)
+    return api_error(400, fmt::format("offset: must be 0 to {}", tournament::kMaxMatches));
   if (q.limit < 1 || q.limit > 500) return api_error(400, "limit: must be 1 to 500");
   static const std::set<std::string> outcomes{"", "win", "draw", "aborted", "error", "damaged"};
   if (!outcomes.contains(q.outcome))

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <limits>
 
 #include "league/ladder.h"
 #include "tournament/spec.h"
@@ -134,6 +135,19 @@ TEST_F(LadderApiTest, HeadToHeadCountsTheirMeetings) {
   EXPECT_EQ(api.head_to_head(id_, 0, 9).status, 404);
   EXPECT_EQ(api.entrant(id_, -1).status, 404);
   EXPECT_EQ(api.entrant(id_ + 1, 0).status, 404);
+}
+
+TEST_F(LadderApiTest, TheTournamentRoutesNeverShowALaddersSeedNorItsStandings) {
+  finish(0);
+  finish(1);
+  StoreApi plain(*store_);
+  auto t = plain.tournament(id_);
+  ASSERT_EQ(t.status, 200);
+  EXPECT_TRUE(t.body["seed"].is_null());  // a ladder is never over
+  EXPECT_EQ(plain.standings(id_).status, 404);
+  MatchQuery huge;
+  huge.offset = std::numeric_limits<std::int64_t>::max();
+  EXPECT_EQ(plain.matches(id_, huge).status, 400);
 }
 
 TEST_F(LadderApiTest, ATournamentIsNoLadder) {

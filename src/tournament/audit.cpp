@@ -22,10 +22,22 @@ Json outcome_of(const Json& result) {
 }
 
 // The jobs the schedule gives, by index. Swiss rounds after the first come from the stored
-// results of the rounds before them, as advance() made them.
+// results of the rounds before them, as advance() made them. A ladder's matchmaker cannot be
+// run again, but each of its jobs must be the one its seats and group give (the group's seed,
+// its first match at most a rotation before it).
 std::map<std::int64_t, JobSpec> scheduled_jobs(const TournamentSpec& spec,
                                                const std::vector<StoredResult>& results) {
   std::map<std::int64_t, JobSpec> out;
+  if (spec.schedule == Schedule::ladder) {
+    for (const StoredResult& r : results) {
+      const auto seats = seated(r.spec);
+      const auto group = pair_of(r.spec);
+      if (!group || *group > r.index || r.index - *group >= static_cast<std::int64_t>(seats.size()))
+        continue;
+      out[r.index] = job(spec, r.index, r.round, seats, *group, *group);
+    }
+    return out;
+  }
   for (JobSpec& j : initial_jobs(spec)) out[j.index] = std::move(j);
   if (spec.schedule == Schedule::swiss) {
     std::int64_t last_round = 0;

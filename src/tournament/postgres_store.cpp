@@ -239,9 +239,8 @@ BotVersion bot_version(const pqxx::row& r) {
 }
 
 TournamentRecord tournament_record(const pqxx::row& r) {
-  return {r[0].as<std::int64_t>(), r[1].as<std::string>(), r[2].as<std::string>(),
-          parse_stored(r[3], "tournament spec"), r[4].as<std::int64_t>(),
-          r[5].as<std::string>()};
+  return {r[0].as<std::int64_t>(), r[1].as<std::string>(),  r[2].as<std::string>(),
+          json_or_null(r[3]),      r[4].as<std::int64_t>(), r[5].as<std::string>()};
 }
 
 std::int64_t insert_jobs(pqxx::work& tx, std::int64_t tournament,
@@ -330,6 +329,33 @@ class PostgresStore final : public Store {
       return n;
     });
     if (added && *added > 0) wake_local_waiters();
+    return added;
+  }
+
+  Expected<bool> add_round(std::int64_t tournament, const std::vector<JobSpec>& jobs) override {
+    auto added = run([&](pqxx::connection& c) -> Expected<bool> {
+      pqxx::work tx(c);
+      if (tx.exec_params("SELECT 1 FROM tournaments WHERE id = $1", tournament).empty())
+        throw StoreError(fmt::format("no tournament {}", tournament));
+      // Writers of one tournament's rounds take turns, so a check and its insert are one step.
+      tx.exec_params("SELECT pg_advisory_xact_lock($1, $2)", static_cast<int>(kSchemaLock & 0x7fff),
+                     static_cast<int>(tournament & 0x7fffffff));
+      std::string list = "{";
+      for (std::size_t i = 0; i < jobs.size(); ++i)
+        list += (i > 0 ? "," : "") + std::to_string(jobs[i].index);
+      list += "}";
+      if (!tx.exec_params("SELECT 1 FROM jobs WHERE tournament = $1 AND idx = ANY($2::bigint[]) "
+                          "LIMIT 1",
+                          tournament, list)
+               .empty())
+        return false;
+      if (insert_jobs(tx, tournament, jobs) != static_cast<std::int64_t>(jobs.size()))
+        throw StoreError("a round's jobs could not all be added");
+      if (!jobs.empty()) announce(tx);
+      tx.commit();
+      return true;
+    });
+    if (added && *added) wake_local_waiters();
     return added;
   }
 

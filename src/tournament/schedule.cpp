@@ -2,6 +2,7 @@
 #include "tournament/schedule.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <set>
 
@@ -94,7 +95,8 @@ std::int64_t swiss_round_size(const TournamentSpec& spec) {
 }
 
 std::int64_t planned_matches(const TournamentSpec& spec) {
-  if (spec.schedule == Schedule::ladder) return kMaxMatches;
+  // A ladder never ends: no count of matches makes it over (and shows its master seed).
+  if (spec.schedule == Schedule::ladder) return std::numeric_limits<std::int64_t>::max();
   if (spec.schedule == Schedule::swiss) return swiss_round_size(spec) * spec.rounds;
   return static_cast<std::int64_t>(cycle(spec).size()) * spec.rounds;
 }

@@ -19,7 +19,8 @@
 
 namespace arbiter::tournament {
 
-// How many matches the whole tournament has. REQUIRES: validate_spec(spec).
+// How many matches the whole tournament has (a ladder: the largest int64, never reached).
+// REQUIRES: validate_spec(spec).
 std::int64_t planned_matches(const TournamentSpec& spec);
 
 // The jobs known when the tournament is created: all of them for round robin and gauntlet; the

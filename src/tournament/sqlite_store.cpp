@@ -250,6 +250,25 @@ class SqliteStore final : public Store {
     });
   }
 
+  Expected<bool> add_round(std::int64_t tournament, const std::vector<JobSpec>& jobs) override {
+    return guarded<bool>([&] {
+      bool added = false;
+      transaction([&] {
+        Statement t(db_, "SELECT 1 FROM tournaments WHERE id = ?");
+        if (!t.bind(1, tournament).step())
+          throw SqlError(fmt::format("no tournament {}", tournament));
+        Statement taken(db_, "SELECT 1 FROM jobs WHERE tournament = ? AND idx = ?");
+        for (const JobSpec& j : jobs) {
+          taken.reset();
+          if (taken.bind(1, tournament).bind(2, j.index).step()) return;
+        }
+        added = insert_jobs(tournament, jobs) == static_cast<std::int64_t>(jobs.size());
+      });
+      if (added) announce_work();
+      return added;
+    });
+  }
+
   Expected<std::optional<TournamentRecord>> find_tournament(std::int64_t id) override {
     return guarded<std::optional<TournamentRecord>>([&]() -> std::optional<TournamentRecord> {
       Statement s(db_,
@@ -843,7 +862,7 @@ class SqliteStore final : public Store {
   }
 
   static TournamentRecord record(const Statement& s) {
-    return {s.integer(0), s.text(1), s.text(2), s.json(3), s.integer(4), s.text(5)};
+    return {s.integer(0), s.text(1), s.text(2), s.json_or_null(3), s.integer(4), s.text(5)};
   }
 
   sqlite3* db_;

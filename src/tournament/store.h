@@ -38,7 +38,8 @@ struct TournamentRecord {
   std::int64_t id = 0;
   std::string name;
   std::string game;
-  Json spec;                // the tournament spec as created (see spec.h: encode_spec)
+  Json spec;                // the tournament spec as created (see spec.h: encode_spec); null when
+                            // the stored text is not JSON (readers refuse that tournament alone)
   std::int64_t planned = 0; // how many jobs the whole tournament will have
   std::string created;      // when, as the store writes time (ISO 8601, UTC)
 };
@@ -190,6 +191,11 @@ class Store {
   // new. Wakes waiting workers (wait_for_work).
   virtual Expected<std::int64_t> add_jobs(std::int64_t tournament,
                                           const std::vector<JobSpec>& jobs) = 0;
+
+  // Adds a round of jobs all or none: none (false) when any of their indices is taken already
+  // (another process added a round there first), so that the rounds of two writers never mix.
+  // Wakes waiting workers. Fails for an unknown tournament.
+  virtual Expected<bool> add_round(std::int64_t tournament, const std::vector<JobSpec>& jobs) = 0;
 
   virtual Expected<std::optional<TournamentRecord>> find_tournament(std::int64_t id) = 0;
   virtual Expected<std::vector<TournamentRecord>> tournaments() = 0;  // by id

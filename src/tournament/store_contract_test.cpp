@@ -621,6 +621,37 @@ TEST_P(StoreContract, JobsAreListedFromAnIndexWithOrWithoutResults) {
   EXPECT_EQ((*all)[2].spec["seed"], 1003);
 }
 
+TEST_P(StoreContract, ARoundGoesInWholeOrNotAtAll) {
+  const auto id = make(2);  // indices 0 and 1 are taken
+  auto clash = store_->add_round(id, jobs(1, 3));
+  ASSERT_TRUE(clash.has_value()) << clash.error().message;
+  EXPECT_FALSE(*clash);
+  auto p = store_->progress(id);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->enqueued, 2);  // not even index 2 or 3 went in
+  auto fresh = store_->add_round(id, jobs(2, 3));
+  ASSERT_TRUE(fresh);
+  EXPECT_TRUE(*fresh);
+  p = store_->progress(id);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->enqueued, 5);
+  EXPECT_FALSE(store_->add_round(id + 50, jobs(0, 1)).has_value());
+  // Two writers racing for the same indices: exactly one round of each pair of attempts wins.
+  std::atomic<int> won{0};
+  std::vector<std::thread> racers;
+  for (int t = 0; t < 4; ++t)
+    racers.emplace_back([&] {
+      auto own = open();
+      for (std::int64_t first = 5; first < 45; first += 4)
+        if (auto r = own->add_round(id, jobs(first, 4)); r && *r) ++won;
+    });
+  for (auto& r : racers) r.join();
+  EXPECT_EQ(won.load(), 10);
+  p = store_->progress(id);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->enqueued, 45);
+}
+
 TEST_P(StoreContract, ResultsAreReadAtGivenIndices) {
   const auto id = make(5);
   const auto held = claim("w", 5);

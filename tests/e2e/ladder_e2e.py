@@ -12,6 +12,7 @@
             and keeps its history;
   finals    `ladder finals --top 4` freezes the ladder (no match added after) and plays a round
             robin of its top four: standings and a crosstable of exactly those four;
+  race      two `ladder run` of one 2-4 seat ladder at once: every seed group whole;
   crash     kill -9 of `ladder run` mid-run, then run again: nothing lost, nothing counted
             twice, ratings equal to a recomputation.
 With --postgres-from-env: the crash part on that PostgreSQL server, with a second worker process
@@ -182,6 +183,44 @@ def four_seats(store, work):
                      f"tau {tau:.3f}, seats {sorted(sizes)}: " + " ".join(r["name"] for r in b["rows"]))
 
 
+def two_coordinators(work):
+    """Two `ladder run` of one 2-4 seat ladder at once: their rounds never mix, so every group
+    is whole (k matches of k seats, indices from its first, one seed) and the ratings agree."""
+    db = os.path.join(work, "race.db")
+    store = "sqlite:" + db
+    anchors = []
+    for i in range(1, 5):
+        anchors += ["--anchor", f"d{i}:dag", "--anchor", f"l{i}:ldasg"]
+    made = arbiter("ladder", "create", "race", "-g", "q", "--seats", "2-4", *anchors,
+                   "--store", store)
+    problems = [] if made.returncode == 0 else [f"create: {made.stderr.strip()}"]
+    runs = [subprocess.Popen([ARGS.arbiter, "ladder", "run", "race", "--workers", "1", "-q",
+                              "--queue", str(q), "--store", store],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for q in (2, 3, 4, 5)]
+    time.sleep(8)
+    for r in runs:
+        r.send_signal(signal.SIGINT)
+        r.wait(timeout=60)
+    arbiter("ladder", "run", "race", "--workers", "2", "--until-rated",
+            str(board(store, "race")["rated"] + 20), "-q", "--store", store)
+    with sqlite3.connect(db) as conn:
+        rows = [(idx, json.loads(spec)) for idx, spec in conn.execute(
+            "SELECT j.idx, j.spec FROM jobs j JOIN tournaments t ON t.id = j.tournament "
+            "WHERE t.name = 'race' ORDER BY j.idx")]
+    groups = {}
+    for idx, spec in rows:
+        groups.setdefault(spec["pair"], []).append((idx, len(spec["seats"]), spec["seed"]))
+    broken = [p for p, g in groups.items()
+              if [i for i, _, _ in g] != list(range(p, p + g[0][1]))
+              or len({k for _, k, _ in g}) != 1 or len({s for _, _, s in g}) != 1]
+    if broken:
+        problems.append(f"{len(broken)} mixed or short groups, e.g. {groups[broken[0]]}")
+    problems += verify(store, "race")
+    TALLY.report("two coordinators of one 2-4 seat ladder", problems,
+                 f"{len(rows)} matches in {len(groups)} whole groups")
+
+
 def job_count(db, name):
     with sqlite3.connect(db) as conn:
         return conn.execute("SELECT count(*) FROM jobs j JOIN tournaments t ON t.id = j.tournament "
@@ -343,7 +382,7 @@ def main():
     else:
         parts = {"order": lambda: order(store), "newcomer": lambda: newcomer(store, work),
                  "four": lambda: four_seats(store, work), "states": lambda: states(store, db),
-                 "finals": lambda: finals(store, db),
+                 "finals": lambda: finals(store, db), "race": lambda: two_coordinators(work),
                  "crash": lambda: crash(store, "sqlite")}
         names = [ARGS.only] if ARGS.only else list(parts)
         if ARGS.only in ("newcomer", "states", "finals"):
