@@ -219,10 +219,13 @@ void add_verify(CLI::App* t, const std::shared_ptr<RunArgs>& run_args, int& exit
     for (const AuditProblem& p : report->damaged)
       fmt::print("damaged match {}: {}\n", p.index, printable_line(p.what));
     fmt::print(
-        "tournament {}: {} results of {} planned matches: {} replayed identically, {} "
+        "tournament {}: {} results{}: {} replayed identically, {} "
         "could not be played, {} damaged, {} unverified (stored without a checksum)\n",
-        id, report->results, progress->planned, report->replayed, report->errors,
-        report->damaged.size(), report->unverified);
+        id, report->results,
+        spec->schedule == Schedule::ladder
+            ? " (a ladder: its ratings are checked by arbiter ladder verify)"
+            : fmt::format(" of {} planned matches", progress->planned),
+        report->replayed, report->errors, report->damaged.size(), report->unverified);
     if (!report->damaged.empty()) exit_code = kDamaged;
   });
 }
