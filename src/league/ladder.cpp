@@ -513,9 +513,10 @@ class Coordinator {
     if (!state) return std::unexpected(state.error());
     if (std::find(std::begin(tournament::kLadderStates), std::end(tournament::kLadderStates),
                   state->state) == std::end(tournament::kLadderStates))
-      return fail(fmt::format("ladder {}: its stored state \"{}\" is none of running, paused, "
-                              "frozen",
-                              spec_.name, escape_controls(state->state)));
+      return fail(
+          fmt::format("ladder {}: its stored state \"{}\" is none of running, paused, "
+                      "frozen",
+                      spec_.name, escape_controls(state->state)));
     if (state->state != "running") return {};
     std::set<std::int64_t> played;
     for (const StoredResult& r : *rows) played.insert(r.index);
