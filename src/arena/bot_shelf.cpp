@@ -19,6 +19,10 @@ bool is_stored_bot(std::string_view bot) {
   return bot.starts_with(kStoredBotPrefix);
 }
 
+std::string shown_bot(std::string_view bot) {
+  return std::string(is_stored_bot(bot) ? bot.substr(kStoredBotPrefix.size()) : bot);
+}
+
 Expected<StoredBotRef> parse_stored_bot(std::string_view bot) {
   if (!is_stored_bot(bot)) return fail("not a stored bot (bot:NAME or bot:NAME@VERSION)");
   std::string_view rest = bot.substr(kStoredBotPrefix.size());

@@ -27,6 +27,8 @@ struct StoredBotRef {
 
 // "bot:alice" or "bot:alice@3" (the name by core/seat_name.h's rule, the version from 1).
 bool is_stored_bot(std::string_view bot);
+// A bot as people read it: "alice@3" for "bot:alice@3", anything else as it is.
+std::string shown_bot(std::string_view bot);
 Expected<StoredBotRef> parse_stored_bot(std::string_view bot);
 
 // What a stored bot's seat runs: its command in its own directory, under its terms.

@@ -666,14 +666,6 @@ Expected<TournamentSpec> draw_finals(Store& store, std::int64_t ladder, const Fi
   return finals;
 }
 
-namespace {
-
-std::string shown_bot(const std::string& bot) {
-  return is_stored_bot(bot) ? bot.substr(kStoredBotPrefix.size()) : bot;
-}
-
-}  // namespace
-
 std::string leaderboard_text(const Leaderboard& board) {
   std::string out =
       fmt::format("ladder {} ({}): {}, {} matches played, {} rated, {} queued\n", board.name,

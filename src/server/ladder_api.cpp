@@ -61,9 +61,6 @@ bool is_held(const std::set<std::int64_t>& held, const StoredResult& r) {
   return !pair || held.contains(*pair);
 }
 
-std::string shown_bot(const std::string& bot) {
-  return is_stored_bot(bot) ? bot.substr(kStoredBotPrefix.size()) : bot;
-}
 
 Json step_json(const RatingStep& s) {
   return {

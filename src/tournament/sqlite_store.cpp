@@ -502,12 +502,7 @@ class SqliteStore final : public Store {
                   "AND j.idx >= ? ORDER BY j.idx");
       s.bind(1, tournament).bind(2, from_index);
       std::vector<StoredResult> out;
-      while (s.step()) {
-        StoredResult r{s.integer(0), s.integer(1), s.integer(2), s.json_or_null(3),
-                       s.json_or_null(4), s.text(5), s.real(6)};
-        r.damage = result_damage(r.spec, r.result);
-        out.push_back(std::move(r));
-      }
+      while (s.step()) out.push_back(stored_result(s));
       return out;
     });
   }
@@ -527,11 +522,7 @@ class SqliteStore final : public Store {
         for (std::int64_t index : sorted) {
           s.reset();
           s.bind(1, tournament).bind(2, index);
-          if (!s.step()) continue;
-          StoredResult r{s.integer(0),      s.integer(1), s.integer(2), s.json_or_null(3),
-                         s.json_or_null(4), s.text(5),    s.real(6)};
-          r.damage = result_damage(r.spec, r.result);
-          out.push_back(std::move(r));
+          if (s.step()) out.push_back(stored_result(s));
         }
       });
       return out;
@@ -847,6 +838,14 @@ class SqliteStore final : public Store {
       added += sqlite3_changes(db_);
     }
     return added;
+  }
+
+  // A row of r.job, j.idx, j.round, j.spec, r.result, r.worker, r.seconds, checked.
+  static StoredResult stored_result(const Statement& s) {
+    StoredResult r{s.integer(0),      s.integer(1), s.integer(2), s.json_or_null(3),
+                   s.json_or_null(4), s.text(5),    s.real(6)};
+    r.damage = result_damage(r.spec, r.result);
+    return r;
   }
 
   static std::vector<RatingStep> rating_rows(Statement& s) {
