@@ -61,7 +61,6 @@ bool is_held(const std::set<std::int64_t>& held, const StoredResult& r) {
   return !pair || held.contains(*pair);
 }
 
-
 Json step_json(const RatingStep& s) {
   return {
       {"match", s.index}, {"mu", s.mu}, {"sigma", s.sigma}, {"games", s.games}, {"place", s.place}};
