@@ -241,14 +241,17 @@ def test_sigterm_within_seconds(tmp):
     then the matches are abandoned unplayed), leaves no lease behind and stores no result for
     an abandoned match."""
     store = f"sqlite:{tmp}/term.db"
+    # 2 s a call: every match with a slow seat lasts 2 s at least, whatever the (drawn) deal,
+    # so six of them on two workers are still under way at the signal (at 0.5 s a short deal
+    # once let the whole run end first).
     slow = (f"cmd:{sys.executable} {os.path.join(ARGS.examples, 'q_misbehave.py')} --mode slow "
-            f"--sleep 0.5")
+            f"--sleep 2")
     proc = subprocess.Popen([ARGS.arbiter, "tournament", "run", "-g", "q", "-p", f"s1:{slow}",
                              "-p", f"s2:{slow}", "-p", "h:dag", "--store", store, "--workers", "2",
                              "--unsafe-no-sandbox", "-q"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     problems = []
-    time.sleep(3)  # the first matches are under way: each takes well over a minute
+    time.sleep(3)  # the first matches are under way
     if proc.poll() is not None:
         problems.append(f"the run ended before the signal: {proc.communicate()[1].strip()[-300:]}")
     else:
