@@ -27,6 +27,7 @@ struct BotArgs {
   double build_time = 300;
   std::string cache;
   std::string why;
+  std::string author;
   bool build_log = false;
   bool built = false;
   bool no_check = false;
@@ -116,6 +117,9 @@ void add_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& exit_cod
   add->add_option("--check-time", a->check_time,
                   "Seconds the gate may take in all (default 300); a slower bot fails it")
       ->check(seconds_validator(1, 3600));
+  add->add_option("--author", a->author,
+                  "The author the bot belongs to (arbiter author add); its name must be new or "
+                  "theirs. Default: the organizer's");
   add->callback([a, &exit_code] {
     auto cap = parse_size(a->max_size);
     if (!cap || *cap == 0) {
@@ -132,6 +136,7 @@ void add_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& exit_cod
     if (!a->cache.empty()) options.cache = a->cache;
     options.say = [](const std::string& line) { std::cerr << line << '\n'; };
     options.gate = check_gate(a->matches, a->check_time);
+    options.author = a->author;
     for (const std::string& path : a->paths) {
       auto version = league::add_bot(*store, path, options);
       if (!version) {
@@ -175,13 +180,14 @@ void add_read_commands(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& ex
     if (!all) return report_error(all.error().message), void(exit_code = kFailed);
     std::map<std::string, std::vector<BotVersion>> by_name;
     for (auto& v : *all) by_name[v.name].push_back(v);
-    fmt::print("{:<20} {:<14} {:>7} {:>7}  {}\n", "bot", "game", "newest", "active", "status");
+    fmt::print("{:<20} {:<14} {:>7} {:>7}  {:<13} {}\n", "bot", "game", "newest", "active",
+               "status", "author");
     for (const auto& [name, vs] : by_name) {
       std::string active = "-";
       for (const auto& v : vs)
         if (v.status == "active") active = std::to_string(v.version);
-      fmt::print("{:<20} {:<14} {:>7} {:>7}  {}\n", name, vs.back().game, vs.back().version, active,
-                 vs.back().status);
+      fmt::print("{:<20} {:<14} {:>7} {:>7}  {:<13} {}\n", name, vs.back().game, vs.back().version,
+                 active, vs.back().status, vs.back().author.empty() ? "-" : vs.back().author);
     }
     if (by_name.empty()) fmt::print("(no bots yet: arbiter bot add DIR)\n");
   });
@@ -217,8 +223,9 @@ void add_read_commands(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& ex
     }
     fmt::print("{}  {}\n", label(*v), v->status);
     if (!v->reason.empty()) fmt::print("  why:      {}\n", printable_line(v->reason));
-    fmt::print("  game:     {}\n  created:  {}\n  source:   {}\n  runs:     {}\n", v->game,
-               v->created, v->source, v->artifact.empty() ? "(not built)" : v->artifact);
+    fmt::print("  game:     {}\n  author:   {}\n  created:  {}\n  source:   {}\n  runs:     {}\n",
+               v->game, v->author.empty() ? "(the organizer)" : v->author, v->created, v->source,
+               v->artifact.empty() ? "(not built)" : v->artifact);
     fmt::print("  manifest: {}\n", printable_line(dump(v->manifest)));
   });
 }

@@ -42,6 +42,9 @@ void add_dominosa_commands(CLI::App& app, int& exit_code);
 // Adds `arbiter bot ...` (stored, versioned bots).
 void add_bot_commands(CLI::App& app, int& exit_code);
 
+// Adds `arbiter author ...` (who may log in to the submission server).
+void add_author_commands(CLI::App& app, int& exit_code);
+
 // Adds `arbiter ladder ...` (continuous rated play among stored bots).
 void add_ladder_commands(CLI::App& app, int& exit_code);
 

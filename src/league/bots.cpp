@@ -130,10 +130,27 @@ Expected<BotFiles> read_bot(const fs::path& path, const ArchiveCaps& caps) {
 }
 
 Expected<BotVersion> add_bot(Store& store, const fs::path& path, const AddOptions& options) {
+  if (!options.author.empty()) {
+    auto who = store.author_secret(options.author);
+    if (!who) return std::unexpected(who.error());
+    if (!*who)
+      return fail(fmt::format("no author {} (arbiter author list shows them)", options.author));
+    if (!(*who)->author.revoked.empty())
+      return fail(fmt::format("the author {} was revoked", options.author));
+  }
   auto files = read_bot(path, options.caps);
   if (!files) return std::unexpected(files.error());
   Tree* tree = &files->tree;
   Manifest* manifest = &files->manifest;
+  // Refused before its files are stored (the store checks again, under its lock).
+  if (!options.author.empty()) {
+    auto earlier = store.bot_versions(manifest->name);
+    if (!earlier) return std::unexpected(earlier.error());
+    if (!earlier->empty())
+      if (auto refused = tournament::ownership_refusal(manifest->name, earlier->back().version + 1,
+                                                       earlier->back().author, options.author))
+        return fail(*refused);
+  }
   auto checked = pack_checked(*tree);
   if (!checked) return fail(fmt::format("{}: {}", path.string(), checked.error().message));
   const Packed& packed = *checked;
@@ -142,7 +159,8 @@ Expected<BotVersion> add_bot(Store& store, const fs::path& path, const AddOption
                            format_size(tree->bytes()), source));
   if (auto ok = store.put_blob(source, packed.bytes); !ok) return std::unexpected(ok.error());
   auto version = store.add_bot_version(manifest->name, manifest->game, encode_manifest(*manifest),
-                                       source, manifest->build.empty() ? "checking" : "building");
+                                       source, manifest->build.empty() ? "checking" : "building",
+                                       options.author);
   if (!version) return std::unexpected(version.error());
   auto admitted = admit(store, *version, *tree, *manifest, options);
   if (!admitted)  // the version is in the store: it says why it never became active

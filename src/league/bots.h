@@ -34,6 +34,9 @@ struct AddOptions {
   Gate gate;                                          // none: active once built
   std::filesystem::path cache = default_bot_cache();  // where the gate's files are unpacked
   std::function<void(const std::string&)> say;        // progress lines for people; none: quiet
+  // Whose bot it is (league/authors.h): a known author whose token was not revoked; the bot's
+  // name must be new or theirs. Empty: the organizer's, who may add to any name.
+  std::string author;
 };
 
 // A bot's files as read from a directory or an archive, with their checked manifest.

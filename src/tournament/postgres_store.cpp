@@ -101,6 +101,16 @@ constexpr SchemaObject kSchemaObjects[] = {
       build_log bytea,
       created timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY(name, version)))sql"},
+    {"bot_owners", R"sql(CREATE TABLE IF NOT EXISTS bot_owners(
+      name text PRIMARY KEY,
+      author text NOT NULL))sql"},
+    {"authors", R"sql(CREATE TABLE IF NOT EXISTS authors(
+      name text PRIMARY KEY,
+      role text NOT NULL,
+      salt text NOT NULL,
+      hash text NOT NULL,
+      created timestamptz NOT NULL DEFAULT now(),
+      revoked timestamptz))sql"},
     {"blobs", R"sql(CREATE TABLE IF NOT EXISTS blobs(
       hash text PRIMARY KEY,
       bytes bytea NOT NULL))sql"},
@@ -130,7 +140,12 @@ constexpr SchemaObject kSchemaObjects[] = {
 
 constexpr const char* kBotColumns =
     "name, version, game, manifest, source, artifact, status, reason, "
-    "to_char(created AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')";
+    "to_char(created AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
+    "coalesce((SELECT author FROM bot_owners o WHERE o.name = bot_versions.name), '')";
+
+constexpr const char* kAuthorColumns =
+    "name, role, to_char(created AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
+    "coalesce(to_char(revoked AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), '')";
 
 constexpr const char* kTournamentColumns =
     "id, name, game, spec, planned, "
@@ -235,7 +250,13 @@ Json json_or_null(const pqxx::field& f) {
 BotVersion bot_version(const pqxx::row& r) {
   return {r[0].as<std::string>(), r[1].as<std::int64_t>(), r[2].as<std::string>(),
           json_or_null(r[3]),     r[4].as<std::string>(),  r[5].as<std::string>(),
-          r[6].as<std::string>(), r[7].as<std::string>(),  r[8].as<std::string>()};
+          r[6].as<std::string>(), r[7].as<std::string>(),  r[8].as<std::string>(),
+          r[9].as<std::string>()};
+}
+
+Author author_of(const pqxx::row& r) {
+  return {r[0].as<std::string>(), r[1].as<std::string>(), r[2].as<std::string>(),
+          r[3].as<std::string>()};
 }
 
 TournamentRecord tournament_record(const pqxx::row& r) {
@@ -644,7 +665,8 @@ class PostgresStore final : public Store {
 
   Expected<BotVersion> add_bot_version(const std::string& name, const std::string& game,
                                        const Json& manifest, const std::string& source,
-                                       const std::string& status) override {
+                                       const std::string& status,
+                                       const std::string& author) override {
     return run([&](pqxx::connection& c) -> Expected<BotVersion> {
       pqxx::work tx(c);
       // Versions of one name are numbered one at a time.
@@ -659,6 +681,12 @@ class PostgresStore final : public Store {
                                        name, last[0][1].as<std::string>(), game));
         version = last[0][0].as<std::int64_t>() + 1;
       }
+      const auto owner = tx.exec_params("SELECT author FROM bot_owners WHERE name = $1", name);
+      const std::string owned_by = owner.empty() ? std::string() : owner[0][0].as<std::string>();
+      if (auto refused = ownership_refusal(name, version, owned_by, author))
+        throw StoreError(*refused);
+      if (version == 1 && !author.empty())
+        tx.exec_params("INSERT INTO bot_owners(name, author) VALUES($1, $2)", name, author);
       const auto row = tx.exec_params1(
           fmt::format("INSERT INTO bot_versions(name, version, game, manifest, source, status) "
                       "VALUES($1, $2, $3, $4, $5, $6) RETURNING {}",
@@ -759,6 +787,54 @@ class PostgresStore final : public Store {
         out.push_back({row[0].as<std::int64_t>(), row[1].as<std::int64_t>(),
                        parse_json(row[2].as<std::string>()).value_or(Json())});
       return out;
+    });
+  }
+
+  Expected<Author> add_author(const std::string& name, const std::string& role,
+                              const std::string& salt, const std::string& hash) override {
+    return run([&](pqxx::connection& c) -> Expected<Author> {
+      pqxx::work tx(c);
+      const auto r = tx.exec_params(
+          fmt::format("INSERT INTO authors(name, role, salt, hash) VALUES($1, $2, $3, $4) "
+                      "ON CONFLICT(name) DO NOTHING RETURNING {}",
+                      kAuthorColumns),
+          name, role, salt, hash);
+      if (r.empty()) throw StoreError(fmt::format("the author {} exists already", name));
+      Author a = author_of(r[0]);
+      tx.commit();
+      return a;
+    });
+  }
+
+  Expected<std::vector<Author>> authors() override {
+    return run([&](pqxx::connection& c) -> Expected<std::vector<Author>> {
+      pqxx::nontransaction tx(c);
+      std::vector<Author> out;
+      for (const auto& row :
+           tx.exec(fmt::format("SELECT {} FROM authors ORDER BY name", kAuthorColumns)))
+        out.push_back(author_of(row));
+      return out;
+    });
+  }
+
+  Expected<std::optional<AuthorSecret>> author_secret(const std::string& name) override {
+    return run([&](pqxx::connection& c) -> Expected<std::optional<AuthorSecret>> {
+      pqxx::nontransaction tx(c);
+      const auto r = tx.exec_params(
+          fmt::format("SELECT {}, salt, hash FROM authors WHERE name = $1", kAuthorColumns), name);
+      if (r.empty()) return std::optional<AuthorSecret>{};
+      return std::optional<AuthorSecret>{
+          AuthorSecret{author_of(r[0]), r[0][4].as<std::string>(), r[0][5].as<std::string>()}};
+    });
+  }
+
+  Expected<bool> revoke_author(const std::string& name) override {
+    return run([&](pqxx::connection& c) -> Expected<bool> {
+      pqxx::work tx(c);
+      const auto r = tx.exec_params(
+          "UPDATE authors SET revoked = now() WHERE name = $1 AND revoked IS NULL", name);
+      tx.commit();
+      return r.affected_rows() == 1;
     });
   }
 

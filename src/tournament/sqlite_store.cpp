@@ -75,6 +75,16 @@ CREATE TABLE IF NOT EXISTS bot_versions(
   build_log BLOB,
   created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
   PRIMARY KEY(name, version));
+CREATE TABLE IF NOT EXISTS bot_owners(
+  name TEXT PRIMARY KEY,
+  author TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS authors(
+  name TEXT PRIMARY KEY,
+  role TEXT NOT NULL,
+  salt TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+  revoked TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS blobs(
   hash TEXT PRIMARY KEY,
   bytes BLOB NOT NULL);
@@ -184,7 +194,8 @@ class Statement {
 };
 
 constexpr std::string_view kBotSelect =
-    "SELECT name, version, game, manifest, source, artifact, status, reason, created "
+    "SELECT name, version, game, manifest, source, artifact, status, reason, created, "
+    "coalesce((SELECT author FROM bot_owners o WHERE o.name = bot_versions.name), '') "
     "FROM bot_versions";
 
 std::string bot_select(std::string_view where) {
@@ -193,8 +204,10 @@ std::string bot_select(std::string_view where) {
 
 BotVersion stored_bot_version(const Statement& s) {
   return {s.text(0), s.integer(1), s.text(2), s.json_or_null(3), s.text(4),
-          s.text(5), s.text(6),    s.text(7), s.text(8)};
+          s.text(5), s.text(6),    s.text(7), s.text(8),          s.text(9)};
 }
+
+Author stored_author(const Statement& s) { return {s.text(0), s.text(1), s.text(2), s.text(3)}; }
 
 class SqliteStore final : public Store {
  public:
@@ -553,7 +566,8 @@ class SqliteStore final : public Store {
 
   Expected<BotVersion> add_bot_version(const std::string& name, const std::string& game,
                                        const Json& manifest, const std::string& source,
-                                       const std::string& status) override {
+                                       const std::string& status,
+                                       const std::string& author) override {
     return guarded<BotVersion>([&] {
       BotVersion v;
       transaction([&] {
@@ -566,6 +580,14 @@ class SqliteStore final : public Store {
             throw SqlError(fmt::format("the bot {} plays {}, not {}: give the new one another name",
                                        name, last.text(1), game));
           version = last.integer(0) + 1;
+        }
+        Statement owner(db_, "SELECT author FROM bot_owners WHERE name = ?");
+        const std::string owned_by = owner.bind(1, name).step() ? owner.text(0) : std::string();
+        if (auto refused = ownership_refusal(name, version, owned_by, author))
+          throw SqlError(*refused);
+        if (version == 1 && !author.empty()) {
+          Statement own(db_, "INSERT INTO bot_owners(name, author) VALUES(?, ?)");
+          own.bind(1, name).bind(2, author).run();
         }
         Statement add(db_,
                       "INSERT INTO bot_versions(name, version, game, manifest, source, "
@@ -681,6 +703,55 @@ class SqliteStore final : public Store {
       std::vector<JobSpec> out;
       while (s.step()) out.push_back({s.integer(0), s.integer(1), s.json_or_null(2)});
       return out;
+    });
+  }
+
+  Expected<Author> add_author(const std::string& name, const std::string& role,
+                              const std::string& salt, const std::string& hash) override {
+    return guarded<Author>([&] {
+      Author a;
+      transaction([&] {
+        Statement taken(db_, "SELECT 1 FROM authors WHERE name = ?");
+        if (taken.bind(1, name).step())
+          throw SqlError(fmt::format("the author {} exists already", name));
+        Statement add(db_, "INSERT INTO authors(name, role, salt, hash) VALUES(?, ?, ?, ?)");
+        add.bind(1, name).bind(2, role).bind(3, salt).bind(4, hash).run();
+        Statement back(db_, "SELECT name, role, created, revoked FROM authors WHERE name = ?");
+        back.bind(1, name).step();
+        a = stored_author(back);
+      });
+      return a;
+    });
+  }
+
+  Expected<std::vector<Author>> authors() override {
+    return guarded<std::vector<Author>>([&] {
+      Statement s(db_, "SELECT name, role, created, revoked FROM authors ORDER BY name");
+      std::vector<Author> out;
+      while (s.step()) out.push_back(stored_author(s));
+      return out;
+    });
+  }
+
+  Expected<std::optional<AuthorSecret>> author_secret(const std::string& name) override {
+    return guarded<std::optional<AuthorSecret>>([&]() -> std::optional<AuthorSecret> {
+      Statement s(db_, "SELECT name, role, created, revoked, salt, hash FROM authors WHERE name = ?");
+      if (!s.bind(1, name).step()) return std::nullopt;
+      return AuthorSecret{stored_author(s), s.text(4), s.text(5)};
+    });
+  }
+
+  Expected<bool> revoke_author(const std::string& name) override {
+    return guarded<bool>([&] {
+      bool done = false;
+      transaction([&] {
+        Statement u(db_,
+                    "UPDATE authors SET revoked = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') "
+                    "WHERE name = ? AND revoked = ''");
+        u.bind(1, name).run();
+        done = sqlite3_changes(db_) == 1;
+      });
+      return done;
     });
   }
 

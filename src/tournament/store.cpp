@@ -145,6 +145,13 @@ Expected<std::optional<StoredLog>> Store::log(std::int64_t job) {
   return check_stored_log(p.spec, p.result, p.stored, p.checksum);
 }
 
+std::optional<std::string> ownership_refusal(const std::string& name, std::int64_t version,
+                                             const std::string& owner, const std::string& author) {
+  if (author.empty() || version == 1 || owner == author) return std::nullopt;
+  return fmt::format("the bot {} belongs to {}: give yours another name", name,
+                     owner.empty() ? "the organizer" : "another author");
+}
+
 Expected<std::unique_ptr<Store>> open_store(std::string_view url, OpenMode mode) {
   if (url.empty()) return fail("store: empty URL; expected sqlite:FILE or postgresql://...");
   auto target = sqlite_target(url);

@@ -150,7 +150,31 @@ struct BotVersion {
                          // "retired"
   std::string reason;    // why it failed or was retired (one line); empty otherwise
   std::string created;   // as the store writes time
+  std::string author;    // the author the bot's name belongs to; empty: the organizer's
 };
+
+// Someone who logs in to the submission server (league/authors.h). Their login token is kept
+// only as a salted hash.
+struct Author {
+  std::string name;  // core/seat_name.h's rule
+  std::string role;  // "author" or "organizer"
+  std::string created;
+  std::string revoked;  // when the token was revoked, as the store writes time; empty: it works
+};
+
+// What checks an author's token: a salt and the hash of salt and secret (hex, both).
+struct AuthorSecret {
+  Author author;
+  std::string salt;
+  std::string hash;
+};
+
+inline constexpr std::string_view kAuthorRoles[] = {"author", "organizer"};
+
+// Why `author` may not store version `version` of the bot `name`, whose name belongs to `owner`
+// (empty: to no author), as Store::add_bot_version says; nothing when it may.
+std::optional<std::string> ownership_refusal(const std::string& name, std::int64_t version,
+                                             const std::string& owner, const std::string& author);
 
 // The statuses a version can have, in the order it passes them.
 inline constexpr std::string_view kBotStatuses[] = {"building",     "build-failed", "checking",
@@ -276,10 +300,14 @@ class Store {
   // Bots (league/): versions, their files as blobs named by content hash, their build logs.
 
   // Stores a new version of `name` (the next number; 1 for a new name) with `status`. A name
-  // belongs to one game: a version for another game is refused.
+  // belongs to one game: a version for another game is refused. A name also belongs to the
+  // author of its first version (`author`; empty: to no author, the organizer's): a version by
+  // another author, or by an author of a name that has none, is refused. An empty `author`
+  // (the organizer at the command line) may add to any name.
   virtual Expected<BotVersion> add_bot_version(const std::string& name, const std::string& game,
                                                const Json& manifest, const std::string& source,
-                                               const std::string& status) = 0;
+                                               const std::string& status,
+                                               const std::string& author = {}) = 0;
 
   // Moves a version to `status` with `reason`; a non-empty `artifact` is its runnable tree; a
   // `build_log` is kept (the last one). Fails for an unknown version.
@@ -299,6 +327,20 @@ class Store {
   virtual Expected<bool> put_blob(const std::string& hash, const std::string& bytes) = 0;
   // The bytes stored under `hash`, unchecked (league/ checks them against the hash).
   virtual Expected<std::optional<std::string>> blob(const std::string& hash) = 0;
+
+  // Authors (league/authors.h): who may log in to the submission server.
+
+  // Stores a new author with its token's salt and hash. Refused when the name is taken (by a
+  // revoked author too: names are never reused).
+  virtual Expected<Author> add_author(const std::string& name, const std::string& role,
+                                      const std::string& salt, const std::string& hash) = 0;
+  // Every author, by name.
+  virtual Expected<std::vector<Author>> authors() = 0;
+  // One author with what checks its token; nothing for an unknown name.
+  virtual Expected<std::optional<AuthorSecret>> author_secret(const std::string& name) = 0;
+  // Revokes the author's token (kept revoked; its bots stay theirs). False when the name is
+  // unknown or already revoked.
+  virtual Expected<bool> revoke_author(const std::string& name) = 0;
 
   // Ladders (league/ladder.h): a tournament whose entrants and jobs grow while it runs.
 

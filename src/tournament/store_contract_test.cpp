@@ -585,6 +585,62 @@ TEST_P(StoreContract, BotVersionsAreNumberedPerNameAndKeepTheirStatus) {
   EXPECT_EQ(store_->bot_build_log("alice", 1).value(), std::optional<std::string>("built\nok\n"));
 }
 
+TEST_P(StoreContract, ABotNameBelongsToTheAuthorOfItsFirstVersion) {
+  const Json manifest{{"name", "x"}, {"game", "q"}, {"run", {"./bot"}}};
+  auto a1 = store_->add_bot_version("abot", "q", manifest, "sha256:a1", "building", "ann");
+  ASSERT_TRUE(a1) << a1.error().message;
+  EXPECT_EQ(a1->author, "ann");
+  EXPECT_TRUE(store_->add_bot_version("abot", "q", manifest, "sha256:a2", "building", "ann"));
+  // Another author may not add to it; the organizer (no author) may, and it stays ann's.
+  auto stolen = store_->add_bot_version("abot", "q", manifest, "sha256:b1", "building", "ben");
+  ASSERT_FALSE(stolen);
+  EXPECT_NE(stolen.error().message.find("belongs to another author"), std::string::npos)
+      << stolen.error().message;
+  auto by_organizer = store_->add_bot_version("abot", "q", manifest, "sha256:o1", "building");
+  ASSERT_TRUE(by_organizer);
+  EXPECT_EQ(by_organizer->version, 3);
+  EXPECT_EQ(by_organizer->author, "ann");
+  // A name of the organizer's is no author's to add to.
+  ASSERT_TRUE(store_->add_bot_version("house", "q", manifest, "sha256:h1", "active"));
+  auto claimed = store_->add_bot_version("house", "q", manifest, "sha256:h2", "active", "ben");
+  ASSERT_FALSE(claimed);
+  EXPECT_NE(claimed.error().message.find("belongs to the organizer"), std::string::npos);
+  const auto all = store_->bot_versions().value();
+  for (const auto& v : all)
+    EXPECT_EQ(v.author, v.name == "abot" ? "ann" : "") << v.name << "@" << v.version;
+  EXPECT_EQ(store_->bot_versions("abot")->size(), 3u);
+}
+
+TEST_P(StoreContract, AuthorsAreStoredOnceAndRevokedForGood) {
+  auto ann = store_->add_author("ann", "author", "s1", "h1");
+  ASSERT_TRUE(ann) << ann.error().message;
+  EXPECT_EQ(ann->role, "author");
+  EXPECT_EQ(ann->revoked, "");
+  EXPECT_FALSE(ann->created.empty());
+  ASSERT_TRUE(store_->add_author("org", "organizer", "s2", "h2"));
+  auto again = store_->add_author("ann", "organizer", "s3", "h3");
+  ASSERT_FALSE(again);
+  EXPECT_NE(again.error().message.find("exists already"), std::string::npos);
+  auto secret = store_->author_secret("ann").value();
+  ASSERT_TRUE(secret);
+  EXPECT_EQ(secret->salt, "s1");
+  EXPECT_EQ(secret->hash, "h1");
+  EXPECT_EQ(secret->author.role, "author");
+  EXPECT_EQ(store_->author_secret("nobody").value(), std::nullopt);
+
+  EXPECT_TRUE(store_->revoke_author("ann").value());
+  EXPECT_FALSE(store_->revoke_author("ann").value());
+  EXPECT_FALSE(store_->revoke_author("nobody").value());
+  EXPECT_NE(store_->author_secret("ann").value()->author.revoked, "");
+  EXPECT_FALSE(store_->add_author("ann", "author", "s4", "h4"));  // names are never reused
+  const auto all = store_->authors().value();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].name, "ann");
+  EXPECT_NE(all[0].revoked, "");
+  EXPECT_EQ(all[1].name, "org");
+  EXPECT_EQ(all[1].revoked, "");
+}
+
 TEST_P(StoreContract, BlobsAreStoredOnceByHash) {
   const std::string bytes = std::string{'\0', '\x01', '\xff'} + "binary";
   EXPECT_TRUE(store_->put_blob("sha256:aa", bytes).value());
