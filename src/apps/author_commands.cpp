@@ -48,9 +48,10 @@ void add_command(CLI::App* author, const std::shared_ptr<AuthorArgs>& a, int& ex
     if (!a->token_file.empty()) {
       if (auto written = write_secret_file(a->token_file, made->token + "\n"); !written) {
         // The author exists but nobody holds the token: say so rather than leave it silent.
-        report_error(fmt::format("{} (the author {} was made: arbiter author revoke {} and add "
-                                 "another name)",
-                                 written.error().message, a->name, a->name));
+        report_error(
+            fmt::format("{} (the author {} was made: arbiter author revoke {} and add "
+                        "another name)",
+                        written.error().message, a->name, a->name));
         exit_code = kFailed;
         return;
       }
@@ -95,9 +96,9 @@ void add_read_and_revoke(CLI::App* author, const std::shared_ptr<AuthorArgs>& a,
     if (!done) return report_error(done.error().message), void(exit_code = kFailed);
     if (!*done) {
       auto known = store->author_secret(a->name);
-      report_error(known && *known ? fmt::format("the author {} was revoked already", a->name)
-                                   : fmt::format("no author {} (arbiter author list shows them)",
-                                                 a->name));
+      report_error(known && *known
+                       ? fmt::format("the author {} was revoked already", a->name)
+                       : fmt::format("no author {} (arbiter author list shows them)", a->name));
       exit_code = kBadInput;
       return;
     }

@@ -56,17 +56,10 @@ void print_check(const league::CheckReport& report) {
 }
 
 league::Gate check_gate(int matches, double seconds) {
-  return [matches, seconds](const BotVersion& version, const fs::path& dir) -> Expected<void> {
-    auto manifest = league::decode_manifest(version.manifest);
-    if (!manifest) return fail(manifest.error().message);
-    league::CheckOptions options;
-    options.matches = matches;
-    options.time = std::chrono::milliseconds(std::llround(seconds * 1000));
-    const league::CheckReport report = league::check_bot(*manifest, dir, options);
-    print_check(report);
-    if (!report.ok()) return fail(report.first_failure());
-    return {};
-  };
+  league::CheckOptions options;
+  options.matches = matches;
+  options.time = std::chrono::milliseconds(std::llround(seconds * 1000));
+  return league::check_gate(options, print_check);
 }
 
 std::string label(const BotVersion& v) {

@@ -1,12 +1,15 @@
 // `arbiter serve`: the viewer over a store, and the live viewer that `play --serve` and
 // `tournament run --serve` start beside a match (docs/viewer.md).
+#include <pthread.h>
+#include <cmath>
 #include <csignal>
 #include <iostream>
-#include <pthread.h>
 
 #include <fmt/format.h>
 
 #include "apps/commands.h"
+#include "core/units.h"
+#include "league/check.h"
 #include "remote/tcp.h"
 #include "server/viewer_server.h"
 #include "tournament/store.h"
@@ -39,7 +42,48 @@ struct ServeArgs {
   std::string listen = "127.0.0.1:8080";
   std::string web;
   bool show_stderr = false;
+  bool submissions = false;
+  std::string max_upload = "16M";
+  std::size_t uploads_per_hour = 20;
+  int builders = 1;
+  int check_matches = 10;
+  double check_time = 300;
+  double build_time = 300;
+  double session_hours = 12;
+  std::string cache;
 };
+
+bool loopback(const std::string& host) {
+  return host == "127.0.0.1" || host == "localhost" || host == "::1";
+}
+
+// The submission server's options from the flags, or an Error naming the flag.
+Expected<void> submission_options(const ServeArgs& a, server::ServerOptions& o) {
+  if (!a.submissions) return {};
+  if (!loopback(o.host))
+    return fail(
+        fmt::format("--listen {}: --submissions listens on this machine only "
+                    "(127.0.0.1 or ::1) until it serves TLS itself; reach it from "
+                    "elsewhere through an SSH tunnel",
+                    o.host));
+  auto cap = parse_size(a.max_upload);
+  if (!cap || *cap == 0)
+    return fail(fmt::format("--max-upload {}: expected a size such as 16M", a.max_upload));
+  o.submissions = true;
+  o.max_upload = *cap;
+  o.session_lifetime = std::chrono::seconds(std::llround(a.session_hours * 3600));
+  auto& s = o.submission;
+  s.builders = a.builders;
+  s.uploads_per_hour = a.uploads_per_hour;
+  s.add.caps.packed_bytes = *cap;
+  s.add.build.time = std::chrono::milliseconds(std::llround(a.build_time * 1000));
+  if (!a.cache.empty()) s.add.cache = a.cache;
+  league::CheckOptions check;
+  check.matches = a.check_matches;
+  check.time = std::chrono::milliseconds(std::llround(a.check_time * 1000));
+  s.add.gate = league::check_gate(check);
+  return {};
+}
 
 Expected<server::ServerOptions> server_options(const std::string& listen, const std::string& web,
                                                std::string_view what) {
@@ -80,6 +124,10 @@ int serve(const ServeArgs& a) {
     return kBadInput;
   }
   options->show_stderr = a.show_stderr;
+  if (auto ok = submission_options(a, *options); !ok) {
+    report_error(ok.error().message);
+    return kBadInput;
+  }
   block_stop_signals();
   server::ViewerServer viewer(*options, store->get(), nullptr);
   auto port = viewer.bind();
@@ -91,6 +139,12 @@ int serve(const ServeArgs& a) {
   viewer.start();
   const std::string url = url_of(*options, *port);
   fmt::print("arbiter: the viewer of {} is at {} (Ctrl-C stops it)\n", a.store, url);
+  if (a.submissions)
+    fmt::print(
+        "  submissions: log in at {0}login.html with a token from arbiter author add;\n"
+        "         or curl -H 'Authorization: Bearer TOKEN' -F archive=@bot.tar.gz "
+        "{0}api/bots\n",
+        url);
   fmt::print(
       "  pages: {0} (every tournament and ladder), {0}tournament.html?id=ID (standings, "
       "matches),\n"
@@ -137,8 +191,35 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--show-stderr", args.show_stderr,
                 "Show on each ladder entrant's page the tail of its own stderr of its finished "
                 "matches (off: a bot's debug output is its author's)");
+  cmd->add_flag("--submissions", args.submissions,
+                "Also take logins and bot uploads (docs/competition.md): authors upload "
+                "archives and follow their builds; 127.0.0.1 only for now");
+  cmd->add_option("--max-upload", args.max_upload,
+                  "With --submissions: the largest upload "
+                  "(default 16M)");
+  cmd->add_option("--uploads-per-hour", args.uploads_per_hour,
+                  "With --submissions: uploads an author may make an hour (default 20)")
+      ->check(CLI::Range(1, 10000));
+  cmd->add_option("--builders", args.builders,
+                  "With --submissions: versions built and checked at once (default 1)")
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--check-matches", args.check_matches,
+                  "With --submissions: matches of the check an upload must pass (default 10)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--check-time", args.check_time,
+                  "With --submissions: seconds the check may take (default 300)")
+      ->check(seconds_validator(1, 3600));
+  cmd->add_option("--build-time", args.build_time,
+                  "With --submissions: seconds a build may take (default 300)")
+      ->check(seconds_validator(1, 3600));
+  cmd->add_option("--session-hours", args.session_hours,
+                  "With --submissions: hours a browser stays logged in (default 12)")
+      ->check(CLI::Range(0.01, 24.0 * 30));
+  cmd->add_option("--bot-cache", args.cache,
+                  "With --submissions: where built files are unpacked for the check");
   cmd->footer(
-      "The server only reads: it never writes to the store and never calls a player.\n"
+      "Without --submissions the server only reads: it never writes to the store and never "
+      "calls a player.\n"
       "Pages: / (every tournament and ladder), tournament.html?id=ID (standings, matches),\n"
       "  match.html?t=ID&i=N (one match, replayed; live while it is played),\n"
       "  ladder.html?id=ID (leaderboard), bot.html?l=ID&e=E (an entrant), h2h.html?l=ID&a=E&b=F.\n"

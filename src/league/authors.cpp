@@ -30,8 +30,7 @@ bool is_hex(std::string_view s) {
 bool same_bytes(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   unsigned char diff = 0;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
   // Read through a volatile so that the loop above is not cut short at the first difference.
   volatile unsigned char seen = diff;
   return seen == 0;

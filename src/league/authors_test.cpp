@@ -56,9 +56,10 @@ TEST_F(AuthorsTest, ATokenLogsInItsAuthorOnly) {
   // ann's secret under org's name, and the other way round.
   EXPECT_FALSE(login("org." + ann->token.substr(4)));
   EXPECT_FALSE(login("ann." + org->token.substr(4)));
-  for (const std::string& bad : std::vector<std::string>{"", ".", "ann", "ann.", ".deadbeef", "nobody." + ann->token.substr(4),
-        ann->token + "0", ann->token.substr(0, ann->token.size() - 1), "an n." + ann->token.substr(4),
-        "ann." + std::string(64, 'G'), "ann.." + ann->token.substr(5)})
+  for (const std::string& bad : std::vector<std::string>{
+           "", ".", "ann", "ann.", ".deadbeef", "nobody." + ann->token.substr(4), ann->token + "0",
+           ann->token.substr(0, ann->token.size() - 1), "an n." + ann->token.substr(4),
+           "ann." + std::string(64, 'G'), "ann.." + ann->token.substr(5)})
     EXPECT_FALSE(login(bad)) << bad;
 }
 
@@ -74,7 +75,8 @@ TEST_F(AuthorsTest, ARevokedTokenLogsInNoMore) {
 }
 
 TEST_F(AuthorsTest, NamesAndRolesAreChecked) {
-  for (const std::string& bad : std::vector<std::string>{"", "a.b", "has space", "x_y", std::string(21, 'a')}) {
+  for (const std::string& bad :
+       std::vector<std::string>{"", "a.b", "has space", "x_y", std::string(21, 'a')}) {
     auto made = add_author(*store_, bad, "author");
     ASSERT_FALSE(made) << bad;
     EXPECT_NE(made.error().message.find("1 to 20 ASCII letters or digits"), std::string::npos);

@@ -116,57 +116,82 @@ fs::path default_bot_cache() {
          "bots";
 }
 
-Expected<BotFiles> read_bot(const fs::path& path, const ArchiveCaps& caps) {
-  auto tree = read_bot_files(path, caps);
+namespace {
+
+Expected<BotFiles> with_manifest(Expected<Tree> tree, const std::string& label) {
   if (!tree) return std::unexpected(tree.error());
   const TreeEntry* manifest_entry = tree->find(kManifestName);
   if (manifest_entry == nullptr || manifest_entry->kind != TreeEntry::Kind::file)
     return fail(fmt::format("{}: no {} at the top of the bot's files (bots/kits/ has examples)",
-                            path.string(), kManifestName));
-  auto manifest =
-      parse_manifest(manifest_entry->data, (path / std::string(kManifestName)).string());
+                            label, kManifestName));
+  auto manifest = parse_manifest(manifest_entry->data, label + "/" + std::string(kManifestName));
   if (!manifest) return std::unexpected(manifest.error());
   return BotFiles{std::move(*tree), std::move(*manifest)};
 }
 
-Expected<BotVersion> add_bot(Store& store, const fs::path& path, const AddOptions& options) {
-  if (!options.author.empty()) {
-    auto who = store.author_secret(options.author);
-    if (!who) return std::unexpected(who.error());
-    if (!*who)
-      return fail(fmt::format("no author {} (arbiter author list shows them)", options.author));
-    if (!(*who)->author.revoked.empty())
-      return fail(fmt::format("the author {} was revoked", options.author));
-  }
-  auto files = read_bot(path, options.caps);
-  if (!files) return std::unexpected(files.error());
-  Tree* tree = &files->tree;
-  Manifest* manifest = &files->manifest;
+}  // namespace
+
+Expected<BotFiles> read_bot(const fs::path& path, const ArchiveCaps& caps) {
+  return with_manifest(read_bot_files(path, caps), path.string());
+}
+
+Expected<BotFiles> read_uploaded_bot(std::string_view bytes, const std::string& label,
+                                     const ArchiveCaps& caps) {
+  auto tree = read_archive(bytes, caps);
+  if (!tree) return fail(fmt::format("{}: {}", label, tree.error().message));
+  return with_manifest(std::move(*tree), label);
+}
+
+Expected<void> author_may_add(Store& store, const std::string& author) {
+  if (author.empty()) return {};
+  auto who = store.author_secret(author);
+  if (!who) return std::unexpected(who.error());
+  if (!*who) return fail(fmt::format("no author {} (arbiter author list shows them)", author));
+  if (!(*who)->author.revoked.empty())
+    return fail(fmt::format("the author {} was revoked", author));
+  return {};
+}
+
+Expected<StagedBot> stage_bot(Store& store, BotFiles files, const std::string& label,
+                              const AddOptions& options) {
+  const Manifest& manifest = files.manifest;
   // Refused before its files are stored (the store checks again, under its lock).
   if (!options.author.empty()) {
-    auto earlier = store.bot_versions(manifest->name);
+    auto earlier = store.bot_versions(manifest.name);
     if (!earlier) return std::unexpected(earlier.error());
     if (!earlier->empty())
-      if (auto refused = tournament::ownership_refusal(manifest->name, earlier->back().version + 1,
+      if (auto refused = tournament::ownership_refusal(manifest.name, earlier->back().version + 1,
                                                        earlier->back().author, options.author))
         return fail(*refused);
   }
-  auto checked = pack_checked(*tree);
-  if (!checked) return fail(fmt::format("{}: {}", path.string(), checked.error().message));
-  const Packed& packed = *checked;
-  const std::string& source = packed.hash;
-  say(options, fmt::format("read {}: {} files, {}, {}", path.string(), tree->entries.size(),
-                           format_size(tree->bytes()), source));
-  if (auto ok = store.put_blob(source, packed.bytes); !ok) return std::unexpected(ok.error());
-  auto version = store.add_bot_version(manifest->name, manifest->game, encode_manifest(*manifest),
-                                       source, manifest->build.empty() ? "checking" : "building",
-                                       options.author);
+  auto packed = pack_checked(files.tree);
+  if (!packed) return fail(fmt::format("{}: {}", label, packed.error().message));
+  say(options, fmt::format("read {}: {} files, {}, {}", label, files.tree.entries.size(),
+                           format_size(files.tree.bytes()), packed->hash));
+  if (auto ok = store.put_blob(packed->hash, packed->bytes); !ok)
+    return std::unexpected(ok.error());
+  auto version =
+      store.add_bot_version(manifest.name, manifest.game, encode_manifest(manifest), packed->hash,
+                            manifest.build.empty() ? "checking" : "building", options.author);
   if (!version) return std::unexpected(version.error());
-  auto admitted = admit(store, *version, *tree, *manifest, options);
+  return StagedBot{std::move(*version), std::move(files)};
+}
+
+Expected<BotVersion> admit_bot(Store& store, const StagedBot& staged, const AddOptions& options) {
+  auto admitted = admit(store, staged.version, staged.files.tree, staged.files.manifest, options);
   if (!admitted)  // the version is in the store: it says why it never became active
-    (void)store.set_bot_status(version->name, version->version, "check-failed",
+    (void)store.set_bot_status(staged.version.name, staged.version.version, "check-failed",
                                admitted.error().message);
   return admitted;
+}
+
+Expected<BotVersion> add_bot(Store& store, const fs::path& path, const AddOptions& options) {
+  if (auto ok = author_may_add(store, options.author); !ok) return std::unexpected(ok.error());
+  auto files = read_bot(path, options.caps);
+  if (!files) return std::unexpected(files.error());
+  auto staged = stage_bot(store, std::move(*files), path.string(), options);
+  if (!staged) return std::unexpected(staged.error());
+  return admit_bot(store, *staged, options);
 }
 
 Expected<BotVersion> find_bot_version(Store& store, const StoredBotRef& ref) {

@@ -48,6 +48,25 @@ struct BotFiles {
 // their top. One-line Errors naming the path.
 Expected<BotFiles> read_bot(const std::filesystem::path& path, const ArchiveCaps& caps);
 
+// The same for the bytes of an uploaded archive; `label` names it in errors.
+Expected<BotFiles> read_uploaded_bot(std::string_view bytes, const std::string& label,
+                                     const ArchiveCaps& caps);
+
+// Whether `author` (empty: the organizer) may add bots: a known author not revoked.
+Expected<void> author_may_add(tournament::Store& store, const std::string& author);
+
+// add_bot in two steps, for a server that answers the upload before the build: stage_bot
+// stores the files and the new version ("building" or "checking") and is quick; admit_bot
+// builds it and passes it through the gate (minutes, at worst), as add_bot says.
+struct StagedBot {
+  tournament::BotVersion version;
+  BotFiles files;
+};
+Expected<StagedBot> stage_bot(tournament::Store& store, BotFiles files, const std::string& label,
+                              const AddOptions& options);
+Expected<tournament::BotVersion> admit_bot(tournament::Store& store, const StagedBot& staged,
+                                           const AddOptions& options);
+
 // Reads the bot at `path` (a directory or an archive), checks it and its manifest, and stores
 // it as the next version of its name. An Error (nothing stored) when the files or the manifest
 // are refused. Otherwise the version as it ended: "active", or "build-failed"/"check-failed"

@@ -212,4 +212,17 @@ CheckReport check_bot(const Manifest& manifest, const std::filesystem::path& dir
   return report;
 }
 
+Gate check_gate(CheckOptions options, std::function<void(const CheckReport&)> report) {
+  return [options = std::move(options), report = std::move(report)](
+             const tournament::BotVersion& version,
+             const std::filesystem::path& dir) -> Expected<void> {
+    auto manifest = decode_manifest(version.manifest);
+    if (!manifest) return fail(manifest.error().message);
+    const CheckReport checked = check_bot(*manifest, dir, options);
+    if (report) report(checked);
+    if (!checked.ok()) return fail(checked.first_failure());
+    return {};
+  };
+}
+
 }  // namespace arbiter::league

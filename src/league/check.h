@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "league/bots.h"
 #include "league/manifest.h"
 #include "remote/program_terms.h"
 
@@ -47,5 +48,10 @@ struct CheckReport {
 // Plays the checks for the bot whose runnable files are in `dir`, run by `manifest.run`.
 CheckReport check_bot(const Manifest& manifest, const std::filesystem::path& dir,
                       const CheckOptions& options);
+
+// The gate of bot add and of the submission server: check_bot of the version's manifest on its
+// files with `options`; `report`, when given, is told the report however the check ends. A
+// failed check's Error is its first failure.
+Gate check_gate(CheckOptions options, std::function<void(const CheckReport&)> report = {});
 
 }  // namespace arbiter::league

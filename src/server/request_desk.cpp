@@ -154,9 +154,15 @@ RequestDesk::Step RequestDesk::read_some(Pending& p) {
           return Step::answered;
         }
       }
-      if (value > rules_.max_body) {
+      if (value > rules_.max_body &&
+          (value > rules_.max_upload || !rules_.big_body || !rules_.big_body(head))) {
         answer_and_close(p.fd, 413,
-                         fmt::format("a request body is at most {} bytes", rules_.max_body));
+                         value <= rules_.max_upload && rules_.big_body
+                             ? fmt::format("a request body is at most {} bytes (an upload needs a "
+                                           "login)",
+                                           rules_.max_body)
+                             : fmt::format("a request body is at most {} bytes",
+                                           std::max(rules_.max_body, rules_.max_upload)));
         return Step::answered;
       }
       p.body_at = end + 4;

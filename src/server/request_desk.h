@@ -46,6 +46,11 @@ class RequestDesk {
     std::size_t max_pending_per_host = 64;
     std::size_t max_queued = 256;
     std::size_t max_active_per_host = 0;  // 0: three quarters of the request threads, at least 4
+    // A request whose head `big_body` accepts (the submission server: an upload by someone
+    // logged in, told from its head alone) may carry a body of up to `max_upload` bytes. A
+    // head it refuses with a big body is answered 413 before a byte of the body is read.
+    std::size_t max_upload = 0;
+    std::function<bool(std::string_view head)> big_body;
   };
   // A complete request: its bytes as they came (head and body; an Expect: 100-continue already
   // answered), and its socket (non-blocking), which the desk closes once the handler returns.

@@ -15,6 +15,7 @@
 
 #include "core/file.h"
 #include "core/printable.h"
+#include "league/authors.h"
 #include "server/api.h"
 #include "server/ladder_api.h"
 #include "server/request_desk.h"
@@ -237,6 +238,8 @@ struct ViewerServer::Impl {
   tournament::Store* store = nullptr;
   std::unique_ptr<StoreApi> api;
   std::unique_ptr<LadderApi> ladders;
+  std::unique_ptr<SessionBook> sessions;       // with submissions only
+  std::unique_ptr<SubmissionApi> submissions;  // with submissions only
   LiveMatches* live = nullptr;
   DeskServer http;
   std::unique_ptr<RequestDesk> desk;
@@ -245,6 +248,14 @@ struct ViewerServer::Impl {
   std::atomic<int> streams{0};  // live streams open now; each holds a request thread
 
   void routes();
+  void submission_routes();
+  // Who sent `req` (a bearer token, or a session cookie); nothing when nobody is logged in.
+  // Answers 401 (or 503) into `res` when it returns nothing and `required`.
+  std::optional<Principal> who(const httplib::Request& req, httplib::Response& res,
+                               bool required = true);
+  // Whether a state-changing request may go on: by bearer token, or by cookie with the
+  // session's CSRF token echoed and no foreign Origin. Answers 403 into `res` when not.
+  bool same_origin_write(const httplib::Request& req, httplib::Response& res, const Principal& p);
   void serve_log(httplib::Response& res, StoreApi::Log log, const std::string& filename,
                  bool download);
   void live_stream(const httplib::Request& req, httplib::Response& res, LineSource source);
@@ -351,12 +362,16 @@ void ViewerServer::Impl::live_stream(const httplib::Request& req, httplib::Respo
 }
 
 void ViewerServer::Impl::routes() {
-  http.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (req.method == "GET" || req.method == "HEAD") return httplib::Server::HandlerResponse::Unhandled;
-    res.set_header("Allow", "GET, HEAD");
-    error(res, 405, "the viewer is read-only: only GET and HEAD");
+  http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (req.method == "GET" || req.method == "HEAD")
+      return httplib::Server::HandlerResponse::Unhandled;
+    if (submissions && req.method == "POST") return httplib::Server::HandlerResponse::Unhandled;
+    res.set_header("Allow", submissions ? "GET, HEAD, POST" : "GET, HEAD");
+    error(res, 405,
+          submissions ? "only GET, HEAD and POST" : "the viewer is read-only: only GET and HEAD");
     return httplib::Server::HandlerResponse::Handled;
   });
+  if (submissions) submission_routes();
   http.set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
     res.set_header("Content-Security-Policy", kPolicy);
     res.set_header("X-Content-Type-Options", "nosniff");
@@ -525,6 +540,159 @@ void ViewerServer::Impl::routes() {
   });
 }
 
+namespace {
+
+constexpr const char* kSessionCookie = "arbiter_session";
+
+std::string bearer_token(const httplib::Request& req) {
+  const std::string h = req.get_header_value("Authorization");
+  return h.starts_with("Bearer ") ? h.substr(7) : std::string();
+}
+
+// "POST /api/bots " (or "?...") with a token or a session cookie: the only big body taken.
+bool upload_head(std::string_view head, SessionBook& sessions) {
+  if (!head.starts_with("POST /api/bots ") && !head.starts_with("POST /api/bots?")) return false;
+  httplib::Headers headers;
+  std::size_t at = head.find("\r\n");
+  while (at != std::string_view::npos && at + 2 < head.size()) {
+    const std::size_t end = head.find("\r\n", at + 2);
+    const std::string_view line =
+        head.substr(at + 2, end == std::string_view::npos ? std::string_view::npos : end - at - 2);
+    if (const std::size_t colon = line.find(':'); colon != std::string_view::npos) {
+      std::string name(line.substr(0, colon));
+      std::ranges::transform(name, name.begin(), [](unsigned char c) { return std::tolower(c); });
+      std::string_view value = line.substr(colon + 1);
+      while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+      if (name == "authorization" && value.starts_with("Bearer ")) {
+        auto p = sessions.bearer(value.substr(7));
+        return p && *p;
+      }
+      if (name == "cookie") {
+        auto p = sessions.find(cookie_value(value, kSessionCookie));
+        return p && *p;
+      }
+    }
+    at = end;
+  }
+  return false;
+}
+
+std::string cookie(const std::string& value, std::chrono::seconds max_age) {
+  return fmt::format("{}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}", kSessionCookie, value,
+                     max_age.count());
+}
+
+}  // namespace
+
+std::optional<Principal> ViewerServer::Impl::who(const httplib::Request& req,
+                                                 httplib::Response& res, bool required) {
+  Expected<std::optional<Principal>> found = std::optional<Principal>{};
+  if (const std::string token = bearer_token(req); !token.empty())
+    found = sessions->bearer(token);
+  else if (const std::string id = cookie_value(req.get_header_value("Cookie"), kSessionCookie);
+           !id.empty())
+    found = sessions->find(id);
+  if (!found) {
+    reply(res, store_failed(found.error()));
+    return std::nullopt;
+  }
+  if (!*found && required) {
+    res.set_header("WWW-Authenticate", "Bearer");
+    error(res, 401,
+          "log in first: a session cookie (POST /api/login) or Authorization: Bearer TOKEN");
+  }
+  return *found;
+}
+
+bool ViewerServer::Impl::same_origin_write(const httplib::Request& req, httplib::Response& res,
+                                           const Principal& p) {
+  if (!p.by_cookie) return true;  // a bearer token is never sent by a browser on its own
+  const std::string origin = req.get_header_value("Origin");
+  const std::string host = req.get_header_value("Host");
+  if (!origin.empty() && origin != "http://" + host && origin != "https://" + host) {
+    error(res, 403, "a request from another site: refused");
+    return false;
+  }
+  if (!league::same_bytes(req.get_header_value("X-CSRF-Token"), p.csrf)) {
+    error(res, 403, "the X-CSRF-Token header does not match this session (GET /api/me gives it)");
+    return false;
+  }
+  return true;
+}
+
+void ViewerServer::Impl::submission_routes() {
+  const std::string id = R"((\d{1,18}))";
+  const std::string name = R"(([A-Za-z0-9]{1,20}))";
+  http.Post("/api/login", [this](const httplib::Request& req, httplib::Response& res) {
+    const std::string origin = req.get_header_value("Origin");
+    const std::string host = req.get_header_value("Host");
+    if (!origin.empty() && origin != "http://" + host && origin != "https://" + host)
+      return error(res, 403, "a login from another site: refused");
+    std::string token;
+    if (req.has_param("token")) {
+      token = req.get_param_value("token");
+    } else {
+      try {
+        const Json body = Json::parse(req.body);
+        if (body.is_object() && body.contains("token") && body["token"].is_string())
+          token = body["token"].get<std::string>();
+      } catch (const Json::exception&) {
+      }
+    }
+    if (token.empty()) return error(res, 400, "give the token: {\"token\": \"NAME.SECRET\"}");
+    auto opened = sessions->open(token);
+    if (!opened) return reply(res, store_failed(opened.error()));
+    if (!*opened) return error(res, 401, std::string(league::kBadToken));
+    res.set_header("Set-Cookie", cookie((*opened)->id, options.session_lifetime));
+    res.set_header("Cache-Control", "no-store");
+    const Principal& p = (*opened)->who;
+    reply(res, {200, Json{{"name", p.name}, {"role", p.role}, {"csrf", p.csrf}}});
+  });
+  http.Post("/api/logout", [this](const httplib::Request& req, httplib::Response& res) {
+    auto p = who(req, res);
+    if (!p || !same_origin_write(req, res, *p)) return;
+    sessions->close(cookie_value(req.get_header_value("Cookie"), kSessionCookie));
+    res.set_header("Set-Cookie", cookie("", std::chrono::seconds(0)));
+    reply(res, {200, Json{{"name", p->name}, {"logged_out", true}}});
+  });
+  http.Get("/api/me", [this](const httplib::Request& req, httplib::Response& res) {
+    auto p = who(req, res);
+    if (!p) return;
+    res.set_header("Cache-Control", "no-store");
+    reply(res, {200, Json{{"name", p->name}, {"role", p->role}, {"csrf", p->csrf}}});
+  });
+  http.Post("/api/bots", [this](const httplib::Request& req, httplib::Response& res) {
+    auto p = who(req, res);
+    if (!p || !same_origin_write(req, res, *p)) return;
+    if (req.is_multipart_form_data()) {
+      if (!req.has_file("archive"))
+        return error(res, 400, "the form has no field \"archive\" (curl -F archive=@bot.tar.gz)");
+      const auto file = req.get_file_value("archive");
+      return reply(res, submissions->upload(*p, file.content, file.filename));
+    }
+    reply(res, submissions->upload(*p, req.body, req.get_param_value("filename")));
+  });
+  http.Get("/api/my/bots", [this](const httplib::Request& req, httplib::Response& res) {
+    if (auto p = who(req, res)) reply(res, submissions->bots(*p));
+  });
+  http.Get("/api/bots/" + name + "/versions/" + id,
+           [this](const httplib::Request& req, httplib::Response& res) {
+             if (auto p = who(req, res))
+               reply(res, submissions->version(*p, req.matches[1], id_of(req.matches[2])));
+           });
+  for (const bool active : {false, true})
+    http.Post("/api/bots/" + name + "/versions/" + id + (active ? "/activate" : "/retire"),
+              [this, active](const httplib::Request& req, httplib::Response& res) {
+                auto p = who(req, res);
+                if (!p || !same_origin_write(req, res, *p)) return;
+                reply(res,
+                      submissions->set_active(*p, req.matches[1], id_of(req.matches[2]), active));
+              });
+  http.Post(R"(/.*)", [](const httplib::Request& req, httplib::Response& res) {
+    error(res, 404, fmt::format("no such API route: POST {}", printable_line(req.path)));
+  });
+}
+
 ViewerServer::ViewerServer(ServerOptions options, tournament::Store* store, LiveMatches* live)
     : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
@@ -533,6 +701,17 @@ ViewerServer::ViewerServer(ServerOptions options, tournament::Store* store, Live
   if (store != nullptr)
     impl_->ladders = std::make_unique<LadderApi>(*store, impl_->options.show_stderr);
   impl_->live = live;
+  if (store != nullptr && impl_->options.submissions) {
+    SessionBook::Options book;
+    book.lifetime = impl_->options.session_lifetime;
+    impl_->sessions = std::make_unique<SessionBook>(*store, book);
+    impl_->submissions = std::make_unique<SubmissionApi>(*store, impl_->options.submission);
+    SessionBook* sessions = impl_->sessions.get();
+    impl_->options.desk.max_upload = impl_->options.max_upload;
+    impl_->options.desk.big_body = [sessions](std::string_view head) {
+      return upload_head(head, *sessions);
+    };
+  }
   impl_->routes();
 }
 

@@ -9,6 +9,7 @@
 // address, so that slow or idle connections hold no thread.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -17,6 +18,7 @@
 #include "core/json.h"
 #include "server/live.h"
 #include "server/request_desk.h"
+#include "server/submissions.h"
 #include "tournament/store.h"
 
 namespace arbiter::server {
@@ -31,6 +33,12 @@ struct ServerOptions {
   // Ladder entrant pages carry the tail of the entrant's own stderr of each finished match
   // (off by default: until authors log in, a bot's debug output is only its organizer's).
   bool show_stderr = false;
+  // `serve --submissions`: logins, uploads and authors' own pages (submissions.h). Off: the
+  // viewer stays read-only (GET and HEAD only).
+  bool submissions = false;
+  SubmissionApi::Options submission;
+  std::size_t max_upload = std::size_t{16} << 20;  // an upload's body (the archive's own cap too)
+  std::chrono::seconds session_lifetime{12 * 3600};
 };
 
 class ViewerServer {

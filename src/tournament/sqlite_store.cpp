@@ -204,10 +204,12 @@ std::string bot_select(std::string_view where) {
 
 BotVersion stored_bot_version(const Statement& s) {
   return {s.text(0), s.integer(1), s.text(2), s.json_or_null(3), s.text(4),
-          s.text(5), s.text(6),    s.text(7), s.text(8),          s.text(9)};
+          s.text(5), s.text(6),    s.text(7), s.text(8),         s.text(9)};
 }
 
-Author stored_author(const Statement& s) { return {s.text(0), s.text(1), s.text(2), s.text(3)}; }
+Author stored_author(const Statement& s) {
+  return {s.text(0), s.text(1), s.text(2), s.text(3)};
+}
 
 class SqliteStore final : public Store {
  public:
@@ -735,7 +737,8 @@ class SqliteStore final : public Store {
 
   Expected<std::optional<AuthorSecret>> author_secret(const std::string& name) override {
     return guarded<std::optional<AuthorSecret>>([&]() -> std::optional<AuthorSecret> {
-      Statement s(db_, "SELECT name, role, created, revoked, salt, hash FROM authors WHERE name = ?");
+      Statement s(db_,
+                  "SELECT name, role, created, revoked, salt, hash FROM authors WHERE name = ?");
       if (!s.bind(1, name).step()) return std::nullopt;
       return AuthorSecret{stored_author(s), s.text(4), s.text(5)};
     });

@@ -3,8 +3,23 @@
 token once (or writes it to a 0600 file) and the store holds no copy of it; names and roles are
 checked before anything is made; `author list` and `author revoke`; `bot add --author` makes the
 bot's name the author's: another author, or an author on the organizer's bot, is refused and
-nothing is stored, a revoked or unknown author is refused, the organizer may add to any name."""
+nothing is stored, a revoked or unknown author is refused, the organizer may add to any name.
+
+Then `serve --submissions` over HTTP, attacked from outside: no login, forged and revoked
+tokens (401); a session cookie (HttpOnly, SameSite=Strict) whose writes need the CSRF token and
+no foreign Origin (403); a big body without a login refused before it is read (413); uploads
+by form (curl -F) and by cookie that build and pass the check; a build that fails, with its log;
+another author's versions (403, by every route), the organizer's view; retire and bring back;
+garbage and crafted archives (400, nothing stored); traversal in route parameters (404); the
+per-author upload rate (429)."""
 import argparse
+import io
+import json
+import re
+import tarfile
+import time
+import urllib.error
+import urllib.request
 import os
 import shutil
 import sqlite3
@@ -144,6 +159,196 @@ def revoking(work, store, token):
     TALLY.report("a revoked author adds nothing more", problems, "")
 
 
+class Server:
+    """`arbiter serve --submissions` on a free port of 127.0.0.1, stopped by stop()."""
+
+    def __init__(self, store, *extra):
+        self.proc = subprocess.Popen([ARGS.arbiter, "serve", "--store", store, "--listen",
+                                      "127.0.0.1:0", "--submissions", "--check-matches", "2",
+                                      *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True)
+        line = self.proc.stdout.readline()
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        if not m:
+            self.stop()
+            raise RuntimeError(f"serve did not start: {line!r} {self.proc.stderr.read()[-500:]!r}")
+        self.base = f"http://127.0.0.1:{m.group(1)}"
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+    def call(self, method, path, body=None, headers=None):
+        """(status, headers, parsed JSON or text)."""
+        req = urllib.request.Request(self.base + path, data=body, method=method,
+                                     headers=headers or {})
+        try:
+            with urllib.request.urlopen(req, timeout=60) as r:
+                status, h, raw = r.status, r.headers, r.read()
+        except urllib.error.HTTPError as e:
+            status, h, raw = e.code, e.headers, e.read()
+        try:
+            return status, h, json.loads(raw)
+        except ValueError:
+            return status, h, raw.decode(errors="replace")
+
+
+def tar_gz(files, top="bot"):
+    """A .tar.gz of {path: text} (a str key with "../" makes a crafted archive)."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as t:
+        for path, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"{top}/{path}" if top else path)
+            info.size = len(data)
+            info.mode = 0o755 if path.endswith(".py") else 0o644
+            t.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+def kit_archive(name, build=None):
+    bot = open(os.path.join(ROOT, "bots", "kits", "python", "battleship", "bot.py")).read()
+    manifest = f'name = "{name}"\ngame = "battleship"\nrun = ["python3", "bot.py"]\n'
+    if build:
+        manifest += "build = " + json.dumps(build) + "\n"
+    return tar_gz({"arbiter-bot.toml": manifest, "bot.py": bot})
+
+
+def multipart(field, filename, data):
+    boundary = "arbiterboundary7e3"
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; "
+            f"filename=\"{filename}\"\r\nContent-Type: application/gzip\r\n\r\n").encode()
+    body += data + f"\r\n--{boundary}--\r\n".encode()
+    return body, {"Content-Type": f"multipart/form-data; boundary={boundary}"}
+
+
+def bearer(token):
+    return {"Authorization": f"Bearer {token}"}
+
+
+def wait_status(srv, token, bot, version, timeout=120):
+    until = time.time() + timeout
+    while True:
+        status, _, body = srv.call("GET", f"/api/bots/{bot}/versions/{version}", headers=bearer(token))
+        if status != 200 or body["status"] not in ("building", "checking") or time.time() > until:
+            return status, body
+        time.sleep(0.3)
+
+
+def web(work, store, db):
+    tokens = {}
+    for name, role in (("wa", "author"), ("wb", "author"), ("boss", "organizer"), ("gone", "author")):
+        r = arbiter("author", "add", name, "--role", role, "--store", store)
+        tokens[name] = r.stdout.strip().rsplit(" ", 1)[-1]
+    arbiter("author", "revoke", "gone", "--store", store)
+    srv = Server(store, "--uploads-per-hour", "6")
+    try:
+        web_checks(srv, tokens, db)
+    finally:
+        srv.stop()
+
+
+def web_checks(srv, tokens, db):
+    problems = []
+
+    def expect(what, got, status):
+        if got[0] != status:
+            problems.append(f"{what}: {got[0]}, expected {status}: {str(got[2])[:200]}")
+        return got
+
+    wa, wb = tokens["wa"], tokens["wb"]
+    forged = "wa." + ("0" if wa[3] != "0" else "1") + wa[4:]
+    expect("GET /api/me without a login", srv.call("GET", "/api/me"), 401)
+    for label, tok in (("forged", forged), ("revoked", tokens["gone"]), ("malformed", "x"),
+                       ("another's secret", "wb." + wa[3:])):
+        expect(f"a {label} token", srv.call("GET", "/api/me", headers=bearer(tok)), 401)
+        expect(f"a login with a {label} token",
+               srv.call("POST", "/api/login", json.dumps({"token": tok}).encode()), 401)
+    stored = blobs(db)
+    big = kit_archive("wabot") + b"\0" * (100 << 10)
+    expect("a big upload without a login", srv.call("POST", "/api/bots", big), 413)
+    expect("a small upload without a login", srv.call("POST", "/api/bots", kit_archive("wabot")), 401)
+    expect("an upload with a forged token",
+           srv.call("POST", "/api/bots", kit_archive("wabot"), bearer(forged)), 401)
+
+    # A browser's login: the cookie, then writes that need the CSRF token.
+    status, h, me = expect("login", srv.call("POST", "/api/login", json.dumps({"token": wa}).encode(),
+                                             {"Content-Type": "application/json"}), 200)
+    set_cookie = h.get("Set-Cookie", "")
+    for attr in ("HttpOnly", "SameSite=Strict", "Path=/"):
+        if attr not in set_cookie:
+            problems.append(f"the session cookie lacks {attr}: {set_cookie!r}")
+    cookie = {"Cookie": set_cookie.split(";")[0]}
+    csrf = me.get("csrf", "") if isinstance(me, dict) else ""
+    body, form = multipart("archive", "wabot.tar.gz", kit_archive("wabot"))
+    expect("an upload by cookie without the CSRF token",
+           srv.call("POST", "/api/bots", body, {**cookie, **form}), 403)
+    expect("an upload by cookie from another site",
+           srv.call("POST", "/api/bots", body, {**cookie, **form, "X-CSRF-Token": csrf,
+                                                "Origin": "http://evil.example"}), 403)
+    if blobs(db) != stored:
+        problems.append("a refused upload stored files")
+    up = expect("an upload by cookie with the CSRF token",
+                srv.call("POST", "/api/bots", body, {**cookie, **form, "X-CSRF-Token": csrf}), 202)
+    if up[0] == 202 and (up[2]["bot"], up[2]["version"], up[2]["author"]) != ("wabot", 1, "wa"):
+        problems.append(f"the upload answered {up[2]}")
+    status, v = wait_status(srv, wa, "wabot", 1)
+    if v.get("status") != "active":
+        problems.append(f"wabot@1 ended {v.get('status')}: {v.get('reason')}")
+
+    # A build that fails: its log says why; by form, with a bearer token (curl -F).
+    body, form = multipart("archive", "wbbot.tar.gz",
+                           kit_archive("wbbot", ["sh", "-c", "echo the build broke >&2; exit 3"]))
+    expect("an upload by bearer token", srv.call("POST", "/api/bots", body, {**bearer(wb), **form}), 202)
+    status, v = wait_status(srv, wb, "wbbot", 1)
+    if v.get("status") != "build-failed" or "the build broke" not in (v.get("build_log") or ""):
+        problems.append(f"the failing build: {v.get('status')} {str(v.get('build_log'))[:200]!r}")
+
+    # Another author's versions, by every route.
+    expect("wb reading wa's version", srv.call("GET", "/api/bots/wabot/versions/1", headers=bearer(wb)), 403)
+    expect("wb retiring wa's version",
+           srv.call("POST", "/api/bots/wabot/versions/1/retire", b"", bearer(wb)), 403)
+    expect("wb uploading to wa's name",
+           srv.call("POST", "/api/bots", kit_archive("wabot"), bearer(wb)), 400)
+    mine = srv.call("GET", "/api/my/bots", headers=bearer(wb))[2]
+    if any(x["bot"] != "wbbot" for x in mine.get("versions", [])):
+        problems.append(f"wb's list shows others' bots: {mine}")
+    boss = srv.call("GET", "/api/bots/wabot/versions/1", headers=bearer(tokens["boss"]))
+    if boss[0] != 200:
+        problems.append(f"the organizer cannot read wa's version: {boss[0]}")
+    everything = srv.call("GET", "/api/my/bots", headers=bearer(tokens["boss"]))[2]
+    if {x["bot"] for x in everything.get("versions", [])} < {"wabot", "wbbot"}:
+        problems.append(f"the organizer's list lacks bots: {everything}")
+    expect("retiring one's own", srv.call("POST", "/api/bots/wabot/versions/1/retire", b"", bearer(wa)), 200)
+    expect("retiring it twice", srv.call("POST", "/api/bots/wabot/versions/1/retire", b"", bearer(wa)), 409)
+    expect("bringing it back", srv.call("POST", "/api/bots/wabot/versions/1/activate", b"", bearer(wa)), 200)
+
+    # Garbage and crafted archives; traversal in parameters.
+    stored = blobs(db)
+    expect("a garbage upload", srv.call("POST", "/api/bots", b"\x00garbage" * 100, bearer(wa)), 400)
+    crafted = tar_gz({"arbiter-bot.toml": 'name = "evil"\ngame = "battleship"\nrun = ["x"]\n',
+                      "../../escape.py": "print(1)"}, top="")
+    expect("a crafted archive", srv.call("POST", "/api/bots", crafted, bearer(wa)), 400)
+    if blobs(db) != stored:
+        problems.append("a refused archive stored files")
+    for path in ("/api/bots/..%2F..%2Fetc/versions/1", "/api/bots/wabot/versions/..%2F1",
+                 "/api/bots/wa%00bot/versions/1"):
+        expect(f"GET {path}", srv.call("GET", path, headers=bearer(wa)), 404)
+    # The rate: six uploads an hour (three made by wa so far, refused ones count).
+    codes = [srv.call("POST", "/api/bots", b"x", bearer(wa))[0] for _ in range(4)]
+    if codes[-1] != 429:
+        problems.append(f"the seventh upload of the hour: {codes}")
+    expect("logout without the CSRF token", srv.call("POST", "/api/logout", b"", cookie), 403)
+    expect("logout", srv.call("POST", "/api/logout", b"", {**cookie, "X-CSRF-Token": csrf}), 200)
+    expect("the session after logout", srv.call("GET", "/api/me", headers=cookie), 401)
+    TALLY.report("serve --submissions over HTTP, attacked", problems,
+                 "401 forged/revoked, 403 CSRF/origin/another's, 413 unauthenticated body, "
+                 "400 crafted, 404 traversal, 429 rate; uploads built and checked")
+
+
 def main():
     global ARGS
     p = argparse.ArgumentParser(description=__doc__)
@@ -157,7 +362,8 @@ def main():
     state = {}
     checks = [lambda: state.update(token=authors(work, store, db)),
               lambda: ownership(work, store, db),
-              lambda: revoking(work, store, state.get("token", ""))]
+              lambda: revoking(work, store, state.get("token", "")),
+              lambda: web(work, store, db)]
     return TALLY.run_all(checks, tmp=work)
 
 

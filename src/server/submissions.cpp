@@ -1,0 +1,165 @@
+#include "server/submissions.h"
+
+#include <fmt/format.h>
+
+#include "core/printable.h"
+#include "core/units.h"
+
+namespace arbiter::server {
+
+namespace {
+
+using tournament::BotVersion;
+
+Json version_json(const BotVersion& v) {
+  return {{"bot", v.name},      {"version", v.version}, {"game", v.game},
+          {"status", v.status}, {"reason", v.reason},   {"created", v.created},
+          {"author", v.author}, {"source", v.source},   {"artifact", v.artifact}};
+}
+
+bool may_see(const Principal& who, const BotVersion& v) {
+  return who.organizer() || (!v.author.empty() && v.author == who.name);
+}
+
+}  // namespace
+
+SubmissionApi::SubmissionApi(tournament::Store& store, Options options)
+    : store_(store), options_(std::move(options)) {
+  resume_unfinished();
+  for (int i = 0; i < std::max(options_.builders, 1); ++i)
+    builders_.emplace_back([this] { build_loop(); });
+}
+
+SubmissionApi::~SubmissionApi() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : builders_) t.join();
+}
+
+void SubmissionApi::resume_unfinished() {
+  auto all = store_.bot_versions();
+  if (!all) return;  // the store will say so again at the first request
+  for (const BotVersion& v : *all) {
+    if (v.status != "building" && v.status != "checking") continue;
+    auto tree = league::fetch_tree(store_, v.source, options_.add.caps);
+    auto manifest = league::decode_manifest(v.manifest);
+    if (!tree || !manifest) {
+      (void)store_.set_bot_status(v.name, v.version, "check-failed",
+                                  "its stored files could not be read back to build it");
+      continue;
+    }
+    queue_.push_back({v, {std::move(*tree), std::move(*manifest)}});
+  }
+}
+
+void SubmissionApi::build_loop() {
+  for (;;) {
+    league::StagedBot staged;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      staged = std::move(queue_.front());
+      queue_.pop_front();
+      ++building_;
+    }
+    league::AddOptions add = options_.add;
+    add.author = staged.version.author;
+    (void)league::admit_bot(store_, staged, add);  // the version's row says how it ended
+    {
+      std::lock_guard lock(mu_);
+      --building_;
+    }
+    cv_.notify_all();
+  }
+}
+
+void SubmissionApi::wait_idle() {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return stopping_ || (queue_.empty() && building_ == 0); });
+}
+
+ApiReply SubmissionApi::upload(const Principal& who, std::string_view bytes,
+                               const std::string& filename) {
+  {
+    std::lock_guard lock(mu_);
+    auto& times = uploads_[who.name];
+    const auto now = options_.now();
+    while (!times.empty() && now - times.front() >= std::chrono::hours(1)) times.pop_front();
+    if (times.size() >= options_.uploads_per_hour)
+      return api_error(429, fmt::format("at most {} uploads an hour: try again later",
+                                        options_.uploads_per_hour));
+    times.push_back(now);
+  }
+  const std::string label = filename.empty() ? "the upload" : printable_line(filename);
+  auto files = league::read_uploaded_bot(bytes, label, options_.add.caps);
+  if (!files) return api_error(400, files.error().message);
+  league::AddOptions add = options_.add;
+  add.author = who.organizer() ? std::string() : who.name;
+  if (auto ok = league::author_may_add(store_, add.author); !ok)
+    return api_error(403, ok.error().message);
+  auto staged = league::stage_bot(store_, std::move(*files), label, add);
+  if (!staged) return api_error(400, staged.error().message);
+  Json body = version_json(staged->version);
+  {
+    std::lock_guard lock(mu_);
+    queue_.push_back(std::move(*staged));
+  }
+  cv_.notify_one();
+  return {202, body};
+}
+
+Expected<std::optional<BotVersion>> SubmissionApi::find(const std::string& name, std::int64_t v) {
+  auto all = store_.bot_versions(name);
+  if (!all) return std::unexpected(all.error());
+  for (auto& b : *all)
+    if (b.version == v) return std::optional<BotVersion>{b};
+  return std::optional<BotVersion>{};
+}
+
+ApiReply SubmissionApi::bots(const Principal& who) {
+  auto all = store_.bot_versions();
+  if (!all) return store_failed(all.error());
+  Json list = Json::array();
+  for (const auto& v : *all)
+    if (may_see(who, v)) list.push_back(version_json(v));
+  return {200, Json{{"author", who.name}, {"role", who.role}, {"versions", list}}};
+}
+
+ApiReply SubmissionApi::version(const Principal& who, const std::string& name, std::int64_t v) {
+  auto found = find(name, v);
+  if (!found) return store_failed(found.error());
+  if (!*found) return api_error(404, fmt::format("no bot version {}@{}", name, v));
+  if (!may_see(who, **found))
+    return api_error(403, fmt::format("{}@{} is another author's", name, v));
+  auto log = store_.bot_build_log(name, v);
+  if (!log) return store_failed(log.error());
+  Json body = version_json(**found);
+  body["manifest"] = (*found)->manifest;
+  body["build_log"] = *log ? Json(printable_text(**log)) : Json(nullptr);
+  return {200, body};
+}
+
+ApiReply SubmissionApi::set_active(const Principal& who, const std::string& name, std::int64_t v,
+                                   bool active) {
+  auto found = find(name, v);
+  if (!found) return store_failed(found.error());
+  if (!*found) return api_error(404, fmt::format("no bot version {}@{}", name, v));
+  if (!may_see(who, **found))
+    return api_error(403, fmt::format("{}@{} is another author's", name, v));
+  const std::string from = active ? "retired" : "active";
+  if ((*found)->status != from || (active && (*found)->artifact.empty()))
+    return api_error(409, fmt::format("{}@{} is {}: only {} versions can be {}", name, v,
+                                      (*found)->status, from, active ? "brought back" : "retired"));
+  const std::string why = active ? "" : fmt::format("retired by {}", who.name);
+  if (auto ok = store_.set_bot_status(name, v, active ? "active" : "retired", why); !ok)
+    return store_failed(ok.error());
+  (*found)->status = active ? "active" : "retired";
+  (*found)->reason = why;
+  return {200, version_json(**found)};
+}
+
+}  // namespace arbiter::server

@@ -1,0 +1,74 @@
+// The submission server's API behind login (docs/competition.md): an author uploads a bot
+// archive, follows each version's build and check, reads its build log, retires or brings back
+// its own versions. An organizer may do all of it for every bot. Nobody reads another author's
+// build log or version details: 403, whatever the route.
+//
+// An upload is read and stored at once (stage_bot: a refusal is a 400 with the reason, and
+// nothing is stored); the build and the check (admit_bot) run after the answer, on builder
+// threads of their own, one version at a time each. Versions a previous server left building
+// or checking are built again when this one starts.
+//
+// Thread-safety: any method from any thread.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "league/bots.h"
+#include "server/api.h"
+#include "server/sessions.h"
+
+namespace arbiter::server {
+
+class SubmissionApi {
+ public:
+  using Clock = std::chrono::steady_clock;
+  struct Options {
+    league::AddOptions add;  // caps, build limits, the gate, the cache (author: set per upload)
+    int builders = 1;
+    std::size_t uploads_per_hour = 20;  // per author; organizers too
+    std::function<Clock::time_point()> now = [] { return Clock::now(); };
+  };
+  SubmissionApi(tournament::Store& store, Options options);
+  ~SubmissionApi();  // waits for the builds under way; queued ones are built by the next start
+  SubmissionApi(const SubmissionApi&) = delete;
+  SubmissionApi& operator=(const SubmissionApi&) = delete;
+
+  // 202 {"bot", "version", "status"}; 400 with the reason (nothing stored); 429 over the rate.
+  ApiReply upload(const Principal& who, std::string_view bytes, const std::string& filename);
+  // The principal's bots (an organizer's: every bot), each version with its status and reason.
+  ApiReply bots(const Principal& who);
+  // One version: its row and build log. 403 for another author's, 404 for none.
+  ApiReply version(const Principal& who, const std::string& name, std::int64_t version);
+  // Retires an active version, or brings a retired one back. 403, 404, or 409 for a version in
+  // another state.
+  ApiReply set_active(const Principal& who, const std::string& name, std::int64_t version,
+                      bool active);
+
+  // Blocks until no build is queued or under way (tests).
+  void wait_idle();
+
+ private:
+  Expected<std::optional<tournament::BotVersion>> find(const std::string& name, std::int64_t v);
+  void build_loop();
+  void resume_unfinished();
+
+  tournament::Store& store_;
+  Options options_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<league::StagedBot> queue_;
+  int building_ = 0;
+  bool stopping_ = false;
+  std::map<std::string, std::deque<Clock::time_point>> uploads_;  // by author, the last hour's
+  std::vector<std::thread> builders_;
+};
+
+}  // namespace arbiter::server
