@@ -22,7 +22,7 @@ struct AuthorArgs {
   std::string token_file;
 };
 
-void add_command(CLI::App* author, const std::shared_ptr<AuthorArgs>& a, int& exit_code) {
+void add_new_author_command(CLI::App* author, const std::shared_ptr<AuthorArgs>& a, int& exit_code) {
   auto* add = author->add_subcommand(
       "add",
       "Make an author (or an organizer) and print their login token, once: the store keeps only "
@@ -116,7 +116,7 @@ void add_author_commands(CLI::App& app, int& exit_code) {
       "author", "Who may log in to the submission server: authors and organizers, by token");
   author->require_subcommand(1);
   auto a = std::make_shared<AuthorArgs>();
-  add_command(author, a, exit_code);
+  add_new_author_command(author, a, exit_code);
   add_read_and_revoke(author, a, exit_code);
 }
 

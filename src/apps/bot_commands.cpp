@@ -55,7 +55,7 @@ void print_check(const league::CheckReport& report) {
              report.matches);
 }
 
-league::Gate check_gate(int matches, double seconds) {
+league::Gate printing_gate(int matches, double seconds) {
   league::CheckOptions options;
   options.matches = matches;
   options.time = std::chrono::milliseconds(std::llround(seconds * 1000));
@@ -128,7 +128,7 @@ void add_command(CLI::App* bot, const std::shared_ptr<BotArgs>& a, int& exit_cod
     options.build.sandbox = !a->unsafe_no_sandbox;
     if (!a->cache.empty()) options.cache = a->cache;
     options.say = [](const std::string& line) { std::cerr << line << '\n'; };
-    options.gate = check_gate(a->matches, a->check_time);
+    options.gate = printing_gate(a->matches, a->check_time);
     options.author = a->author;
     for (const std::string& path : a->paths) {
       auto version = league::add_bot(*store, path, options);
