@@ -22,7 +22,8 @@ struct AuthorArgs {
   std::string token_file;
 };
 
-void add_new_author_command(CLI::App* author, const std::shared_ptr<AuthorArgs>& a, int& exit_code) {
+void add_new_author_command(CLI::App* author, const std::shared_ptr<AuthorArgs>& a,
+                            int& exit_code) {
   auto* add = author->add_subcommand(
       "add",
       "Make an author (or an organizer) and print their login token, once: the store keeps only "
