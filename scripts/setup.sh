@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   nlohmann-json3-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3 scowl
+  python3 scowl curl
   libsqlite3-dev libpqxx-dev libpq-dev postgresql libtomlplusplus-dev zlib1g-dev
   liblua5.4-dev libseccomp-dev
   libcpp-httplib-dev chromium chromium-driver python3-selenium

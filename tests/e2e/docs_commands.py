@@ -29,7 +29,7 @@ import tempfile
 import time
 
 DOCS = ["docs/writing-a-bot.md", "examples/README.md", "docs/tournaments.md", "docs/bots.md",
-        "docs/ladder.md"]
+        "docs/ladder.md", "docs/competition.md"]
 # Documents of which only one section is a walk-through to run (the rest shows commands that need
 # a store or a server set up elsewhere).
 SECTIONS = {"docs/tournaments.md": "## Test a change with SPRT"}
