@@ -24,13 +24,13 @@ import tempfile
 import time
 import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "lib"))
+from browser import chromium  # noqa: E402
+
 problems = []
 
 
@@ -86,16 +86,6 @@ def serve(arbiter, store):
 def api(base, path):
     with urllib.request.urlopen(base + path, timeout=20) as r:
         return json.loads(r.read())
-
-
-def browser():
-    o = Options()
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1100",
-              "--disable-dev-shm-usage", "--force-device-scale-factor=1"):
-        o.add_argument(a)
-    o.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    driver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-    return webdriver.Chrome(service=Service(driver), options=o)
 
 
 def wait_ready(d, what, timeout=20):
@@ -228,7 +218,7 @@ def main():
     store = f"sqlite:{tmp}/ladder.db"
     fill_store(a.arbiter, a.battleship_bot, store, tmp)
     proc, base = serve(a.arbiter, store)
-    d = browser()
+    d = chromium()
     try:
         board = leaderboard(d, base, art, a.arbiter, store)
         if board:
