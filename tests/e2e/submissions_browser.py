@@ -47,9 +47,18 @@ def kit(path, name, build=None):
 
 
 def status_of(d, bot, version):
-    cells = d.find_elements(By.CSS_SELECTOR,
-                            f"#versions tr[data-bot='{bot}'][data-version='{version}'] [data-status]")
-    return cells[0].get_attribute("data-status") if cells else None
+    # Read in the page at once: the table is drawn anew every two seconds, so an element found
+    # first and read after may be gone.
+    return d.execute_script(
+        "const c = document.querySelector(arguments[0]); return c && c.dataset.status;",
+        f"#versions tr[data-bot='{bot}'][data-version='{version}'] [data-status]")
+
+
+def click_button(d, version, label):
+    """Clicks the version's button labelled `label` (in the page, for the same reason)."""
+    return d.execute_script(
+        "const b = [...document.querySelectorAll(arguments[0])].find(b => b.textContent === arguments[1]);"
+        "if (b) b.click(); return !!b;", f"#versions tr[data-version='{version}'] button", label)
 
 
 def log_in(d, base, token):
@@ -72,7 +81,7 @@ def author_a(d, base, art, tmp, token):
     upload(d, kit(tmp / "broken.tar.gz", "annbot", ["sh", "-c", "echo cannot find bot.c >&2; exit 2"]))
     check(wait_for(lambda: status_of(d, "annbot", 1) == "build-failed", 60),
           f"the broken version is {status_of(d, 'annbot', 1)}, not build-failed")
-    d.find_element(By.CSS_SELECTOR, "#versions tr[data-version='1'] button").click()
+    check(click_button(d, 1, "build log"), "no build log button")
     check(wait_for(lambda: "cannot find bot.c" in d.find_element(By.ID, "build-log").text),
           "the build log does not show why the build failed")
     d.save_screenshot(str(art / "author-build-failed.png"))
@@ -80,17 +89,10 @@ def author_a(d, base, art, tmp, token):
     check(wait_for(lambda: status_of(d, "annbot", 2) == "active", 120),
           f"the fixed version is {status_of(d, 'annbot', 2)}, not active")
     d.save_screenshot(str(art / "author-active.png"))
-    retire = [b for b in d.find_elements(By.CSS_SELECTOR, "#versions tr[data-version='2'] button")
-              if b.text == "retire"]
-    check(retire, "no retire button on the active version")
-    if retire:
-        retire[0].click()
+    if check(click_button(d, 2, "retire"), "no retire button on the active version"):
         check(wait_for(lambda: status_of(d, "annbot", 2) == "retired"), "retire did not take")
-        back = [b for b in d.find_elements(By.CSS_SELECTOR, "#versions tr[data-version='2'] button")
-                if b.text == "bring back"]
-        check(back, "no bring back button on the retired version")
-        if back:
-            back[0].click()
+        if check(wait_for(lambda: click_button(d, 2, "bring back")),
+                 "no bring back button on the retired version"):
             check(wait_for(lambda: status_of(d, "annbot", 2) == "active"), "bring back did not take")
     d.find_element(By.ID, "logout").click()
     check(wait_for(lambda: d.current_url.endswith("login.html")), "log out did not go to login")
