@@ -207,18 +207,33 @@ class TreeBuilder {
           fmt::format("{}: a link out of the bot's files (to {})", shown, printable_name(target)));
     if (target.size() > 100) return fail(fmt::format("{}: a link target over 100 bytes", shown));
     if (!is_utf8(target)) return fail(fmt::format("{}: a link target that is not UTF-8", shown));
-    // How deep the link's directory is: one level per '/' of its normal path.
-    auto depth = static_cast<std::int64_t>(std::count(path.begin(), path.end(), '/'));
+    // Walked a part at a time from the link's directory. Every part but the last must be a
+    // directory of the tree, not another link: "x -> ." makes x/x/../.. climb out while its
+    // text seems to stay in.
+    std::vector<std::string> at;
+    for (std::string dir = parent_of(path); !dir.empty(); dir = parent_of(dir))
+      at.insert(at.begin(), dir.substr(dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/') + 1));
     std::size_t start = 0;
     while (start <= target.size()) {
       const std::size_t end = std::min(target.find('/', start), target.size());
       const std::string_view part = std::string_view(target).substr(start, end - start);
+      const bool last = end >= target.size();
       start = end + 1;
       if (part.empty() || part == ".") continue;
-      depth += part == ".." ? -1 : 1;
-      if (depth < 0)
-        return fail(fmt::format("{}: a link out of the bot's files (to {})", shown,
-                                printable_name(target)));
+      if (part == "..") {
+        if (at.empty())
+          return fail(fmt::format("{}: a link out of the bot's files (to {})", shown,
+                                  printable_name(target)));
+        at.pop_back();
+        continue;
+      }
+      at.emplace_back(part);
+      if (last) break;
+      std::string walked;
+      for (const auto& a : at) walked += (walked.empty() ? "" : "/") + a;
+      if (auto it = entries_.find(walked); it != entries_.end() && it->second.kind == Kind::symlink)
+        return fail(fmt::format("{}: a link through another link ({}): not taken", shown,
+                                printable_name(walked)));
     }
     return {};
   }

@@ -199,6 +199,23 @@ TEST(Archive, ALinkIsJudgedWhereItEndsUpOnceTheTopDirectoryIsTakenOff) {
   EXPECT_NE(tree.error().message.find("a link out"), std::string::npos) << tree.error().message;
 }
 
+TEST(Archive, ALinkThroughAnotherLinkIsRefused) {
+  // "x -> ." makes x/x/x/../../../.. five levels up, while the text seems to climb three of four.
+  const auto chained = read_archive(tar_of({{"arbiter-bot.toml", '0', "name = 1", ""},
+                                            {"d/x", '2', "", "."},
+                                            {"d/y", '2', "", "x/x/x/../../../../etc/passwd"}}));
+  ASSERT_FALSE(chained);
+  EXPECT_NE(chained.error().message.find("through another link"), std::string::npos)
+      << chained.error().message;
+  // A link to a link, and links through real directories, stay allowed.
+  const auto fine = read_archive(tar_of({{"arbiter-bot.toml", '0', "name = 1", ""},
+                                         {"d/e/f", '0', "x", ""},
+                                         {"d/to-f", '2', "", "e/f"},
+                                         {"d/to-to-f", '2', "", "to-f"},
+                                         {"up", '2', "", "d/e/../e/f"}}));
+  ASSERT_TRUE(fine) << fine.error().message;
+}
+
 TEST(Archive, HardLinksToOneBigFileAreABombToo) {
   std::vector<std::tuple<std::string, char, std::string, std::string>> entries{
       {"big", '0', std::string(1 << 20, '\0'), ""}};

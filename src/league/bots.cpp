@@ -18,6 +18,12 @@ namespace arbiter::league {
 namespace {
 
 namespace fs = std::filesystem;
+
+std::string lower_ascii(std::string s) {
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
 using tournament::BotVersion;
 using tournament::Store;
 
@@ -156,13 +162,25 @@ Expected<StagedBot> stage_bot(Store& store, BotFiles files, const std::string& l
                               const AddOptions& options) {
   const Manifest& manifest = files.manifest;
   // Refused before its files are stored (the store checks again, under its lock).
-  if (!options.author.empty()) {
-    auto earlier = store.bot_versions(manifest.name);
-    if (!earlier) return std::unexpected(earlier.error());
-    if (!earlier->empty())
-      if (auto refused = tournament::ownership_refusal(manifest.name, earlier->back().version + 1,
-                                                       earlier->back().author, options.author))
-        return fail(*refused);
+  auto all = store.bot_versions();
+  if (!all) return std::unexpected(all.error());
+  const tournament::BotVersion* last = nullptr;
+  for (const auto& v : *all) {
+    if (v.name == manifest.name) last = &v;
+    // "Alice" beside "alice" reads as the same bot on a leaderboard.
+    if (v.name != manifest.name && lower_ascii(v.name) == lower_ascii(manifest.name) &&
+        v.author != options.author)
+      return fail(fmt::format("the bot name {} is too close to {}, another's: give yours another "
+                              "name",
+                              manifest.name, v.name));
+  }
+  if (last != nullptr) {
+    if (last->game != manifest.game)
+      return fail(fmt::format("the bot {} plays {}, not {}: give the new one another name",
+                              manifest.name, last->game, manifest.game));
+    if (auto refused = tournament::ownership_refusal(manifest.name, last->version + 1,
+                                                     last->author, options.author))
+      return fail(*refused);
   }
   auto packed = pack_checked(files.tree);
   if (!packed) return fail(fmt::format("{}: {}", label, packed.error().message));

@@ -154,33 +154,34 @@ RequestDesk::Step RequestDesk::read_some(Pending& p) {
           return Step::answered;
         }
       }
-      if (value > rules_.max_body &&
-          (value > rules_.max_upload || !rules_.big_body || !rules_.big_body(head))) {
-        answer_and_close(p.fd, 413,
-                         value <= rules_.max_upload && rules_.big_body
-                             ? fmt::format("a request body is at most {} bytes (an upload needs a "
-                                           "login)",
-                                           rules_.max_body)
-                             : fmt::format("a request body is at most {} bytes",
-                                           std::max(rules_.max_body, rules_.max_upload)));
-        return Step::answered;
-      }
-      p.body_at = end + 4;
-      p.length = value;
-      // A body has its own time, by its size.
-      p.until =
-          Clock::now() + rules_.head_wait +
-          std::chrono::milliseconds(value * 1000 / std::max<std::size_t>(rules_.min_body_rate, 1));
-      if (value > 0 && lower(header(head, "expect")) == "100-continue") {
-        send_now(p.fd, "HTTP/1.1 100 Continue\r\n\r\n");
-        // Answered here: the head handed on says nothing more of it.
-        const std::size_t at = lower(std::string(head)).find("\r\nexpect:");
-        if (at != std::string::npos) {
-          const std::size_t eol = p.bytes.find("\r\n", at + 2);
-          p.bytes.erase(at, eol - at);
-          p.body_at -= eol - at;
+      if (value > rules_.max_body) {
+        if (value > rules_.max_upload || !rules_.big_body) {
+          answer_and_close(p.fd, 413,
+                           fmt::format("a request body is at most {} bytes",
+                                       std::max(rules_.max_body, rules_.max_upload)));
+          return Step::answered;
         }
+        const auto big = std::count_if(pending_.begin(), pending_.end(), [](const Pending& q) {
+          return q.gating || !q.vouched_for.empty();
+        });
+        if (static_cast<std::size_t>(big) >= rules_.max_uploads) {
+          answer_and_close(p.fd, 503, "too many uploads at once: try again in a moment");
+          return Step::answered;
+        }
+        // big_body decides on its own thread; nothing more is read until it has.
+        p.gating = true;
+        p.head_end = end + 4;
+        p.length = value;
+        p.until = Clock::now() + rules_.head_wait + rules_.gate_wait;
+        {
+          std::lock_guard lock(gate_mu_);
+          gate_jobs_.push_back({p.serial, std::string(head)});
+        }
+        gate_cv_.notify_one();
+        return Step::waiting;
       }
+      if (const Step step = begin_body(p, end + 4, value); step != Step::waiting) return step;
+      continue;
     }
     if (p.bytes.size() >= p.body_at + p.length) {
       p.bytes.resize(p.body_at + p.length);  // a pipelined request after it is not served
@@ -188,6 +189,109 @@ RequestDesk::Step RequestDesk::read_some(Pending& p) {
     }
   }
   return Step::waiting;
+}
+
+RequestDesk::Step RequestDesk::begin_body(Pending& p, std::size_t head_end, std::size_t length) {
+  p.body_at = head_end;
+  p.length = length;
+  // A body has its own time, by its size.
+  p.until = Clock::now() + rules_.head_wait +
+            std::chrono::milliseconds(length * 1000 /
+                                      std::max<std::size_t>(rules_.min_body_rate, 1));
+  const std::string_view head(p.bytes.data(), head_end - 2);
+  if (length > 0 && lower(header(head, "expect")) == "100-continue") {
+    send_now(p.fd, "HTTP/1.1 100 Continue\r\n\r\n");
+    // Answered here: the head handed on says nothing more of it.
+    const std::size_t at = lower(std::string(head)).find("\r\nexpect:");
+    if (at != std::string::npos) {
+      const std::size_t eol = p.bytes.find("\r\n", at + 2);
+      p.bytes.erase(at, eol - at);
+      p.body_at -= eol - at;
+    }
+  }
+  if (p.bytes.size() >= p.body_at + p.length) {
+    p.bytes.resize(p.body_at + p.length);
+    return Step::complete;
+  }
+  return Step::waiting;
+}
+
+void RequestDesk::gate_loop() {
+  for (;;) {
+    GateJob job;
+    {
+      std::unique_lock lock(gate_mu_);
+      gate_cv_.wait(lock, [&] { return gate_stopping_ || !gate_jobs_.empty(); });
+      if (gate_stopping_) return;
+      job = std::move(gate_jobs_.front());
+      gate_jobs_.pop_front();
+    }
+    std::optional<std::string> who;
+    try {
+      who = rules_.big_body(job.head);
+    } catch (...) {
+      who.reset();
+    }
+    {
+      std::lock_guard lock(gate_mu_);
+      verdicts_[job.serial] = std::move(who);
+    }
+    const std::uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = ::write(wake_fd_, &one, sizeof one);
+  }
+}
+
+void RequestDesk::take_verdicts(std::vector<bool>& gone) {
+  std::map<std::uint64_t, std::optional<std::string>> verdicts;
+  {
+    std::lock_guard lock(gate_mu_);
+    verdicts.swap(verdicts_);
+  }
+  for (auto& [serial, who] : verdicts) {
+    const auto it = std::find_if(pending_.begin(), pending_.end(), [serial = serial](const Pending& p) {
+      return p.serial == serial && p.gating;
+    });
+    if (it == pending_.end()) continue;  // it timed out or went meanwhile
+    Pending& p = *it;
+    const std::size_t i = static_cast<std::size_t>(it - pending_.begin());
+    p.gating = false;
+    const bool busy = who && std::any_of(pending_.begin(), pending_.end(), [&](const Pending& q) {
+                        return q.vouched_for == *who;
+                      });
+    if (!who || busy) {
+      answer_and_close(p.fd, who ? 503 : 413,
+                       who ? "one upload at a time: yours is still arriving"
+                           : fmt::format("a request body is at most {} bytes (an upload needs a "
+                                         "login)",
+                                         rules_.max_body));
+      gone[i] = true;
+      continue;
+    }
+    p.vouched_for = *who;
+    p.heard = Clock::now();
+    if (begin_body(p, p.head_end, p.length) == Step::complete) {
+      hand_over(p);
+      gone[i] = true;
+    }
+  }
+}
+
+// Which pending connection to drop so that one more from `host` may wait: among those still
+// sending their heads only (pending_to_drop's rule); nothing while there is room.
+std::optional<std::size_t> RequestDesk::to_drop(const std::string& host) const {
+  struct Waiting {
+    std::string host;
+    Clock::time_point heard;
+    std::size_t index;
+  };
+  std::vector<Waiting> waiting;
+  for (std::size_t i = 0; i < pending_.size(); ++i)
+    if (!pending_[i].gating && pending_[i].vouched_for.empty())
+      waiting.push_back({pending_[i].host, pending_[i].heard, i});
+  const auto drop =
+      pending_to_drop(waiting, host, {rules_.max_pending, rules_.max_pending_per_host});
+  if (!drop) return std::nullopt;
+  return waiting[*drop].index;
 }
 
 void RequestDesk::hand_over(Pending& p) {
@@ -233,6 +337,7 @@ void RequestDesk::serve_queue() {
 
 void RequestDesk::run() {
   for (auto& t : threads_) t = std::thread([this] { serve_queue(); });
+  if (rules_.big_body) gate_ = std::thread([this] { gate_loop(); });
   // Connections accepted in one round at most, so that a flood cannot starve the reading.
   constexpr int kAcceptsPerRound = 256;
   std::vector<pollfd> fds;
@@ -246,15 +351,27 @@ void RequestDesk::run() {
     for (const Pending& p : pending_)
       sleep = std::min(sleep, std::chrono::ceil<std::chrono::milliseconds>(p.until - now));
     fds.assign({pollfd{listener_->fd(), POLLIN, 0}, pollfd{wake_fd_, POLLIN, 0}});
-    for (const Pending& p : pending_) fds.push_back({p.fd, POLLIN, 0});
+    for (const Pending& p : pending_)
+      fds.push_back({p.fd, static_cast<short>(p.gating ? 0 : POLLIN), 0});
     if (::poll(fds.data(), fds.size(), static_cast<int>(std::max<long>(sleep.count(), 0))) < 0 &&
         errno != EINTR)
       break;
+    if (fds[1].revents != 0) {
+      std::uint64_t count = 0;
+      [[maybe_unused]] ssize_t n = ::read(wake_fd_, &count, sizeof count);
+    }
     const auto woke = Clock::now();
     std::vector<bool> gone(pending_.size(), false);
+    take_verdicts(gone);
     for (std::size_t i = 0; i < pending_.size(); ++i) {
       Pending& p = pending_[i];
-      if (fds[i + 2].revents != 0) {
+      if (gone[i]) continue;
+      if (p.gating && fds[i + 2].revents != 0) {  // hung up while big_body decided
+        ::close(p.fd);
+        gone[i] = true;
+        continue;
+      }
+      if (!p.gating && fds[i + 2].revents != 0) {
         p.heard = woke;
         const Step step = read_some(p);
         if (step == Step::complete) hand_over(p);
@@ -265,7 +382,10 @@ void RequestDesk::run() {
       }
       // Its wait is over only after it has had its chance to be read.
       if (woke >= p.until) {
-        answer_and_close(p.fd, 408, "the request did not arrive in time (send it whole, at once)");
+        if (p.gating)
+          answer_and_close(p.fd, 503, "no answer in time on who sent this upload: try again");
+        else
+          answer_and_close(p.fd, 408, "the request did not arrive in time (send it whole, at once)");
         gone[i] = true;
       }
     }
@@ -276,8 +396,7 @@ void RequestDesk::run() {
         auto accepted = listener_->accept_now();
         if (!accepted || !*accepted) break;
         auto& a = **accepted;
-        if (const auto drop = pending_to_drop(pending_, a.host,
-                                              {rules_.max_pending, rules_.max_pending_per_host})) {
+        if (const auto drop = to_drop(a.host)) {
           answer_and_close(pending_[*drop].fd, 503,
                            "dropped to make room: this connection had been silent the longest");
           pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(*drop));
@@ -286,11 +405,18 @@ void RequestDesk::run() {
         if (const auto colon = a.peer.rfind(':'); colon != std::string::npos)
           std::from_chars(a.peer.data() + colon + 1, a.peer.data() + a.peer.size(), port);
         pending_.push_back({a.fd, std::move(a.host), port, {}, woke, woke + rules_.head_wait});
+        pending_.back().serial = ++accepted_;
       }
     }
   }
   for (Pending& p : pending_) ::close(p.fd);
   pending_.clear();
+  {
+    std::lock_guard lock(gate_mu_);
+    gate_stopping_ = true;
+  }
+  gate_cv_.notify_all();
+  if (gate_.joinable()) gate_.join();
   for (auto& t : threads_)
     if (t.joinable()) t.join();
   std::lock_guard lock(mu_);

@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -46,11 +47,16 @@ class RequestDesk {
     std::size_t max_pending_per_host = 64;
     std::size_t max_queued = 256;
     std::size_t max_active_per_host = 0;  // 0: three quarters of the request threads, at least 4
-    // A request whose head `big_body` accepts (the submission server: an upload by someone
-    // logged in, told from its head alone) may carry a body of up to `max_upload` bytes. A
-    // head it refuses with a big body is answered 413 before a byte of the body is read.
+    // A request whose head `big_body` vouches for (the submission server: an upload by someone
+    // logged in, told from its head alone; it names them) may carry a body of up to
+    // `max_upload` bytes. A head it refuses is answered 413 before a byte of the body is read.
+    // `big_body` runs on a thread of its own (it may wait on a store), never on the desk's, and
+    // has `gate_wait` to answer. At most `max_uploads` big bodies are read at once, one per
+    // name; a vouched connection is never dropped to make room for another.
     std::size_t max_upload = 0;
-    std::function<bool(std::string_view head)> big_body;
+    std::function<std::optional<std::string>(std::string_view head)> big_body;
+    std::size_t max_uploads = 4;
+    std::chrono::milliseconds gate_wait{30'000};
   };
   // A complete request: its bytes as they came (head and body; an Expect: 100-continue already
   // answered), and its socket (non-blocking), which the desk closes once the handler returns.
@@ -86,11 +92,33 @@ class RequestDesk {
     std::chrono::steady_clock::time_point until;  // its wait ends
     std::size_t body_at = 0;                      // where the body starts, once the head is in
     std::size_t length = 0;                       // the body's length, once the head is in
+    std::size_t head_end = 0;  // while big_body decides: where its body will start
+    bool gating = false;       // big_body is deciding; nothing is read meanwhile
+    std::string vouched_for;   // whom big_body vouched for (a big body is being read)
+    std::uint64_t serial = 0;  // unique in this desk (a socket's number is reused)
   };
   enum class Step { waiting, complete, answered };
   Step read_some(Pending& p);
+  // The head is in (it ends at `head_end`) and its body is `length` bytes: read it from now.
+  Step begin_body(Pending& p, std::size_t head_end, std::size_t length);
   void hand_over(Pending& p);
   void serve_queue();
+  void gate_loop();
+  // Applies big_body's verdicts that came in; true for each pending that is gone.
+  void take_verdicts(std::vector<bool>& gone);
+  std::optional<std::size_t> to_drop(const std::string& host) const;
+
+  struct GateJob {
+    std::uint64_t serial;
+    std::string head;
+  };
+  std::mutex gate_mu_;
+  std::condition_variable gate_cv_;
+  std::deque<GateJob> gate_jobs_;
+  std::map<std::uint64_t, std::optional<std::string>> verdicts_;  // by serial
+  std::uint64_t accepted_ = 0;
+  bool gate_stopping_ = false;
+  std::thread gate_;
 
   std::unique_ptr<TcpListener> listener_;
   const Rules rules_;

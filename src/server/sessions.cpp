@@ -1,5 +1,7 @@
 #include "server/sessions.h"
 
+#include <algorithm>
+
 #include "core/entropy.h"
 #include "core/sha256.h"
 #include "league/authors.h"
@@ -34,12 +36,19 @@ Expected<std::optional<SessionBook::Opened>> SessionBook::open(std::string_view 
   std::lock_guard lock(mu_);
   const auto now = options_.now();
   std::erase_if(sessions_, [&](const auto& kv) { return kv.second.expires <= now; });
-  while (!sessions_.empty() && sessions_.size() >= options_.max_sessions) {
-    auto oldest = sessions_.begin();
+  const auto drop_oldest = [&](bool of_author) {
+    auto oldest = sessions_.end();
     for (auto it = sessions_.begin(); it != sessions_.end(); ++it)
-      if (it->second.order < oldest->second.order) oldest = it;
-    sessions_.erase(oldest);
-  }
+      if ((!of_author || it->second.author == o.who.name) &&
+          (oldest == sessions_.end() || it->second.order < oldest->second.order))
+        oldest = it;
+    if (oldest != sessions_.end()) sessions_.erase(oldest);
+  };
+  while (std::count_if(sessions_.begin(), sessions_.end(), [&](const auto& kv) {
+           return kv.second.author == o.who.name;
+         }) >= static_cast<std::ptrdiff_t>(std::max<std::size_t>(options_.max_per_author, 1)))
+    drop_oldest(true);
+  while (!sessions_.empty() && sessions_.size() >= options_.max_sessions) drop_oldest(false);
   sessions_[key_of(o.id)] = {o.who.name, o.who.csrf, now + options_.lifetime, ++opened_};
   return std::optional<Opened>{std::move(o)};
 }

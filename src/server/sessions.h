@@ -40,6 +40,8 @@ class SessionBook {
   struct Options {
     std::chrono::seconds lifetime{12 * 3600};
     std::size_t max_sessions = 10'000;  // the oldest goes first beyond this
+    std::size_t max_per_author = 16;    // an author's own oldest goes first beyond this, so
+                                        // that no one can push the others' sessions out
     std::function<Clock::time_point()> now = [] { return Clock::now(); };
   };
   SessionBook(tournament::Store& store, Options options);

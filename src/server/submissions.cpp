@@ -82,14 +82,25 @@ void SubmissionApi::wait_idle() {
   cv_.wait(lock, [&] { return stopping_ || (queue_.empty() && building_ == 0); });
 }
 
+bool SubmissionApi::may_upload_now(const std::string& author) {
+  std::lock_guard lock(mu_);
+  return uploads_this_hour(author) < options_.uploads_per_hour;
+}
+
+std::size_t SubmissionApi::uploads_this_hour(const std::string& author) {
+  auto& times = uploads_[author];
+  const auto now = options_.now();
+  while (!times.empty() && now - times.front() >= std::chrono::hours(1)) times.pop_front();
+  return times.size();
+}
+
 ApiReply SubmissionApi::upload(const Principal& who, std::string_view bytes,
                                const std::string& filename) {
   {
     std::lock_guard lock(mu_);
     auto& times = uploads_[who.name];
     const auto now = options_.now();
-    while (!times.empty() && now - times.front() >= std::chrono::hours(1)) times.pop_front();
-    if (times.size() >= options_.uploads_per_hour)
+    if (uploads_this_hour(who.name) >= options_.uploads_per_hour)
       return api_error(429, fmt::format("at most {} uploads an hour: try again later",
                                         options_.uploads_per_hour));
     times.push_back(now);

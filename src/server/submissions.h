@@ -43,6 +43,9 @@ class SubmissionApi {
 
   // 202 {"bot", "version", "status"}; 400 with the reason (nothing stored); 429 over the rate.
   ApiReply upload(const Principal& who, std::string_view bytes, const std::string& filename);
+  // Whether `author` may upload now (under the hour's cap); counts nothing.
+  bool may_upload_now(const std::string& author);
+
   // The principal's bots (an organizer's: every bot), each version with its status and reason.
   ApiReply bots(const Principal& who);
   // One version: its row and build log. 403 for another author's, 404 for none.
@@ -59,6 +62,7 @@ class SubmissionApi {
   Expected<std::optional<tournament::BotVersion>> find(const std::string& name, std::int64_t v);
   void build_loop();
   void resume_unfinished();
+  std::size_t uploads_this_hour(const std::string& author);  // REQUIRES: mu_ held
 
   tournament::Store& store_;
   Options options_;

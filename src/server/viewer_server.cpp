@@ -50,6 +50,17 @@ constexpr std::chrono::milliseconds kStreamBatch{100};
 constexpr std::chrono::milliseconds kStorePoll{250};
 constexpr std::int64_t kStoreLinesPerRead = 1000;
 
+// "127.0.0.1", "localhost" or "[::1]", with or without a port.
+bool loopback_host(std::string_view host) {
+  for (std::string_view name : {"127.0.0.1", "localhost", "[::1]"})
+    if (host == name || (host.starts_with(name) && host.size() > name.size() &&
+                         host[name.size()] == ':' &&
+                         host.find_first_not_of("0123456789", name.size() + 1) ==
+                             std::string_view::npos))
+      return true;
+  return false;
+}
+
 void reply(httplib::Response& res, const ApiReply& r) {
   res.status = r.status;
   res.set_content(dump(r.body), kJson);
@@ -363,6 +374,11 @@ void ViewerServer::Impl::live_stream(const httplib::Request& req, httplib::Respo
 
 void ViewerServer::Impl::routes() {
   http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    // A page of another site that rebinds its own name to 127.0.0.1 sends its own Host.
+    if (submissions && !loopback_host(req.get_header_value("Host"))) {
+      error(res, 421, "this server answers to 127.0.0.1, localhost or [::1] only");
+      return httplib::Server::HandlerResponse::Handled;
+    }
     if (req.method == "GET" || req.method == "HEAD")
       return httplib::Server::HandlerResponse::Unhandled;
     if (submissions && req.method == "POST") return httplib::Server::HandlerResponse::Unhandled;
@@ -549,10 +565,14 @@ std::string bearer_token(const httplib::Request& req) {
   return h.starts_with("Bearer ") ? h.substr(7) : std::string();
 }
 
-// "POST /api/bots " (or "?...") with a token or a session cookie: the only big body taken.
-bool upload_head(std::string_view head, SessionBook& sessions) {
-  if (!head.starts_with("POST /api/bots ") && !head.starts_with("POST /api/bots?")) return false;
-  httplib::Headers headers;
+// The author of "POST /api/bots " (or "?...") by the same credentials `who` reads (the first
+// Authorization header if it is a bearer token, else the first Cookie header), if they stand and
+// may upload now: the only big body taken.
+std::optional<std::string> upload_head(std::string_view head, SessionBook& sessions,
+                                       SubmissionApi& submissions) {
+  if (!head.starts_with("POST /api/bots ") && !head.starts_with("POST /api/bots?"))
+    return std::nullopt;
+  std::optional<std::string> authorization, cookies;
   std::size_t at = head.find("\r\n");
   while (at != std::string_view::npos && at + 2 < head.size()) {
     const std::size_t end = head.find("\r\n", at + 2);
@@ -562,19 +582,21 @@ bool upload_head(std::string_view head, SessionBook& sessions) {
       std::string name(line.substr(0, colon));
       std::ranges::transform(name, name.begin(), [](unsigned char c) { return std::tolower(c); });
       std::string_view value = line.substr(colon + 1);
-      while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-      if (name == "authorization" && value.starts_with("Bearer ")) {
-        auto p = sessions.bearer(value.substr(7));
-        return p && *p;
-      }
-      if (name == "cookie") {
-        auto p = sessions.find(cookie_value(value, kSessionCookie));
-        return p && *p;
-      }
+      while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+        value.remove_prefix(1);
+      while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+      if (name == "authorization" && !authorization) authorization = std::string(value);
+      if (name == "cookie" && !cookies) cookies = std::string(value);
     }
     at = end;
   }
-  return false;
+  Expected<std::optional<Principal>> p = std::optional<Principal>{};
+  if (authorization && authorization->starts_with("Bearer "))
+    p = sessions.bearer(std::string_view(*authorization).substr(7));
+  else if (cookies)
+    p = sessions.find(cookie_value(*cookies, kSessionCookie));
+  if (!p || !*p || !submissions.may_upload_now((*p)->name)) return std::nullopt;
+  return (*p)->name;
 }
 
 std::string cookie(const std::string& value, std::chrono::seconds max_age) {
@@ -628,16 +650,13 @@ void ViewerServer::Impl::submission_routes() {
     const std::string host = req.get_header_value("Host");
     if (!origin.empty() && origin != "http://" + host && origin != "https://" + host)
       return error(res, 403, "a login from another site: refused");
+    // From a JSON body only: a token in a URL or a form ends up in logs and histories.
     std::string token;
-    if (req.has_param("token")) {
-      token = req.get_param_value("token");
-    } else {
-      try {
-        const Json body = Json::parse(req.body);
-        if (body.is_object() && body.contains("token") && body["token"].is_string())
-          token = body["token"].get<std::string>();
-      } catch (const Json::exception&) {
-      }
+    try {
+      const Json body = Json::parse(req.body);
+      if (body.is_object() && body.contains("token") && body["token"].is_string())
+        token = body["token"].get<std::string>();
+    } catch (const Json::exception&) {
     }
     if (token.empty()) return error(res, 400, "give the token: {\"token\": \"NAME.SECRET\"}");
     auto opened = sessions->open(token);
@@ -707,9 +726,10 @@ ViewerServer::ViewerServer(ServerOptions options, tournament::Store* store, Live
     impl_->sessions = std::make_unique<SessionBook>(*store, book);
     impl_->submissions = std::make_unique<SubmissionApi>(*store, impl_->options.submission);
     SessionBook* sessions = impl_->sessions.get();
+    SubmissionApi* submissions = impl_->submissions.get();
     impl_->options.desk.max_upload = impl_->options.max_upload;
-    impl_->options.desk.big_body = [sessions](std::string_view head) {
-      return upload_head(head, *sessions);
+    impl_->options.desk.big_body = [sessions, submissions](std::string_view head) {
+      return upload_head(head, *sessions, *submissions);
     };
   }
   impl_->routes();

@@ -22,11 +22,13 @@ import urllib.error
 import urllib.request
 import os
 import shutil
+import socket
 import sqlite3
 import stat
 import subprocess
 import sys
 import tempfile
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -196,13 +198,18 @@ class Server:
             return status, h, raw.decode(errors="replace")
 
 
-def tar_gz(files, top="bot"):
-    """A .tar.gz of {path: text} (a str key with "../" makes a crafted archive)."""
+def tar_gz(files, top="bot", links=None):
+    """A .tar.gz of {path: text} (a str key with "../" makes a crafted archive); `links` maps
+    paths to symlink targets."""
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w:gz") as t:
         for path, text in files.items():
-            data = text.encode()
             info = tarfile.TarInfo(f"{top}/{path}" if top else path)
+            if links and path in links:
+                info.type, info.linkname = tarfile.SYMTYPE, links[path]
+                t.addfile(info)
+                continue
+            data = text.encode()
             info.size = len(data)
             info.mode = 0o755 if path.endswith(".py") else 0o644
             t.addfile(info, io.BytesIO(data))
@@ -244,7 +251,7 @@ def web(work, store, db):
         r = arbiter("author", "add", name, "--role", role, "--store", store)
         tokens[name] = r.stdout.strip().rsplit(" ", 1)[-1]
     arbiter("author", "revoke", "gone", "--store", store)
-    srv = Server(store, "--uploads-per-hour", "6")
+    srv = Server(store, "--uploads-per-hour", "8")
     try:
         web_checks(srv, tokens, db)
     finally:
@@ -332,21 +339,134 @@ def web_checks(srv, tokens, db):
     crafted = tar_gz({"arbiter-bot.toml": 'name = "evil"\ngame = "battleship"\nrun = ["x"]\n',
                       "../../escape.py": "print(1)"}, top="")
     expect("a crafted archive", srv.call("POST", "/api/bots", crafted, bearer(wa)), 400)
+    chained = tar_gz({"arbiter-bot.toml": 'name = "chain"\ngame = "battleship"\nrun = ["x"]\n',
+                      "d/x": None, "d/y": None}, top="", links={"d/x": ".",
+                                                             "d/y": "x/x/x/../../../../etc/passwd"})
+    expect("a link through a link", srv.call("POST", "/api/bots", chained, bearer(wa)), 400)
+    other_game = tar_gz({"arbiter-bot.toml": 'name = "wabot"\ngame = "q"\nrun = ["python3", "bot.py"]\n',
+                         "bot.py": "x" * 5000})
+    expect("a version of another game", srv.call("POST", "/api/bots", other_game, bearer(wa)), 400)
+    expect("a name one case away from another's",
+           srv.call("POST", "/api/bots", kit_archive("WAbot"), bearer(wb)), 400)
     if blobs(db) != stored:
         problems.append("a refused archive stored files")
+    expect("a request to another host name (DNS rebinding)",
+           srv.call("GET", "/api/me", headers={**bearer(wa), "Host": "evil.example"}), 421)
+    # Logins of one author push out only that author's oldest sessions.
+    for _ in range(40):
+        srv.call("POST", "/api/login", json.dumps({"token": wb}).encode(),
+                 {"Content-Type": "application/json"})
+    expect("wa's session after wb logged in 40 times", srv.call("GET", "/api/me", headers=cookie), 200)
     for path in ("/api/bots/..%2F..%2Fetc/versions/1", "/api/bots/wabot/versions/..%2F1",
                  "/api/bots/wa%00bot/versions/1"):
         expect(f"GET {path}", srv.call("GET", path, headers=bearer(wa)), 404)
-    # The rate: six uploads an hour (three made by wa so far, refused ones count).
+    # The rate: eight uploads an hour (five made by wa so far, refused ones count).
     codes = [srv.call("POST", "/api/bots", b"x", bearer(wa))[0] for _ in range(4)]
-    if codes[-1] != 429:
-        problems.append(f"the seventh upload of the hour: {codes}")
+    if codes != [400, 400, 400, 429]:
+        problems.append(f"the sixth to ninth uploads of the hour: {codes}")
+    big = kit_archive("wabot") + b"\0" * (100 << 10)
+    expect("a big upload over the hour's cap (refused before its body)",
+           srv.call("POST", "/api/bots", big, bearer(wa)), 413)
+    # 200 connections that trickle their heads while an author uploads: the upload goes through.
+    slow = []
+    for _ in range(200):
+        try:
+            c = socket.create_connection(("127.0.0.1", int(srv.base.rsplit(":", 1)[1])), timeout=5)
+            c.sendall(b"POST /api/bots HTTP/1.1\r\nHost: x\r\n")
+            slow.append(c)
+        except OSError:
+            break
+    started = time.monotonic()
+    body, form = multipart("archive", "wbbot2.tar.gz", kit_archive("wbbot"))
+    under_siege = srv.call("POST", "/api/bots", body, {**bearer(wb), **form})
+    took = time.monotonic() - started
+    for c in slow:
+        c.close()
+    if len(slow) < 200 or under_siege[0] != 202:
+        problems.append(f"an upload beside {len(slow)} slow connections: {under_siege[0]} "
+                        f"{str(under_siege[2])[:200]}")
+    # The same from slow connections that keep coming back (all from 127.0.0.1, as through an
+    # SSH tunnel), against an upload that itself arrives slowly: it is never dropped for them.
+    port = int(srv.base.rsplit(":", 1)[1])
+    stop = threading.Event()
+
+    def slowloris():
+        while not stop.is_set():
+            held = []
+            for _ in range(70):
+                try:
+                    c = socket.create_connection(("127.0.0.1", port), timeout=5)
+                    c.sendall(b"GET / HTTP/1.1\r\n")
+                    held.append(c)
+                except OSError:
+                    pass
+            for _ in range(20):
+                if stop.is_set():
+                    break
+                for c in held:
+                    try:
+                        c.sendall(b"X")
+                    except OSError:
+                        pass
+                time.sleep(0.05)
+            for c in held:
+                c.close()
+
+    siege = threading.Thread(target=slowloris)
+    siege.start()
+    time.sleep(0.5)
+    body, form = multipart("archive", "wbbot3.tar.gz", kit_archive("wbbot") + b"\0" * (2 << 20))
+    head = (f"POST /api/bots HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {wb}\r\n"
+            f"Content-Type: {form['Content-Type']}\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+    answer = b""
+    try:
+        up = socket.create_connection(("127.0.0.1", port), timeout=30)
+        up.sendall(head)
+        for at in range(0, len(body), 100 << 10):
+            up.sendall(body[at:at + (100 << 10)])
+            time.sleep(0.2)
+        while True:
+            got = up.recv(65536)
+            if not got:
+                break
+            answer += got
+        up.close()
+    except OSError as e:
+        answer += f" ({e})".encode()
+    stop.set()
+    siege.join()
+    if not answer.startswith(b"HTTP/1.1 202"):
+        problems.append(f"a slow upload beside returning slow connections: {answer[:200]!r}")
+    # A store that is busy (another process holds its write lock) while an upload waits on it:
+    # a head the gate must check waits on its own thread, and the rest is served meanwhile.
+    locker = sqlite3.connect(db, isolation_level=None, timeout=1)
+    locker.execute("BEGIN IMMEDIATE")
+    waiting = threading.Thread(target=lambda: srv.call("POST", "/api/bots", kit_archive("wbbot"),
+                                                       {**bearer(wb), "Content-Type": "application/gzip"}))
+    waiting.start()
+    time.sleep(0.5)
+    probe = socket.create_connection(("127.0.0.1", port), timeout=5)
+    probe.sendall(f"POST /api/bots HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wa.{'0' * 64}\r\n"
+                  f"Content-Length: 100000\r\n\r\n".encode())
+    time.sleep(0.3)
+    started = time.monotonic()
+    static = srv.call("GET", "/index.html")
+    busy_static = time.monotonic() - started
+    locker.execute("ROLLBACK")
+    locker.close()
+    waiting.join()
+    probe.close()
+    if static[0] != 200 or busy_static > 2:
+        problems.append(f"a static page while the store was locked: {static[0]} in {busy_static:.1f} s")
     expect("logout without the CSRF token", srv.call("POST", "/api/logout", b"", cookie), 403)
     expect("logout", srv.call("POST", "/api/logout", b"", {**cookie, "X-CSRF-Token": csrf}), 200)
     expect("the session after logout", srv.call("GET", "/api/me", headers=cookie), 401)
     TALLY.report("serve --submissions over HTTP, attacked", problems,
                  "401 forged/revoked, 403 CSRF/origin/another's, 413 unauthenticated body, "
-                 "400 crafted, 404 traversal, 429 rate; uploads built and checked")
+                 f"400 crafted, 404 traversal, 429 rate; uploads built and checked; an upload "
+                 f"beside 200 slow connections in {took * 1000:.0f} ms; a slow upload beside "
+                 f"returning slow connections; a static page in {busy_static * 1000:.0f} ms while "
+                 f"the store was locked")
 
 
 def main():
