@@ -212,7 +212,8 @@ class TreeBuilder {
     // text seems to stay in.
     std::vector<std::string> at;
     for (std::string dir = parent_of(path); !dir.empty(); dir = parent_of(dir))
-      at.insert(at.begin(), dir.substr(dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/') + 1));
+      at.insert(at.begin(),
+                dir.substr(dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/') + 1));
     std::size_t start = 0;
     while (start <= target.size()) {
       const std::size_t end = std::min(target.find('/', start), target.size());

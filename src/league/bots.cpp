@@ -170,16 +170,17 @@ Expected<StagedBot> stage_bot(Store& store, BotFiles files, const std::string& l
     // "Alice" beside "alice" reads as the same bot on a leaderboard.
     if (v.name != manifest.name && lower_ascii(v.name) == lower_ascii(manifest.name) &&
         v.author != options.author)
-      return fail(fmt::format("the bot name {} is too close to {}, another's: give yours another "
-                              "name",
-                              manifest.name, v.name));
+      return fail(
+          fmt::format("the bot name {} is too close to {}, another's: give yours another "
+                      "name",
+                      manifest.name, v.name));
   }
   if (last != nullptr) {
     if (last->game != manifest.game)
       return fail(fmt::format("the bot {} plays {}, not {}: give the new one another name",
                               manifest.name, last->game, manifest.game));
-    if (auto refused = tournament::ownership_refusal(manifest.name, last->version + 1,
-                                                     last->author, options.author))
+    if (auto refused = tournament::ownership_refusal(manifest.name, last->version + 1, last->author,
+                                                     options.author))
       return fail(*refused);
   }
   auto packed = pack_checked(files.tree);

@@ -195,9 +195,9 @@ RequestDesk::Step RequestDesk::begin_body(Pending& p, std::size_t head_end, std:
   p.body_at = head_end;
   p.length = length;
   // A body has its own time, by its size.
-  p.until = Clock::now() + rules_.head_wait +
-            std::chrono::milliseconds(length * 1000 /
-                                      std::max<std::size_t>(rules_.min_body_rate, 1));
+  p.until =
+      Clock::now() + rules_.head_wait +
+      std::chrono::milliseconds(length * 1000 / std::max<std::size_t>(rules_.min_body_rate, 1));
   const std::string_view head(p.bytes.data(), head_end - 2);
   if (length > 0 && lower(header(head, "expect")) == "100-continue") {
     send_now(p.fd, "HTTP/1.1 100 Continue\r\n\r\n");
@@ -248,16 +248,15 @@ void RequestDesk::take_verdicts(std::vector<bool>& gone) {
     verdicts.swap(verdicts_);
   }
   for (auto& [serial, who] : verdicts) {
-    const auto it = std::find_if(pending_.begin(), pending_.end(), [serial = serial](const Pending& p) {
-      return p.serial == serial && p.gating;
-    });
+    const auto it = std::find_if(
+        pending_.begin(), pending_.end(),
+        [serial = serial](const Pending& p) { return p.serial == serial && p.gating; });
     if (it == pending_.end()) continue;  // it timed out or went meanwhile
     Pending& p = *it;
     const std::size_t i = static_cast<std::size_t>(it - pending_.begin());
     p.gating = false;
-    const bool busy = who && std::any_of(pending_.begin(), pending_.end(), [&](const Pending& q) {
-                        return q.vouched_for == *who;
-                      });
+    const bool busy = who && std::any_of(pending_.begin(), pending_.end(),
+                                         [&](const Pending& q) { return q.vouched_for == *who; });
     if (!who || busy) {
       answer_and_close(p.fd, who ? 503 : 413,
                        who ? "one upload at a time: yours is still arriving"
@@ -385,7 +384,8 @@ void RequestDesk::run() {
         if (p.gating)
           answer_and_close(p.fd, 503, "no answer in time on who sent this upload: try again");
         else
-          answer_and_close(p.fd, 408, "the request did not arrive in time (send it whole, at once)");
+          answer_and_close(p.fd, 408,
+                           "the request did not arrive in time (send it whole, at once)");
         gone[i] = true;
       }
     }

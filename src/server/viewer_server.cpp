@@ -53,10 +53,9 @@ constexpr std::int64_t kStoreLinesPerRead = 1000;
 // "127.0.0.1", "localhost" or "[::1]", with or without a port.
 bool loopback_host(std::string_view host) {
   for (std::string_view name : {"127.0.0.1", "localhost", "[::1]"})
-    if (host == name || (host.starts_with(name) && host.size() > name.size() &&
-                         host[name.size()] == ':' &&
-                         host.find_first_not_of("0123456789", name.size() + 1) ==
-                             std::string_view::npos))
+    if (host == name ||
+        (host.starts_with(name) && host.size() > name.size() && host[name.size()] == ':' &&
+         host.find_first_not_of("0123456789", name.size() + 1) == std::string_view::npos))
       return true;
   return false;
 }
@@ -584,7 +583,8 @@ std::optional<std::string> upload_head(std::string_view head, SessionBook& sessi
       std::string_view value = line.substr(colon + 1);
       while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
         value.remove_prefix(1);
-      while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+      while (!value.empty() && (value.back() == ' ' || value.back() == '\t'))
+        value.remove_suffix(1);
       if (name == "authorization" && !authorization) authorization = std::string(value);
       if (name == "cookie" && !cookies) cookies = std::string(value);
     }
