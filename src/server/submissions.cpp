@@ -140,6 +140,29 @@ ApiReply SubmissionApi::bots(const Principal& who) {
   return {200, Json{{"author", who.name}, {"role", who.role}, {"versions", list}}};
 }
 
+Expected<std::vector<std::string>> SubmissionApi::changes(
+    const Principal& who, std::map<std::string, std::string>& seen) {
+  auto all = store_.bot_versions();
+  if (!all) return std::unexpected(all.error());
+  const bool first = seen.empty();
+  std::vector<std::string> lines;
+  for (const auto& v : *all) {
+    if (!may_see(who, v)) continue;
+    const std::string key = fmt::format("{}@{}", v.name, v.version);
+    const std::string now = v.status + "|" + v.reason;
+    auto [it, fresh] = seen.try_emplace(key, now);
+    if (!fresh && it->second == now) continue;
+    it->second = now;
+    if (!first)
+      lines.push_back(dump(Json{{"bot", v.name},
+                                {"version", v.version},
+                                {"status", v.status},
+                                {"reason", v.reason}}));
+  }
+  if (first && seen.empty()) seen[""] = "";  // filled, though there was nothing to see yet
+  return lines;
+}
+
 ApiReply SubmissionApi::version(const Principal& who, const std::string& name, std::int64_t v) {
   auto found = find(name, v);
   if (!found) return store_failed(found.error());

@@ -55,6 +55,12 @@ class SubmissionApi {
   ApiReply set_active(const Principal& who, const std::string& name, std::int64_t version,
                       bool active);
 
+  // What changed for `who` since `seen` (bot@version -> "status|reason"; updated): one JSON
+  // line per version whose status or reason differs, {"bot", "version", "status", "reason"}.
+  // The first call (an empty `seen`) only fills it. Errors: the store failed.
+  Expected<std::vector<std::string>> changes(const Principal& who,
+                                             std::map<std::string, std::string>& seen);
+
   // Blocks until no build is queued or under way (tests).
   void wait_idle();
 

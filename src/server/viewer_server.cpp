@@ -49,6 +49,8 @@ constexpr std::chrono::milliseconds kStreamBatch{100};
 // (the worker writes them every 250 ms: tournament/live_feed.h).
 constexpr std::chrono::milliseconds kStorePoll{250};
 constexpr std::int64_t kStoreLinesPerRead = 1000;
+// How often an author's event stream looks for changed versions in the store.
+constexpr std::chrono::milliseconds kEventPoll{300};
 
 // "127.0.0.1", "localhost" or "[::1]", with or without a port.
 bool loopback_host(std::string_view host) {
@@ -690,6 +692,37 @@ void ViewerServer::Impl::submission_routes() {
       return reply(res, submissions->upload(*p, file.content, file.filename));
     }
     reply(res, submissions->upload(*p, req.body, req.get_param_value("filename")));
+  });
+  // The author's page follows its versions here: a line each time one's status changes.
+  http.Get("/api/my/events", [this](const httplib::Request& req, httplib::Response& res) {
+    auto p = who(req, res);
+    if (!p) return;
+    const std::string bearer = bearer_token(req);
+    const std::string session = cookie_value(req.get_header_value("Cookie"), kSessionCookie);
+    auto seen = std::make_shared<std::map<std::string, std::string>>();
+    if (auto first = submissions->changes(*p, *seen); !first)
+      return reply(res, store_failed(first.error()));
+    live_stream(req, res,
+                [this, who = *p, seen, bearer, session](std::size_t,
+                                                        std::chrono::milliseconds wait) {
+                  LiveMatch::Chunk chunk;
+                  const auto until = std::chrono::steady_clock::now() + wait;
+                  while (!stopping) {
+                    // A revoked author, or an ended session, hears no more.
+                    auto still = bearer.empty() ? sessions->find(session) : sessions->bearer(bearer);
+                    if (still && !*still) {
+                      chunk.finished = true;
+                      return chunk;
+                    }
+                    if (auto lines = submissions->changes(who, *seen); lines && !lines->empty()) {
+                      chunk.lines = std::move(*lines);
+                      return chunk;
+                    }
+                    if (std::chrono::steady_clock::now() >= until) return chunk;
+                    std::this_thread::sleep_for(kEventPoll);
+                  }
+                  return chunk;
+                });
   });
   http.Get("/api/my/bots", [this](const httplib::Request& req, httplib::Response& res) {
     if (auto p = who(req, res)) reply(res, submissions->bots(*p));

@@ -306,6 +306,27 @@ def web_checks(srv, tokens, db):
     if v.get("status") != "active":
         problems.append(f"wabot@1 ended {v.get('status')}: {v.get('reason')}")
 
+    # The event stream tells a version's changes as they happen, to its author only.
+    heard = {"wb": [], "wa": []}
+
+    def listen(name, token):
+        req = urllib.request.Request(srv.base + "/api/my/events", headers=bearer(token))
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                end = time.monotonic() + 25
+                while time.monotonic() < end:
+                    line = r.readline().decode()
+                    if line.startswith("data: "):
+                        heard[name].append(json.loads(line[6:]))
+                        if heard[name][-1]["status"] == "build-failed":
+                            return
+        except (OSError, ValueError):
+            pass
+
+    listeners = [threading.Thread(target=listen, args=(n, tokens[n]), daemon=True) for n in ("wb", "wa")]
+    for t in listeners:
+        t.start()
+    time.sleep(0.5)
     # A build that fails: its log says why; by form, with a bearer token (curl -F).
     body, form = multipart("archive", "wbbot.tar.gz",
                            kit_archive("wbbot", ["sh", "-c", "echo the build broke >&2; exit 3"]))
@@ -313,6 +334,12 @@ def web_checks(srv, tokens, db):
     status, v = wait_status(srv, wb, "wbbot", 1)
     if v.get("status") != "build-failed" or "the build broke" not in (v.get("build_log") or ""):
         problems.append(f"the failing build: {v.get('status')} {str(v.get('build_log'))[:200]!r}")
+    listeners[0].join()
+    statuses = [(e["bot"], e["status"]) for e in heard["wb"]]
+    if statuses[-1:] != [("wbbot", "build-failed")]:
+        problems.append(f"wb's event stream said {statuses}")
+    if any(e["bot"] == "wbbot" for e in heard["wa"]):
+        problems.append(f"wa's event stream told of wb's bot: {heard['wa']}")
 
     # Another author's versions, by every route.
     expect("wb reading wa's version", srv.call("GET", "/api/bots/wabot/versions/1", headers=bearer(wb)), 403)

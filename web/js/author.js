@@ -1,5 +1,5 @@
-// An author's page: their versions (an organizer's: every bot's), refreshed every two seconds
-// while any is building or checking; an upload form; a version's build log; retire and bring
+// An author's page: their versions (an organizer's: every bot's), redrawn when the server's
+// event stream says one changed; an upload form; a version's build log; retire and bring
 // back. Every POST carries the session's CSRF token (GET /api/me gives it).
 import { h, getJson, showError, crumbs } from "./ui.js";
 
@@ -94,10 +94,15 @@ async function main() {
     }
     await refresh().catch((err) => showError(document.querySelector("main"), err));
   });
+  // The server says when a version's status changes; a slow poll is only the fallback for a
+  // stream cut off (a restart logs everyone out: the next refresh goes to the login page).
+  const events = new EventSource("api/my/events");
+  events.onmessage = () => refresh().catch((err) => showError(document.querySelector("main"), err));
+  events.addEventListener("end", () => events.close());
   const tick = async () => {
     try { await refresh(); } catch (err) { showError(document.querySelector("main"), err); }
     document.body.dataset.ready = "1";
-    setTimeout(tick, 2000);
+    setTimeout(tick, 15000);
   };
   tick();
 }
