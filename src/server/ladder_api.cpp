@@ -101,7 +101,8 @@ ApiReply LadderApi::ladder(std::int64_t id) {
   return {200, out};
 }
 
-ApiReply LadderApi::entrant(std::int64_t id, std::int64_t entrant) {
+ApiReply LadderApi::entrant(std::int64_t id, std::int64_t entrant, const std::string& reader,
+                            bool organizer) {
   auto got = ladder_spec(store_, id);
   if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;
   const TournamentSpec& spec = std::get<TournamentSpec>(got);
@@ -127,16 +128,20 @@ ApiReply LadderApi::entrant(std::int64_t id, std::int64_t entrant) {
   }
   // The bot's versions, every one of them with its build state (a house anchor has none).
   Json versions = Json::array();
+  bool mine = false;  // the reader's own bot
   if (auto ref = parse_stored_bot(player.bot); ref) {
     auto all = store_.bot_versions(ref->name);
     if (!all) return store_failed(all.error());
-    for (const auto& v : *all)
+    for (const auto& v : *all) {
+      mine = mine || (!reader.empty() && v.author == reader);
       versions.push_back({{"version", v.version},
                           {"status", v.status},
                           {"reason", v.reason},
                           {"created", v.created},
                           {"this", fmt::format("{}@{}", v.name, v.version) == ref->text()}});
+    }
   }
+  const bool stderr_shown = show_stderr_ || organizer || mine;
   auto history = store_.rating_history(id, entrant);
   if (!history) return store_failed(history.error());
   Json points = Json::array();
@@ -171,7 +176,7 @@ ApiReply LadderApi::entrant(std::int64_t id, std::int64_t entrant) {
     if (auto finish = tournament::match_finish(r.spec, r.result))
       row["place"] = (*finish)[static_cast<std::size_t>(seat_index)].place;
     recent.push_back(std::move(row));
-    if (show_stderr_ && !hidden) {
+    if (stderr_shown && !hidden) {
       auto tails = store_.stderr_tails(r.job);
       if (!tails) return store_failed(tails.error());
       if (*tails && (*tails)->is_array())
@@ -189,7 +194,7 @@ ApiReply LadderApi::entrant(std::int64_t id, std::int64_t entrant) {
            {"recent", recent},
            {"ejections", ejected_for},
            {"ejections_over", rows->size()}};
-  if (show_stderr_) out["stderr"] = stderr_tails;
+  if (stderr_shown) out["stderr"] = stderr_tails;
   return {200, out};
 }
 

@@ -33,7 +33,10 @@ class LadderApi {
   // games}, "versions": [...], "history": [{match, mu, sigma, games, place}], "recent": [match
   // rows, newest first], "ejections": {reason: count}, "ejections_over": matches counted,
   // "stderr": [{match, bytes, tail}] or absent}.
-  ApiReply entrant(std::int64_t id, std::int64_t entrant);
+  // The stderr tails are also there for `reader`, the logged-in author of the entrant's stored
+  // bot, and for an organizer (submissions.h), whatever `show_stderr`.
+  ApiReply entrant(std::int64_t id, std::int64_t entrant, const std::string& reader = {},
+                   bool organizer = false);
   // Two entrants' meetings: {"a", "b", "meetings", "a_points", "b_points", "wins", "draws",
   // "losses" (a's), "matches": [match rows, newest first]}.
   ApiReply head_to_head(std::int64_t id, std::int64_t a, std::int64_t b);

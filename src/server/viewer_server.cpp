@@ -478,8 +478,13 @@ void ViewerServer::Impl::routes() {
   });
   http.Get("/api/ladders/" + id + "/entrants/" + id,
            [=, this](const httplib::Request& req, httplib::Response& res) {
-             if (need_store(res))
-               reply(res, ladders->entrant(id_of(req.matches[1]), id_of(req.matches[2])));
+             if (!need_store(res)) return;
+             // Logged in, an author reads their own bot's stderr here (an organizer, any).
+             std::optional<Principal> reader;
+             if (sessions) reader = who(req, res, /*required=*/false);
+             reply(res, ladders->entrant(id_of(req.matches[1]), id_of(req.matches[2]),
+                                         reader ? reader->name : std::string(),
+                                         reader && reader->organizer()));
            });
   http.Get("/api/ladders/" + id + "/head-to-head",
            [=, this](const httplib::Request& req, httplib::Response& res) {

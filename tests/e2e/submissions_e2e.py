@@ -216,8 +216,10 @@ def tar_gz(files, top="bot", links=None):
     return out.getvalue()
 
 
-def kit_archive(name, build=None):
+def kit_archive(name, build=None, noise=None):
     bot = open(os.path.join(ROOT, "bots", "kits", "python", "battleship", "bot.py")).read()
+    if noise:  # a line on stderr as it starts: only its author may read it
+        bot = bot.replace("import sys\n", f"import sys\nsys.stderr.write({noise!r} + '\\n')\n", 1)
     manifest = f'name = "{name}"\ngame = "battleship"\nrun = ["python3", "bot.py"]\n'
     if build:
         manifest += "build = " + json.dumps(build) + "\n"
@@ -253,12 +255,12 @@ def web(work, store, db):
     arbiter("author", "revoke", "gone", "--store", store)
     srv = Server(store, "--uploads-per-hour", "8")
     try:
-        web_checks(srv, tokens, db)
+        web_checks(srv, tokens, db, store)
     finally:
         srv.stop()
 
 
-def web_checks(srv, tokens, db):
+def web_checks(srv, tokens, db, store):
     problems = []
 
     def expect(what, got, status):
@@ -290,7 +292,7 @@ def web_checks(srv, tokens, db):
             problems.append(f"the session cookie lacks {attr}: {set_cookie!r}")
     cookie = {"Cookie": set_cookie.split(";")[0]}
     csrf = me.get("csrf", "") if isinstance(me, dict) else ""
-    body, form = multipart("archive", "wabot.tar.gz", kit_archive("wabot"))
+    body, form = multipart("archive", "wabot.tar.gz", kit_archive("wabot", noise="wa's own debug line"))
     expect("an upload by cookie without the CSRF token",
            srv.call("POST", "/api/bots", body, {**cookie, **form}), 403)
     expect("an upload by cookie from another site",
@@ -485,6 +487,25 @@ def web_checks(srv, tokens, db):
     probe.close()
     if static[0] != 200 or busy_static > 2:
         problems.append(f"a static page while the store was locked: {static[0]} in {busy_static:.1f} s")
+    # A ladder plays wa's bot: its stderr is wa's (and the organizer's) to read, nobody else's.
+    arbiter("ladder", "create", "cup", "-g", "battleship", "--anchor", "h:hunt", "--store", store)
+    ran = arbiter("ladder", "run", "cup", "--workers", "2", "--until-rated", "40", "-q", "--store", store)
+    if ran.returncode != 0:
+        problems.append(f"ladder run: {ran.stderr[-300:]}")
+    board = srv.call("GET", "/api/ladders/1")[2]
+    mine = next((r for r in board.get("rows", []) if r["name"] == "wabotv1"), None)
+    if not mine:
+        problems.append(f"wabot is not on the ladder: {board}")
+    else:
+        page = f"/api/ladders/1/entrants/{mine['entrant']}"
+        for label, headers, shown in (("wa", bearer(wa), True), ("the organizer", bearer(tokens["boss"]), True),
+                                      ("wb", bearer(wb), False), ("a stranger", {}, False)):
+            got = srv.call("GET", page, headers=headers)[2]
+            tails = " ".join(t.get("tail") or "" for t in got.get("stderr", []))
+            if shown and "wa's own debug line" not in tails:
+                problems.append(f"{label} does not see wa's stderr on its entrant page: {got.get('stderr')}")
+            if not shown and ("stderr" in got or "wa's own debug line" in json.dumps(got)):
+                problems.append(f"{label} sees wa's stderr")
     expect("logout without the CSRF token", srv.call("POST", "/api/logout", b"", cookie), 403)
     expect("logout", srv.call("POST", "/api/logout", b"", {**cookie, "X-CSRF-Token": csrf}), 200)
     expect("the session after logout", srv.call("GET", "/api/me", headers=cookie), 401)
