@@ -198,6 +198,17 @@ ApiReply LadderApi::entrant(std::int64_t id, std::int64_t entrant, const std::st
   return {200, out};
 }
 
+ApiReply LadderApi::set_state(std::int64_t id, const std::string& from, const std::string& to) {
+  auto got = ladder_spec(store_, id);
+  if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;
+  auto now = store_.ladder_state(id);
+  if (!now) return store_failed(now.error());
+  if (now->state != from)
+    return api_error(409, fmt::format("ladder {} is {}, not {}", id, now->state, from));
+  if (auto ok = store_.set_ladder_state(id, to); !ok) return store_failed(ok.error());
+  return {200, Json{{"ladder", id}, {"state", to}}};
+}
+
 ApiReply LadderApi::head_to_head(std::int64_t id, std::int64_t a, std::int64_t b) {
   auto got = ladder_spec(store_, id);
   if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;

@@ -39,6 +39,10 @@ class LadderApi {
                    bool organizer = false);
   // Two entrants' meetings: {"a", "b", "meetings", "a_points", "b_points", "wins", "draws",
   // "losses" (a's), "matches": [match rows, newest first]}.
+  // The organizer's pause (from running) and resume (from paused): 409 from any other state,
+  // 404 for no ladder. The one write of this class (submissions.h checks who asks).
+  ApiReply set_state(std::int64_t id, const std::string& from, const std::string& to);
+
   ApiReply head_to_head(std::int64_t id, std::int64_t a, std::int64_t b);
 
   static constexpr std::size_t kRecent = 20;          // matches listed on an entrant's page

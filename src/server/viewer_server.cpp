@@ -20,6 +20,7 @@
 #include "server/ladder_api.h"
 #include "server/request_desk.h"
 #include "tournament/log_codec.h"
+#include "tournament/standings.h"
 
 #ifndef ARBITER_WEB_DIR
 #define ARBITER_WEB_DIR "web"
@@ -745,6 +746,39 @@ void ViewerServer::Impl::submission_routes() {
                 reply(res,
                       submissions->set_active(*p, req.matches[1], id_of(req.matches[2]), active));
               });
+  // The organizer's console: pause and resume ladders, export a tournament's results.
+  auto organizer = [this](const httplib::Request& req, httplib::Response& res,
+                          bool write) -> std::optional<Principal> {
+    auto p = who(req, res);
+    if (!p || (write && !same_origin_write(req, res, *p))) return std::nullopt;
+    if (!p->organizer()) {
+      error(res, 403, "for organizers only");
+      return std::nullopt;
+    }
+    return p;
+  };
+  for (const auto& [verb, from, to] : {std::tuple{"pause", "running", "paused"},
+                                       std::tuple{"resume", "paused", "running"}})
+    http.Post("/api/ladders/" + id + "/" + verb,
+              [this, organizer, from, to](const httplib::Request& req, httplib::Response& res) {
+                if (organizer(req, res, true))
+                  reply(res, ladders->set_state(id_of(req.matches[1]), from, to));
+              });
+  http.Get("/api/tournaments/" + id + "/export.csv",
+           [this, organizer](const httplib::Request& req, httplib::Response& res) {
+             if (!organizer(req, res, false)) return;
+             const auto t = id_of(req.matches[1]);
+             auto record = store->find_tournament(t);
+             if (!record) return reply(res, store_failed(record.error()));
+             if (!*record) return error(res, 404, fmt::format("no tournament {}", t));
+             auto spec = tournament::decode_spec((*record)->spec);
+             if (!spec) return error(res, 503, "its stored spec cannot be read: " + spec.error().message);
+             auto rows = store->results(t);
+             if (!rows) return reply(res, store_failed(rows.error()));
+             res.set_header("Content-Disposition",
+                            fmt::format("attachment; filename=\"tournament{}-matches.csv\"", t));
+             res.set_content(tournament::matches_csv(*spec, *rows), "text/csv; charset=utf-8");
+           });
   http.Post(R"(/.*)", [](const httplib::Request& req, httplib::Response& res) {
     error(res, 404, fmt::format("no such API route: POST {}", printable_line(req.path)));
   });

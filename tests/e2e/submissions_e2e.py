@@ -506,6 +506,21 @@ def web_checks(srv, tokens, db, store):
                 problems.append(f"{label} does not see wa's stderr on its entrant page: {got.get('stderr')}")
             if not shown and ("stderr" in got or "wa's own debug line" in json.dumps(got)):
                 problems.append(f"{label} sees wa's stderr")
+    # The organizer's console; an author is refused it.
+    boss = bearer(tokens["boss"])
+    expect("an author pausing the ladder", srv.call("POST", "/api/ladders/1/pause", b"", bearer(wa)), 403)
+    expect("the organizer pausing the ladder", srv.call("POST", "/api/ladders/1/pause", b"", boss), 200)
+    expect("pausing it twice", srv.call("POST", "/api/ladders/1/pause", b"", boss), 409)
+    state = arbiter("ladder", "status", "cup", "--store", store).stdout
+    if "paused" not in state:
+        problems.append(f"ladder status after the pause: {state[:200]!r}")
+    expect("the organizer resuming it", srv.call("POST", "/api/ladders/1/resume", b"", boss), 200)
+    expect("pausing a ladder that is not there", srv.call("POST", "/api/ladders/99/pause", b"", boss), 404)
+    expect("an author's export", srv.call("GET", "/api/tournaments/1/export.csv", headers=bearer(wa)), 403)
+    csv_text = expect("the organizer's export", srv.call("GET", "/api/tournaments/1/export.csv",
+                                                         headers=boss), 200)[2]
+    if not isinstance(csv_text, str) or len(csv_text.strip().splitlines()) < 41:
+        problems.append(f"the export has {len(str(csv_text).splitlines())} lines for 40+ matches")
     expect("logout without the CSRF token", srv.call("POST", "/api/logout", b"", cookie), 403)
     expect("logout", srv.call("POST", "/api/logout", b"", {**cookie, "X-CSRF-Token": csrf}), 200)
     expect("the session after logout", srv.call("GET", "/api/me", headers=cookie), 401)
