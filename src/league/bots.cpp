@@ -19,11 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string lower_ascii(std::string s) {
-  for (char& c : s)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return s;
-}
+
 using tournament::BotVersion;
 using tournament::Store;
 
@@ -167,8 +163,9 @@ Expected<StagedBot> stage_bot(Store& store, BotFiles files, const std::string& l
   const tournament::BotVersion* last = nullptr;
   for (const auto& v : *all) {
     if (v.name == manifest.name) last = &v;
-    // "Alice" beside "alice" reads as the same bot on a leaderboard.
-    if (v.name != manifest.name && lower_ascii(v.name) == lower_ascii(manifest.name) &&
+    // "Alice" or "aIice" beside "alice" reads as the same bot on a leaderboard.
+    if (v.name != manifest.name &&
+        tournament::name_as_it_reads(v.name) == tournament::name_as_it_reads(manifest.name) &&
         v.author != options.author)
       return fail(
           fmt::format("the bot name {} is too close to {}, another's: give yours another "

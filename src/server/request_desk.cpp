@@ -161,10 +161,9 @@ RequestDesk::Step RequestDesk::read_some(Pending& p) {
                                        std::max(rules_.max_body, rules_.max_upload)));
           return Step::answered;
         }
-        const auto big = std::count_if(pending_.begin(), pending_.end(), [](const Pending& q) {
-          return q.gating || !q.vouched_for.empty();
-        });
-        if (static_cast<std::size_t>(big) >= rules_.max_uploads) {
+        const auto gating = std::count_if(pending_.begin(), pending_.end(),
+                                          [](const Pending& q) { return q.gating; });
+        if (static_cast<std::size_t>(gating) >= rules_.max_gating) {
           answer_and_close(p.fd, 503, "too many uploads at once: try again in a moment");
           return Step::answered;
         }
@@ -226,15 +225,15 @@ void RequestDesk::gate_loop() {
       job = std::move(gate_jobs_.front());
       gate_jobs_.pop_front();
     }
-    std::optional<std::string> who;
+    Verdict verdict;
     try {
-      who = rules_.big_body(job.head);
+      verdict = rules_.big_body(job.head);
     } catch (...) {
-      who.reset();
+      verdict = {std::nullopt, 503, "the upload could not be checked: try again"};
     }
     {
       std::lock_guard lock(gate_mu_);
-      verdicts_[job.serial] = std::move(who);
+      verdicts_[job.serial] = std::move(verdict);
     }
     const std::uint64_t one = 1;
     [[maybe_unused]] ssize_t n = ::write(wake_fd_, &one, sizeof one);
@@ -242,12 +241,12 @@ void RequestDesk::gate_loop() {
 }
 
 void RequestDesk::take_verdicts(std::vector<bool>& gone) {
-  std::map<std::uint64_t, std::optional<std::string>> verdicts;
+  std::map<std::uint64_t, Verdict> verdicts;
   {
     std::lock_guard lock(gate_mu_);
     verdicts.swap(verdicts_);
   }
-  for (auto& [serial, who] : verdicts) {
+  for (auto& [serial, verdict] : verdicts) {
     const auto it = std::find_if(
         pending_.begin(), pending_.end(),
         [serial = serial](const Pending& p) { return p.serial == serial && p.gating; });
@@ -255,24 +254,51 @@ void RequestDesk::take_verdicts(std::vector<bool>& gone) {
     Pending& p = *it;
     const std::size_t i = static_cast<std::size_t>(it - pending_.begin());
     p.gating = false;
-    const bool busy = who && std::any_of(pending_.begin(), pending_.end(),
-                                         [&](const Pending& q) { return q.vouched_for == *who; });
-    if (!who || busy) {
-      answer_and_close(p.fd, who ? 503 : 413,
-                       who ? "one upload at a time: yours is still arriving"
-                           : fmt::format("a request body is at most {} bytes (an upload needs a "
-                                         "login)",
-                                         rules_.max_body));
+    std::string refusal;
+    int status = 503;
+    if (!verdict.who) {
+      status = verdict.status;
+      refusal = verdict.message.empty()
+                    ? fmt::format("a request body is at most {} bytes (an upload needs a login)",
+                                  rules_.max_body)
+                    : verdict.message;
+    } else if (std::any_of(pending_.begin(), pending_.end(),
+                           [&](const Pending& q) { return q.vouched_for == *verdict.who; })) {
+      refusal = "one upload at a time: yours is still arriving";
+    } else if (static_cast<std::size_t>(std::count_if(pending_.begin(), pending_.end(),
+                                                      [](const Pending& q) {
+                                                        return !q.vouched_for.empty();
+                                                      })) >= rules_.max_uploads) {
+      refusal = "too many uploads at once: try again in a moment";
+    }
+    if (!refusal.empty()) {
+      answer_and_close(p.fd, status, refusal);
       gone[i] = true;
       continue;
     }
-    p.vouched_for = *who;
+    p.vouched_for = *verdict.who;
     p.heard = Clock::now();
+    p.vouched_at = p.heard;
+    if (rules_.let_in) rules_.let_in(p.vouched_for);
     if (begin_body(p, p.head_end, p.length) == Step::complete) {
       hand_over(p);
       gone[i] = true;
     }
   }
+}
+
+// Why a vouched upload is dropped now: after `head_wait`, its body must have come at
+// `min_body_rate` on average since it was vouched for. Empty while it keeps up.
+std::string RequestDesk::behind_pace(const Pending& p, Clock::time_point now) const {
+  const auto since = now - p.vouched_at - rules_.head_wait;
+  if (since <= Clock::duration::zero()) return {};
+  const auto due = static_cast<std::size_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(since).count() *
+      static_cast<std::int64_t>(rules_.min_body_rate) / 1000);
+  const std::size_t got = p.bytes.size() > p.body_at ? p.bytes.size() - p.body_at : 0;
+  if (got >= std::min(due, p.length)) return {};
+  return fmt::format("the upload came too slowly ({} of {} bytes; at least {} a second)", got,
+                     p.length, rules_.min_body_rate);
 }
 
 // Which pending connection to drop so that one more from `host` may wait: among those still
@@ -375,6 +401,15 @@ void RequestDesk::run() {
         const Step step = read_some(p);
         if (step == Step::complete) hand_over(p);
         if (step != Step::waiting) {
+          gone[i] = true;
+          continue;
+        }
+      }
+      // A vouched upload keeps its place only while it keeps the pace: a logged-in author
+      // cannot hold one of the few upload slots with a body that never comes.
+      if (!p.vouched_for.empty()) {
+        if (const std::string slow = behind_pace(p, woke); !slow.empty()) {
+          answer_and_close(p.fd, 408, slow);
           gone[i] = true;
           continue;
         }

@@ -38,6 +38,12 @@ namespace arbiter::server {
 
 class RequestDesk {
  public:
+  // What big_body says of a head: whom it vouches for, or the status and words of a refusal.
+  struct Verdict {
+    std::optional<std::string> who;
+    int status = 413;
+    std::string message;
+  };
   struct Rules {
     std::chrono::milliseconds head_wait{5000};
     std::size_t min_body_rate = 64 << 10;  // bytes a second
@@ -54,8 +60,12 @@ class RequestDesk {
     // has `gate_wait` to answer. At most `max_uploads` big bodies are read at once, one per
     // name; a vouched connection is never dropped to make room for another.
     std::size_t max_upload = 0;
-    std::function<std::optional<std::string>(std::string_view head)> big_body;
-    std::size_t max_uploads = 4;
+    std::function<Verdict(std::string_view head)> big_body;
+    // Told each time a big body is let in (after big_body, once there is room for it): the
+    // submission server counts the upload then, so that a refusal for room costs nothing.
+    std::function<void(const std::string& who)> let_in;
+    std::size_t max_uploads = 4;  // big bodies being read (heads still at the gate do not count)
+    std::size_t max_gating = 64;  // heads waiting for big_body at once; beyond: 503
     std::chrono::milliseconds gate_wait{30'000};
   };
   // A complete request: its bytes as they came (head and body; an Expect: 100-continue already
@@ -95,6 +105,7 @@ class RequestDesk {
     std::size_t head_end = 0;  // while big_body decides: where its body will start
     bool gating = false;       // big_body is deciding; nothing is read meanwhile
     std::string vouched_for;   // whom big_body vouched for (a big body is being read)
+    std::chrono::steady_clock::time_point vouched_at;  // when: its body's pace counts from then
     std::uint64_t serial = 0;  // unique in this desk (a socket's number is reused)
   };
   enum class Step { waiting, complete, answered };
@@ -107,6 +118,7 @@ class RequestDesk {
   // Applies big_body's verdicts that came in; true for each pending that is gone.
   void take_verdicts(std::vector<bool>& gone);
   std::optional<std::size_t> to_drop(const std::string& host) const;
+  std::string behind_pace(const Pending& p, std::chrono::steady_clock::time_point now) const;
 
   struct GateJob {
     std::uint64_t serial;
@@ -115,7 +127,7 @@ class RequestDesk {
   std::mutex gate_mu_;
   std::condition_variable gate_cv_;
   std::deque<GateJob> gate_jobs_;
-  std::map<std::uint64_t, std::optional<std::string>> verdicts_;  // by serial
+  std::map<std::uint64_t, Verdict> verdicts_;  // by serial
   std::uint64_t accepted_ = 0;
   bool gate_stopping_ = false;
   std::thread gate_;

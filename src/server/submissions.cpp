@@ -82,9 +82,20 @@ void SubmissionApi::wait_idle() {
   cv_.wait(lock, [&] { return stopping_ || (queue_.empty() && building_ == 0); });
 }
 
-bool SubmissionApi::may_upload_now(const std::string& author) {
+bool SubmissionApi::note_upload(const std::string& author) {
+  std::lock_guard lock(mu_);
+  if (uploads_this_hour(author) >= options_.uploads_per_hour) return false;
+  uploads_[author].push_back(options_.now());
+  return true;
+}
+
+bool SubmissionApi::under_cap(const std::string& author) {
   std::lock_guard lock(mu_);
   return uploads_this_hour(author) < options_.uploads_per_hour;
+}
+
+std::string SubmissionApi::over_cap() const {
+  return fmt::format("at most {} uploads an hour: try again later", options_.uploads_per_hour);
 }
 
 std::size_t SubmissionApi::uploads_this_hour(const std::string& author) {
@@ -95,16 +106,8 @@ std::size_t SubmissionApi::uploads_this_hour(const std::string& author) {
 }
 
 ApiReply SubmissionApi::upload(const Principal& who, std::string_view bytes,
-                               const std::string& filename) {
-  {
-    std::lock_guard lock(mu_);
-    auto& times = uploads_[who.name];
-    const auto now = options_.now();
-    if (uploads_this_hour(who.name) >= options_.uploads_per_hour)
-      return api_error(429, fmt::format("at most {} uploads an hour: try again later",
-                                        options_.uploads_per_hour));
-    times.push_back(now);
-  }
+                               const std::string& filename, bool counted) {
+  if (!counted && !note_upload(who.name)) return api_error(429, over_cap());
   const std::string label = filename.empty() ? "the upload" : printable_line(filename);
   auto files = league::read_uploaded_bot(bytes, label, options_.add.caps);
   if (!files) return api_error(400, files.error().message);

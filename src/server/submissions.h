@@ -41,10 +41,18 @@ class SubmissionApi {
   SubmissionApi(const SubmissionApi&) = delete;
   SubmissionApi& operator=(const SubmissionApi&) = delete;
 
-  // 202 {"bot", "version", "status"}; 400 with the reason (nothing stored); 429 over the rate.
-  ApiReply upload(const Principal& who, std::string_view bytes, const std::string& filename);
-  // Whether `author` may upload now (under the hour's cap); counts nothing.
-  bool may_upload_now(const std::string& author);
+  // 202 {"bot", "version", "status"}; 400 with the reason (nothing stored); 429 over the rate
+  // (unless `counted`: note_upload counted it already).
+  ApiReply upload(const Principal& who, std::string_view bytes, const std::string& filename,
+                  bool counted = false);
+  // Counts an upload of `author` now, if it is under the hour's cap (false: it is not, and
+  // nothing is counted). The front door counts a big upload this way when it lets its body in,
+  // so that one whose body never comes counts all the same.
+  bool note_upload(const std::string& author);
+  // Whether `author` is under the hour's cap; counts nothing.
+  bool under_cap(const std::string& author);
+  // The message of an upload over the cap.
+  std::string over_cap() const;
 
   // The principal's bots (an organizer's: every bot), each version with its status and reason.
   ApiReply bots(const Principal& who);

@@ -575,10 +575,9 @@ std::string bearer_token(const httplib::Request& req) {
 // The author of "POST /api/bots " (or "?...") by the same credentials `who` reads (the first
 // Authorization header if it is a bearer token, else the first Cookie header), if they stand and
 // may upload now: the only big body taken.
-std::optional<std::string> upload_head(std::string_view head, SessionBook& sessions,
-                                       SubmissionApi& submissions) {
-  if (!head.starts_with("POST /api/bots ") && !head.starts_with("POST /api/bots?"))
-    return std::nullopt;
+RequestDesk::Verdict upload_head(std::string_view head, SessionBook& sessions,
+                                 SubmissionApi& submissions) {
+  if (!head.starts_with("POST /api/bots ") && !head.starts_with("POST /api/bots?")) return {};
   std::optional<std::string> authorization, cookies;
   std::size_t at = head.find("\r\n");
   while (at != std::string_view::npos && at + 2 < head.size()) {
@@ -603,8 +602,10 @@ std::optional<std::string> upload_head(std::string_view head, SessionBook& sessi
     p = sessions.bearer(std::string_view(*authorization).substr(7));
   else if (cookies)
     p = sessions.find(cookie_value(*cookies, kSessionCookie));
-  if (!p || !*p || !submissions.may_upload_now((*p)->name)) return std::nullopt;
-  return (*p)->name;
+  if (!p) return {std::nullopt, 503, "the store failed: try again"};
+  if (!*p) return {};
+  if (!submissions.under_cap((*p)->name)) return {std::nullopt, 429, submissions.over_cap()};
+  return {(*p)->name};
 }
 
 std::string cookie(const std::string& value, std::chrono::seconds max_age) {
@@ -691,13 +692,18 @@ void ViewerServer::Impl::submission_routes() {
   http.Post("/api/bots", [this](const httplib::Request& req, httplib::Response& res) {
     auto p = who(req, res);
     if (!p || !same_origin_write(req, res, *p)) return;
+    // A body this big came through the front door's gate, which counted it already.
+    std::size_t length = 0;
+    const std::string declared = req.get_header_value("Content-Length");
+    std::from_chars(declared.data(), declared.data() + declared.size(), length);
+    const bool counted = length > options.desk.max_body;
     if (req.is_multipart_form_data()) {
       if (!req.has_file("archive"))
         return error(res, 400, "the form has no field \"archive\" (curl -F archive=@bot.tar.gz)");
       const auto file = req.get_file_value("archive");
-      return reply(res, submissions->upload(*p, file.content, file.filename));
+      return reply(res, submissions->upload(*p, file.content, file.filename, counted));
     }
-    reply(res, submissions->upload(*p, req.body, req.get_param_value("filename")));
+    reply(res, submissions->upload(*p, req.body, req.get_param_value("filename"), counted));
   });
   // The author's page follows its versions here: a line each time one's status changes.
   http.Get("/api/my/events", [this](const httplib::Request& req, httplib::Response& res) {
@@ -802,6 +808,9 @@ ViewerServer::ViewerServer(ServerOptions options, tournament::Store* store, Live
     impl_->options.desk.max_upload = impl_->options.max_upload;
     impl_->options.desk.big_body = [sessions, submissions](std::string_view head) {
       return upload_head(head, *sessions, *submissions);
+    };
+    impl_->options.desk.let_in = [submissions](const std::string& who) {
+      (void)submissions->note_upload(who);  // a race past the cap costs one upload at most
     };
   }
   impl_->routes();

@@ -669,8 +669,10 @@ class PostgresStore final : public Store {
                                        const std::string& author) override {
     return run([&](pqxx::connection& c) -> Expected<BotVersion> {
       pqxx::work tx(c);
-      // Versions of one name are numbered one at a time.
-      tx.exec_params("SELECT pg_advisory_xact_lock(hashtext('bot:' || $1))", name);
+      // Versions of one name, and new names that read alike, are stored one at a time.
+      tx.exec_params(fmt::format("SELECT pg_advisory_xact_lock(hashtext('bot:' || {}))",
+                                 reads_as_sql("$1::text")),
+                     name);
       const auto last = tx.exec_params(
           "SELECT version, game FROM bot_versions WHERE name = $1 ORDER BY version DESC LIMIT 1",
           name);
@@ -685,6 +687,18 @@ class PostgresStore final : public Store {
       const std::string owned_by = owner.empty() ? std::string() : owner[0][0].as<std::string>();
       if (auto refused = ownership_refusal(name, version, owned_by, author))
         throw StoreError(*refused);
+      if (version == 1) {
+        const auto alike = tx.exec_params(
+            fmt::format("SELECT v.name, coalesce(o.author, '') FROM bot_versions v "
+                        "LEFT JOIN bot_owners o ON o.name = v.name WHERE {} = {} "
+                        "AND v.name <> $1 LIMIT 1",
+                        reads_as_sql("v.name"), reads_as_sql("$1::text")),
+            name);
+        if (!alike.empty() && alike[0][1].as<std::string>() != author)
+          throw StoreError(fmt::format("the bot name {} reads as {}, another's: give yours "
+                                       "another name",
+                                       name, alike[0][0].as<std::string>()));
+      }
       if (version == 1 && !author.empty())
         tx.exec_params("INSERT INTO bot_owners(name, author) VALUES($1, $2)", name, author);
       const auto row = tx.exec_params1(

@@ -145,6 +145,22 @@ Expected<std::optional<StoredLog>> Store::log(std::int64_t job) {
   return check_stored_log(p.spec, p.result, p.stored, p.checksum);
 }
 
+std::string name_as_it_reads(std::string_view name) {
+  std::string out(name);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c == 'i' || c == '1') c = 'l';
+    if (c == '0') c = 'o';
+  }
+  return out;
+}
+
+std::string reads_as_sql(std::string_view column) {
+  std::string sql(kNameAsItReads);
+  sql.replace(sql.find('X'), 1, column);
+  return sql;
+}
+
 std::optional<std::string> ownership_refusal(const std::string& name, std::int64_t version,
                                              const std::string& owner, const std::string& author) {
   if (author.empty() || version == 1 || owner == author) return std::nullopt;

@@ -171,6 +171,14 @@ struct AuthorSecret {
 
 inline constexpr std::string_view kAuthorRoles[] = {"author", "organizer"};
 
+// A bot name as it reads: lower case, with i and 1 read as l and 0 as o. Two names that read
+// the same belong to one owner (Store::add_bot_version). kNameAsItReads is the same in SQL, of
+// a column or parameter X.
+std::string name_as_it_reads(std::string_view name);
+std::string reads_as_sql(std::string_view column);  // kNameAsItReads of `column`
+inline constexpr std::string_view kNameAsItReads =
+    "replace(replace(replace(lower(X), 'i', 'l'), '1', 'l'), '0', 'o')";
+
 // Why `author` may not store version `version` of the bot `name`, whose name belongs to `owner`
 // (empty: to no author), as Store::add_bot_version says; nothing when it may.
 std::optional<std::string> ownership_refusal(const std::string& name, std::int64_t version,
@@ -303,7 +311,8 @@ class Store {
   // belongs to one game: a version for another game is refused. A name also belongs to the
   // author of its first version (`author`; empty: to no author, the organizer's): a version by
   // another author, or by an author of a name that has none, is refused. An empty `author`
-  // (the organizer at the command line) may add to any name.
+  // (the organizer at the command line) may add to any name. A new name that reads as another
+  // (name_as_it_reads) of another owner is refused.
   virtual Expected<BotVersion> add_bot_version(const std::string& name, const std::string& game,
                                                const Json& manifest, const std::string& source,
                                                const std::string& status,

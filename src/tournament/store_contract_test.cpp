@@ -609,6 +609,15 @@ TEST_P(StoreContract, ABotNameBelongsToTheAuthorOfItsFirstVersion) {
   for (const auto& v : all)
     EXPECT_EQ(v.author, v.name == "abot" ? "ann" : "") << v.name << "@" << v.version;
   EXPECT_EQ(store_->bot_versions("abot")->size(), 3u);
+  // A new name that reads as another owner's is refused, whoever checked what before.
+  for (const char* alike : {"ABot", "aB0t", "Abot"}) {
+    auto refused = store_->add_bot_version(alike, "q", manifest, "sha256:z", "building", "ben");
+    ASSERT_FALSE(refused) << alike;
+    EXPECT_NE(refused.error().message.find("reads as abot"), std::string::npos)
+        << refused.error().message;
+  }
+  EXPECT_TRUE(store_->add_bot_version("ABOT", "q", manifest, "sha256:y", "building", "ann"));
+  EXPECT_EQ(name_as_it_reads("Ali1cE0"), "alllceo");
 }
 
 TEST_P(StoreContract, AuthorsAreStoredOnceAndRevokedForGood) {

@@ -249,7 +249,9 @@ def wait_status(srv, token, bot, version, timeout=120):
 
 def web(work, store, db):
     tokens = {}
-    for name, role in (("wa", "author"), ("wb", "author"), ("boss", "organizer"), ("gone", "author")):
+    for name, role in (("wa", "author"), ("wb", "author"), ("boss", "organizer"), ("gone", "author"),
+                       ("h1", "author"), ("h2", "author"), ("h3", "author"), ("h4", "author"),
+                       ("h5", "author")):
         r = arbiter("author", "add", name, "--role", role, "--store", store)
         tokens[name] = r.stdout.strip().rsplit(" ", 1)[-1]
     arbiter("author", "revoke", "gone", "--store", store)
@@ -395,7 +397,7 @@ def web_checks(srv, tokens, db, store):
         problems.append(f"the sixth to ninth uploads of the hour: {codes}")
     big = kit_archive("wabot") + b"\0" * (100 << 10)
     expect("a big upload over the hour's cap (refused before its body)",
-           srv.call("POST", "/api/bots", big, bearer(wa)), 413)
+           srv.call("POST", "/api/bots", big, bearer(wa)), 429)
     # 200 connections that trickle their heads while an author uploads: the upload goes through.
     slow = []
     for _ in range(200):
@@ -414,6 +416,60 @@ def web_checks(srv, tokens, db, store):
     if len(slow) < 200 or under_siege[0] != 202:
         problems.append(f"an upload beside {len(slow)} slow connections: {under_siege[0]} "
                         f"{str(under_siege[2])[:200]}")
+    # Four authors who send an upload's head and no body hold the four upload slots only while
+    # they keep the pace (5 s, then 64 KiB a second): then they go, and another author uploads.
+    holders = []
+    for h in ("h1", "h2", "h3", "h4"):
+        c = socket.create_connection(("127.0.0.1", int(srv.base.rsplit(":", 1)[1])), timeout=30)
+        c.sendall(f"POST /api/bots HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {tokens[h]}\r\n"
+                  f"Content-Length: {16 << 20}\r\n\r\n".encode())
+        holders.append(c)
+    time.sleep(0.5)
+    body, form = multipart("archive", "held.tar.gz", kit_archive("h5bot") + b"\0" * (100 << 10))
+    held_out = srv.call("POST", "/api/bots", body, {**bearer(tokens["h5"]), **form})
+    started = time.monotonic()
+    freed = None
+    while time.monotonic() - started < 20:
+        time.sleep(0.5)
+        attempt = srv.call("POST", "/api/bots", body, {**bearer(tokens["h5"]), **form})
+        if attempt[0] == 202:
+            freed = time.monotonic() - started
+            break
+    answers = []
+    for c in holders:
+        try:
+            answers.append(c.recv(200).split(b"\r\n")[0].decode())
+        except OSError as e:
+            answers.append(str(e))
+        c.close()
+    if held_out[0] != 503 or freed is None or not all("408" in a for a in answers):
+        problems.append(f"four idle uploads: the fifth got {held_out[0]}, a slot came free after "
+                        f"{freed} s, the idle ones heard {answers}")
+    # Strangers who keep sending upload heads with forged tokens take no upload slot.
+    flood_stop = threading.Event()
+
+    def flood():
+        while not flood_stop.is_set():
+            try:
+                c = socket.create_connection(("127.0.0.1", int(srv.base.rsplit(":", 1)[1])), timeout=5)
+                c.sendall(f"POST /api/bots HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+                          f"zed.{'0' * 64}\r\nContent-Length: 1000000\r\n\r\n".encode())
+                c.recv(100)
+                c.close()
+            except OSError:
+                pass
+
+    flooders = [threading.Thread(target=flood, daemon=True) for _ in range(30)]
+    for t in flooders:
+        t.start()
+    time.sleep(0.3)
+    flooded = [srv.call("POST", "/api/bots", body, {**bearer(tokens[h]), **form})[0]
+               for h in ("h1", "h2", "h3", "h4") for _ in range(2)]
+    flood_stop.set()
+    for t in flooders:
+        t.join()
+    if any(code not in (202, 400) for code in flooded):
+        problems.append(f"uploads during a flood of forged upload heads: {flooded}")
     # The same from slow connections that keep coming back (all from 127.0.0.1, as through an
     # SSH tunnel), against an upload that itself arrives slowly: it is never dropped for them.
     port = int(srv.base.rsplit(":", 1)[1])
