@@ -19,7 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
 using tournament::BotVersion;
 using tournament::Store;
 

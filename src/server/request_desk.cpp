@@ -265,10 +265,10 @@ void RequestDesk::take_verdicts(std::vector<bool>& gone) {
     } else if (std::any_of(pending_.begin(), pending_.end(),
                            [&](const Pending& q) { return q.vouched_for == *verdict.who; })) {
       refusal = "one upload at a time: yours is still arriving";
-    } else if (static_cast<std::size_t>(std::count_if(pending_.begin(), pending_.end(),
-                                                      [](const Pending& q) {
-                                                        return !q.vouched_for.empty();
-                                                      })) >= rules_.max_uploads) {
+    } else if (static_cast<std::size_t>(
+                   std::count_if(pending_.begin(), pending_.end(), [](const Pending& q) {
+                     return !q.vouched_for.empty();
+                   })) >= rules_.max_uploads) {
       refusal = "too many uploads at once: try again in a moment";
     }
     if (!refusal.empty()) {

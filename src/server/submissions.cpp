@@ -157,10 +157,8 @@ Expected<std::vector<std::string>> SubmissionApi::changes(
     if (!fresh && it->second == now) continue;
     it->second = now;
     if (!first)
-      lines.push_back(dump(Json{{"bot", v.name},
-                                {"version", v.version},
-                                {"status", v.status},
-                                {"reason", v.reason}}));
+      lines.push_back(dump(Json{
+          {"bot", v.name}, {"version", v.version}, {"status", v.status}, {"reason", v.reason}}));
   }
   if (first && seen.empty()) seen[""] = "";  // filled, though there was nothing to see yet
   return lines;

@@ -714,27 +714,27 @@ void ViewerServer::Impl::submission_routes() {
     auto seen = std::make_shared<std::map<std::string, std::string>>();
     if (auto first = submissions->changes(*p, *seen); !first)
       return reply(res, store_failed(first.error()));
-    live_stream(req, res,
-                [this, who = *p, seen, bearer, session](std::size_t,
-                                                        std::chrono::milliseconds wait) {
-                  LiveMatch::Chunk chunk;
-                  const auto until = std::chrono::steady_clock::now() + wait;
-                  while (!stopping) {
-                    // A revoked author, or an ended session, hears no more.
-                    auto still = bearer.empty() ? sessions->find(session) : sessions->bearer(bearer);
-                    if (still && !*still) {
-                      chunk.finished = true;
-                      return chunk;
-                    }
-                    if (auto lines = submissions->changes(who, *seen); lines && !lines->empty()) {
-                      chunk.lines = std::move(*lines);
-                      return chunk;
-                    }
-                    if (std::chrono::steady_clock::now() >= until) return chunk;
-                    std::this_thread::sleep_for(kEventPoll);
-                  }
-                  return chunk;
-                });
+    live_stream(
+        req, res,
+        [this, who = *p, seen, bearer, session](std::size_t, std::chrono::milliseconds wait) {
+          LiveMatch::Chunk chunk;
+          const auto until = std::chrono::steady_clock::now() + wait;
+          while (!stopping) {
+            // A revoked author, or an ended session, hears no more.
+            auto still = bearer.empty() ? sessions->find(session) : sessions->bearer(bearer);
+            if (still && !*still) {
+              chunk.finished = true;
+              return chunk;
+            }
+            if (auto lines = submissions->changes(who, *seen); lines && !lines->empty()) {
+              chunk.lines = std::move(*lines);
+              return chunk;
+            }
+            if (std::chrono::steady_clock::now() >= until) return chunk;
+            std::this_thread::sleep_for(kEventPoll);
+          }
+          return chunk;
+        });
   });
   http.Get("/api/my/bots", [this](const httplib::Request& req, httplib::Response& res) {
     if (auto p = who(req, res)) reply(res, submissions->bots(*p));
@@ -763,8 +763,8 @@ void ViewerServer::Impl::submission_routes() {
     }
     return p;
   };
-  for (const auto& [verb, from, to] : {std::tuple{"pause", "running", "paused"},
-                                       std::tuple{"resume", "paused", "running"}})
+  for (const auto& [verb, from, to] :
+       {std::tuple{"pause", "running", "paused"}, std::tuple{"resume", "paused", "running"}})
     http.Post("/api/ladders/" + id + "/" + verb,
               [this, organizer, from, to](const httplib::Request& req, httplib::Response& res) {
                 if (organizer(req, res, true))
@@ -778,7 +778,8 @@ void ViewerServer::Impl::submission_routes() {
              if (!record) return reply(res, store_failed(record.error()));
              if (!*record) return error(res, 404, fmt::format("no tournament {}", t));
              auto spec = tournament::decode_spec((*record)->spec);
-             if (!spec) return error(res, 503, "its stored spec cannot be read: " + spec.error().message);
+             if (!spec)
+               return error(res, 503, "its stored spec cannot be read: " + spec.error().message);
              auto rows = store->results(t);
              if (!rows) return reply(res, store_failed(rows.error()));
              res.set_header("Content-Disposition",

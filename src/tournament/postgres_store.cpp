@@ -688,16 +688,17 @@ class PostgresStore final : public Store {
       if (auto refused = ownership_refusal(name, version, owned_by, author))
         throw StoreError(*refused);
       if (version == 1) {
-        const auto alike = tx.exec_params(
-            fmt::format("SELECT v.name, coalesce(o.author, '') FROM bot_versions v "
-                        "LEFT JOIN bot_owners o ON o.name = v.name WHERE {} = {} "
-                        "AND v.name <> $1 LIMIT 1",
-                        reads_as_sql("v.name"), reads_as_sql("$1::text")),
-            name);
+        const auto alike =
+            tx.exec_params(fmt::format("SELECT v.name, coalesce(o.author, '') FROM bot_versions v "
+                                       "LEFT JOIN bot_owners o ON o.name = v.name WHERE {} = {} "
+                                       "AND v.name <> $1 LIMIT 1",
+                                       reads_as_sql("v.name"), reads_as_sql("$1::text")),
+                           name);
         if (!alike.empty() && alike[0][1].as<std::string>() != author)
-          throw StoreError(fmt::format("the bot name {} reads as {}, another's: give yours "
-                                       "another name",
-                                       name, alike[0][0].as<std::string>()));
+          throw StoreError(
+              fmt::format("the bot name {} reads as {}, another's: give yours "
+                          "another name",
+                          name, alike[0][0].as<std::string>()));
       }
       if (version == 1 && !author.empty())
         tx.exec_params("INSERT INTO bot_owners(name, author) VALUES($1, $2)", name, author);

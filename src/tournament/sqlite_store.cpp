@@ -588,16 +588,17 @@ class SqliteStore final : public Store {
         if (auto refused = ownership_refusal(name, version, owned_by, author))
           throw SqlError(*refused);
         if (version == 1) {
-          Statement alike(
-              db_, fmt::format("SELECT v.name, coalesce(o.author, '') FROM bot_versions v "
-                               "LEFT JOIN bot_owners o ON o.name = v.name WHERE {} = {} "
-                               "AND v.name <> ? LIMIT 1",
-                               reads_as_sql("v.name"), reads_as_sql("?"))
-                       .c_str());
+          Statement alike(db_,
+                          fmt::format("SELECT v.name, coalesce(o.author, '') FROM bot_versions v "
+                                      "LEFT JOIN bot_owners o ON o.name = v.name WHERE {} = {} "
+                                      "AND v.name <> ? LIMIT 1",
+                                      reads_as_sql("v.name"), reads_as_sql("?"))
+                              .c_str());
           if (alike.bind(1, name).bind(2, name).step() && alike.text(1) != author)
-            throw SqlError(fmt::format("the bot name {} reads as {}, another's: give yours "
-                                       "another name",
-                                       name, alike.text(0)));
+            throw SqlError(
+                fmt::format("the bot name {} reads as {}, another's: give yours "
+                            "another name",
+                            name, alike.text(0)));
         }
         if (version == 1 && !author.empty()) {
           Statement own(db_, "INSERT INTO bot_owners(name, author) VALUES(?, ?)");
