@@ -20,6 +20,7 @@ struct AuthorArgs {
   std::string name;
   std::string role = "author";
   std::string token_file;
+  std::string url;
 };
 
 void add_new_author_command(CLI::App* author, const std::shared_ptr<AuthorArgs>& a,
@@ -105,7 +106,23 @@ void add_read_and_revoke(CLI::App* author, const std::shared_ptr<AuthorArgs>& a,
     }
     fmt::print("{}: revoked\n", a->name);
   });
-  for (auto* cmd : {author->get_subcommand("add"), list, revoke})
+  auto* hook = author->add_subcommand(
+      "webhook",
+      "Post the author's events (a version built, failed, retired) to a URL, signed: prints the "
+      "signing key once");
+  hook->add_option("NAME", a->name, "The author")->required();
+  hook->add_option("URL", a->url, "http://HOST[:PORT]/PATH; \"\" removes it")->required();
+  hook->callback([a, &exit_code] {
+    auto store = open_or_report(a->store, tournament::OpenMode::existing, exit_code);
+    if (!store) return;
+    auto key = league::set_webhook(*store, a->name, a->url);
+    if (!key) return report_error(key.error().message), void(exit_code = kBadInput);
+    if (a->url.empty()) return void(fmt::print("{}: no webhook\n", a->name));
+    fmt::print("{}: events go to {}; signing key {}\n", a->name, a->url, *key);
+    std::cerr << "Each POST carries X-Arbiter-Signature: sha256=HMAC-SHA-256(key, body) in hex "
+                 "(docs/competition.md).\n";
+  });
+  for (auto* cmd : {author->get_subcommand("add"), list, revoke, hook})
     cmd->add_option("--store", a->store,
                     "The store: sqlite:FILE (default sqlite:arbiter.db) or postgresql://...");
 }

@@ -71,4 +71,30 @@ Expected<std::optional<tournament::Author>> authenticate(tournament::Store& stor
   return Found{(*stored)->author};
 }
 
+Expected<std::string> set_webhook(tournament::Store& store, const std::string& author,
+                                  const std::string& url) {
+  if (!url.empty()) {
+    const std::string_view rest = std::string_view(url).substr(url.starts_with("http://") ? 7 : 0);
+    const bool ok =
+        url.starts_with("http://") && !rest.empty() && rest.front() != '/' &&
+        rest.find('@') == std::string_view::npos && rest.find('#') == std::string_view::npos &&
+        std::none_of(rest.begin(), rest.end(),
+                     [](char c) { return static_cast<unsigned char>(c) <= ' ' || c == 0x7f; });
+    if (!ok)
+      return fail(
+          fmt::format("webhook \"{}\": expected http://HOST[:PORT]/PATH (no user, no "
+                      "fragment, no spaces)",
+                      url));
+  }
+  const std::string key = url.empty() ? std::string() : to_hex(unguessable_bytes(kSecretBytes));
+  if (auto ok = store.set_webhook(author, url, key); !ok) return std::unexpected(ok.error());
+  return key;
+}
+
+std::string webhook_signature(std::string_view key, std::string_view body) {
+  const auto mac = hmac_sha256(key, body);
+  return "sha256=" +
+         to_hex(std::string_view(reinterpret_cast<const char*>(mac.data()), mac.size()));
+}
+
 }  // namespace arbiter::league

@@ -37,4 +37,13 @@ inline constexpr std::string_view kBadToken = "the token is not valid";
 // Whether two strings are equal, in a time that depends only on their lengths.
 bool same_bytes(std::string_view a, std::string_view b);
 
+// Webhooks: the organizer points an author's events at a URL (http:// only, no user or
+// fragment); each POST carries X-Arbiter-Signature: sha256=HEX, the HMAC-SHA-256 of its body by
+// a key made here and shown once. Refused: an unknown author, a URL not of that form.
+Expected<std::string> set_webhook(tournament::Store& store, const std::string& author,
+                                  const std::string& url);
+
+// The signature header's value for `body` signed with `key`.
+std::string webhook_signature(std::string_view key, std::string_view body);
+
 }  // namespace arbiter::league

@@ -1,15 +1,50 @@
 #include "server/submissions.h"
 
+#include <charconv>
+#include <optional>
+
 #include <fmt/format.h>
+#include <httplib.h>
 
 #include "core/printable.h"
 #include "core/units.h"
+#include "league/authors.h"
 
 namespace arbiter::server {
 
 namespace {
 
 using tournament::BotVersion;
+
+constexpr std::size_t kOutbox = 1000;  // events waiting to be posted; the oldest go beyond
+
+struct Target {
+  std::string host;
+  int port = 80;
+  std::string path = "/";
+};
+
+// "http://HOST[:PORT][/PATH]" (league::set_webhook checked its form), or nothing.
+std::optional<Target> webhook_target(std::string_view url) {
+  if (!url.starts_with("http://")) return std::nullopt;
+  url.remove_prefix(7);
+  Target t;
+  const std::size_t slash = url.find('/');
+  std::string_view authority = url.substr(0, slash);
+  if (slash != std::string_view::npos) t.path = std::string(url.substr(slash));
+  const std::size_t colon = authority.rfind(':');
+  if (colon != std::string_view::npos && authority.find(']', colon) == std::string_view::npos) {
+    const auto digits = authority.substr(colon + 1);
+    if (std::from_chars(digits.data(), digits.data() + digits.size(), t.port).ec != std::errc())
+      return std::nullopt;
+    authority = authority.substr(0, colon);
+  }
+  if (authority.size() > 2 && authority.front() == '[' && authority.back() == ']')
+    authority = authority.substr(1, authority.size() - 2);
+  if (authority.empty()) return std::nullopt;
+  t.host = std::string(authority);
+  return t;
+}
 
 Json version_json(const BotVersion& v) {
   return {{"bot", v.name},      {"version", v.version}, {"game", v.game},
@@ -28,6 +63,7 @@ SubmissionApi::SubmissionApi(tournament::Store& store, Options options)
   resume_unfinished();
   for (int i = 0; i < std::max(options_.builders, 1); ++i)
     builders_.emplace_back([this] { build_loop(); });
+  notifier_ = std::thread([this] { notify_loop(); });
 }
 
 SubmissionApi::~SubmissionApi() {
@@ -37,6 +73,47 @@ SubmissionApi::~SubmissionApi() {
   }
   cv_.notify_all();
   for (auto& t : builders_) t.join();
+  notifier_.join();
+}
+
+void SubmissionApi::notify(const BotVersion& v) {
+  if (v.author.empty()) return;  // the organizer's bots have no webhook
+  {
+    std::lock_guard lock(mu_);
+    if (outbox_.size() >= kOutbox) outbox_.pop_front();
+    outbox_.emplace_back(v.author, dump(Json{{"event", "version"},
+                                             {"bot", v.name},
+                                             {"version", v.version},
+                                             {"status", v.status},
+                                             {"reason", v.reason}}));
+  }
+  cv_.notify_all();
+}
+
+void SubmissionApi::notify_loop() {
+  for (;;) {
+    std::pair<std::string, std::string> next;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !outbox_.empty(); });
+      if (stopping_) return;
+      next = std::move(outbox_.front());
+      outbox_.pop_front();
+    }
+    auto hook = store_.webhook(next.first);
+    if (!hook || !*hook) continue;
+    const auto target = webhook_target((*hook)->first);
+    if (!target) continue;
+    // One try, within seconds: an author's receiver that is down misses the event (the page and
+    // GET /api/my/bots still say it).
+    httplib::Client client(target->host, target->port);
+    client.set_connection_timeout(std::chrono::seconds(3));
+    client.set_read_timeout(std::chrono::seconds(5));
+    client.set_write_timeout(std::chrono::seconds(5));
+    httplib::Headers headers{
+        {"X-Arbiter-Signature", league::webhook_signature((*hook)->second, next.second)}};
+    (void)client.Post(target->path, headers, next.second, "application/json");
+  }
 }
 
 void SubmissionApi::resume_unfinished() {
@@ -68,7 +145,8 @@ void SubmissionApi::build_loop() {
     }
     league::AddOptions add = options_.add;
     add.author = staged.version.author;
-    (void)league::admit_bot(store_, staged, add);  // the version's row says how it ended
+    auto ended = league::admit_bot(store_, staged, add);  // the version's row says how it ended
+    if (ended) notify(*ended);
     {
       std::lock_guard lock(mu_);
       --building_;
@@ -122,7 +200,7 @@ ApiReply SubmissionApi::upload(const Principal& who, std::string_view bytes,
     std::lock_guard lock(mu_);
     queue_.push_back(std::move(*staged));
   }
-  cv_.notify_one();
+  cv_.notify_all();  // builders and the notifier share it
   return {202, body};
 }
 
@@ -194,6 +272,7 @@ ApiReply SubmissionApi::set_active(const Principal& who, const std::string& name
     return store_failed(ok.error());
   (*found)->status = active ? "active" : "retired";
   (*found)->reason = why;
+  notify(**found);
   return {200, version_json(**found)};
 }
 

@@ -76,6 +76,9 @@ class SubmissionApi {
   Expected<std::optional<tournament::BotVersion>> find(const std::string& name, std::int64_t v);
   void build_loop();
   void resume_unfinished();
+  // Posts the version's new state to its author's webhook, if any (on a thread of its own).
+  void notify(const tournament::BotVersion& v);
+  void notify_loop();
   std::size_t uploads_this_hour(const std::string& author);  // REQUIRES: mu_ held
 
   tournament::Store& store_;
@@ -87,6 +90,8 @@ class SubmissionApi {
   bool stopping_ = false;
   std::map<std::string, std::deque<Clock::time_point>> uploads_;  // by author, the last hour's
   std::vector<std::thread> builders_;
+  std::deque<std::pair<std::string, std::string>> outbox_;  // (author, JSON body), oldest first
+  std::thread notifier_;
 };
 
 }  // namespace arbiter::server

@@ -111,6 +111,10 @@ constexpr SchemaObject kSchemaObjects[] = {
       hash text NOT NULL,
       created timestamptz NOT NULL DEFAULT now(),
       revoked timestamptz))sql"},
+    {"webhooks", R"sql(CREATE TABLE IF NOT EXISTS webhooks(
+      author text PRIMARY KEY,
+      url text NOT NULL,
+      key text NOT NULL))sql"},
     {"blobs", R"sql(CREATE TABLE IF NOT EXISTS blobs(
       hash text PRIMARY KEY,
       bytes bytea NOT NULL))sql"},
@@ -840,6 +844,32 @@ class PostgresStore final : public Store {
       if (r.empty()) return std::optional<AuthorSecret>{};
       return std::optional<AuthorSecret>{
           AuthorSecret{author_of(r[0]), r[0][4].as<std::string>(), r[0][5].as<std::string>()}};
+    });
+  }
+
+  Expected<void> set_webhook(const std::string& author, const std::string& url,
+                             const std::string& key) override {
+    return run([&](pqxx::connection& c) -> Expected<void> {
+      pqxx::work tx(c);
+      if (tx.exec_params("SELECT 1 FROM authors WHERE name = $1", author).empty())
+        throw StoreError(fmt::format("no author {}", author));
+      tx.exec_params("DELETE FROM webhooks WHERE author = $1", author);
+      if (!url.empty())
+        tx.exec_params("INSERT INTO webhooks(author, url, key) VALUES($1, $2, $3)", author, url,
+                       key);
+      tx.commit();
+      return {};
+    });
+  }
+
+  Expected<std::optional<std::pair<std::string, std::string>>> webhook(
+      const std::string& author) override {
+    using Hook = std::optional<std::pair<std::string, std::string>>;
+    return run([&](pqxx::connection& c) -> Expected<Hook> {
+      pqxx::nontransaction tx(c);
+      const auto r = tx.exec_params("SELECT url, key FROM webhooks WHERE author = $1", author);
+      if (r.empty()) return Hook{};
+      return Hook{std::pair{r[0][0].as<std::string>(), r[0][1].as<std::string>()}};
     });
   }
 

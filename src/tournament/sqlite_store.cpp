@@ -85,6 +85,10 @@ CREATE TABLE IF NOT EXISTS authors(
   hash TEXT NOT NULL,
   created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
   revoked TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS webhooks(
+  author TEXT PRIMARY KEY,
+  url TEXT NOT NULL,
+  key TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS blobs(
   hash TEXT PRIMARY KEY,
   bytes BLOB NOT NULL);
@@ -754,6 +758,33 @@ class SqliteStore final : public Store {
                   "SELECT name, role, created, revoked, salt, hash FROM authors WHERE name = ?");
       if (!s.bind(1, name).step()) return std::nullopt;
       return AuthorSecret{stored_author(s), s.text(4), s.text(5)};
+    });
+  }
+
+  Expected<void> set_webhook(const std::string& author, const std::string& url,
+                             const std::string& key) override {
+    return guarded<void>([&] {
+      transaction([&] {
+        Statement known(db_, "SELECT 1 FROM authors WHERE name = ?");
+        if (!known.bind(1, author).step()) throw SqlError(fmt::format("no author {}", author));
+        Statement drop(db_, "DELETE FROM webhooks WHERE author = ?");
+        drop.bind(1, author).run();
+        if (!url.empty()) {
+          Statement add(db_, "INSERT INTO webhooks(author, url, key) VALUES(?, ?, ?)");
+          add.bind(1, author).bind(2, url).bind(3, key).run();
+        }
+      });
+      return Expected<void>{};
+    });
+  }
+
+  Expected<std::optional<std::pair<std::string, std::string>>> webhook(
+      const std::string& author) override {
+    using Hook = std::optional<std::pair<std::string, std::string>>;
+    return guarded<Hook>([&]() -> Hook {
+      Statement s(db_, "SELECT url, key FROM webhooks WHERE author = ?");
+      if (!s.bind(1, author).step()) return std::nullopt;
+      return std::pair{s.text(0), s.text(1)};
     });
   }
 

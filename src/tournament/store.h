@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/json.h"
@@ -350,6 +351,13 @@ class Store {
   // Revokes the author's token (kept revoked; its bots stay theirs). False when the name is
   // unknown or already revoked.
   virtual Expected<bool> revoke_author(const std::string& name) = 0;
+  // Where the author's events are posted, and the key they are signed with (league/authors.h);
+  // an empty `url` removes it. Fails for an unknown author.
+  virtual Expected<void> set_webhook(const std::string& author, const std::string& url,
+                                     const std::string& key) = 0;
+  // The author's webhook, {url, key}; nothing when none is set.
+  virtual Expected<std::optional<std::pair<std::string, std::string>>> webhook(
+      const std::string& author) = 0;
 
   // Ladders (league/ladder.h): a tournament whose entrants and jobs grow while it runs.
 

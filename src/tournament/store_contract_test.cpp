@@ -650,6 +650,20 @@ TEST_P(StoreContract, AuthorsAreStoredOnceAndRevokedForGood) {
   EXPECT_EQ(all[1].revoked, "");
 }
 
+TEST_P(StoreContract, AnAuthorHasOneWebhookOrNone) {
+  ASSERT_TRUE(store_->add_author("ann", "author", "s", "h"));
+  EXPECT_EQ(store_->webhook("ann").value(), std::nullopt);
+  ASSERT_TRUE(store_->set_webhook("ann", "http://127.0.0.1:9/a", "k1"));
+  ASSERT_TRUE(store_->set_webhook("ann", "http://127.0.0.1:9/b", "k2"));
+  auto hook = store_->webhook("ann").value();
+  ASSERT_TRUE(hook);
+  EXPECT_EQ(hook->first, "http://127.0.0.1:9/b");
+  EXPECT_EQ(hook->second, "k2");
+  ASSERT_TRUE(store_->set_webhook("ann", "", ""));
+  EXPECT_EQ(store_->webhook("ann").value(), std::nullopt);
+  EXPECT_FALSE(store_->set_webhook("nobody", "http://127.0.0.1:9/", "k"));
+}
+
 TEST_P(StoreContract, BlobsAreStoredOnceByHash) {
   const std::string bytes = std::string{'\0', '\x01', '\xff'} + "binary";
   EXPECT_TRUE(store_->put_blob("sha256:aa", bytes).value());

@@ -13,6 +13,8 @@ another author's versions (403, by every route), the organizer's view; retire an
 garbage and crafted archives (400, nothing stored); traversal in route parameters (404); the
 per-author upload rate (429)."""
 import argparse
+import hashlib
+import hmac
 import io
 import json
 import re
@@ -255,11 +257,57 @@ def web(work, store, db):
         r = arbiter("author", "add", name, "--role", role, "--store", store)
         tokens[name] = r.stdout.strip().rsplit(" ", 1)[-1]
     arbiter("author", "revoke", "gone", "--store", store)
+    hooks = Receiver()
+    bad_hook = arbiter("author", "webhook", "wb", "ftp://127.0.0.1/x", "--store", store)
+    made = arbiter("author", "webhook", "wb", f"http://127.0.0.1:{hooks.port}/wb-events", "--store", store)
+    key = made.stdout.strip().rsplit(" ", 1)[-1]
     srv = Server(store, "--uploads-per-hour", "8")
     try:
         web_checks(srv, tokens, db, store)
     finally:
         srv.stop()
+        hooks.stop()
+    problems = []
+    if bad_hook.returncode != 2:
+        problems.append(f"an ftp:// webhook: exit {bad_hook.returncode}")
+    events = []
+    for path, headers, body in hooks.got:
+        expected = "sha256=" + hmac.new(key.encode(), body, hashlib.sha256).hexdigest()
+        if path != "/wb-events" or headers.get("X-Arbiter-Signature") != expected:
+            problems.append(f"a webhook POST to {path} signed {headers.get('X-Arbiter-Signature')!r}")
+        events.append(json.loads(body))
+    if not any(e["bot"] == "wbbot" and e["status"] == "build-failed" for e in events):
+        problems.append(f"wb's webhook never heard of the failed build: {events}")
+    if any(e["bot"] != "wbbot" for e in events):
+        problems.append(f"wb's webhook heard of others' bots: {events}")
+    TALLY.report("webhooks are posted, signed, to their author only", problems,
+                 f"{len(events)} events, every signature checked")
+
+
+class Receiver:
+    """An HTTP server on 127.0.0.1 that keeps every POST: (path, headers, body)."""
+
+    def __init__(self):
+        import http.server
+        got = self.got = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                got.append((self.path, dict(self.headers), body))
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.server.shutdown()
 
 
 def web_checks(srv, tokens, db, store):
