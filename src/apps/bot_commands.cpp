@@ -37,22 +37,8 @@ struct BotArgs {
   double check_time = 300;
 };
 
-// The check's report as people read it: a line per check, then the first failure's transcript.
 void print_check(const league::CheckReport& report) {
-  for (const auto& c : report.checks)
-    fmt::print("{} {:<8}{}\n",
-               !c.ok       ? "FAIL"
-               : c.reached ? "ok  "
-                           : "--  ",
-               c.name,
-               !c.ok       ? " " + printable_line(c.detail)
-               : c.reached ? ""
-                           : " not tried");
-  if (!report.transcript.empty())
-    fmt::print("the wire, up to the first failure (-> what arbiter sent, <- the reply):\n{}",
-               report.transcript);
-  fmt::print("{} ({} matches)\n", report.ok() ? "every check passed" : "the bot fails the check",
-             report.matches);
+  fmt::print("{}", report.text());
 }
 
 league::Gate printing_gate(int matches, double seconds) {

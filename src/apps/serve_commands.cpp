@@ -81,7 +81,7 @@ Expected<void> submission_options(const ServeArgs& a, server::ServerOptions& o) 
   league::CheckOptions check;
   check.matches = a.check_matches;
   check.time = std::chrono::milliseconds(std::llround(a.check_time * 1000));
-  s.add.gate = league::check_gate(check);
+  s.check = check;
   return {};
 }
 

@@ -212,6 +212,24 @@ CheckReport check_bot(const Manifest& manifest, const std::filesystem::path& dir
   return report;
 }
 
+std::string CheckReport::text() const {
+  std::string out;
+  for (const auto& c : checks)
+    out += fmt::format("{} {:<8}{}\n",
+                       !c.ok       ? "FAIL"
+                       : c.reached ? "ok  "
+                                   : "--  ",
+                       c.name,
+                       !c.ok       ? " " + printable_line(c.detail)
+                       : c.reached ? ""
+                                   : " not tried");
+  if (!transcript.empty())
+    out += "the wire, up to the first failure (-> what arbiter sent, <- the reply):\n" + transcript;
+  out += fmt::format("{} ({} matches)\n", ok() ? "every check passed" : "the bot fails the check",
+                     matches);
+  return out;
+}
+
 Gate check_gate(CheckOptions options, std::function<void(const CheckReport&)> report) {
   return [options = std::move(options), report = std::move(report)](
              const tournament::BotVersion& version,

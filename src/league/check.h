@@ -43,6 +43,8 @@ struct CheckReport {
   int matches = 0;
   bool ok() const;
   std::string first_failure() const;  // "legal: ..." or empty
+  // As people read it: a line per check, then the first failure's transcript, then the verdict.
+  std::string text() const;
 };
 
 // Plays the checks for the bot whose runnable files are in `dir`, run by `manifest.run`.

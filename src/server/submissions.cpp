@@ -76,6 +76,14 @@ SubmissionApi::~SubmissionApi() {
   notifier_.join();
 }
 
+void SubmissionApi::keep_report(const BotVersion& v, const std::string& report) {
+  auto log = store_.bot_build_log(v.name, v.version);
+  std::string text = log && *log ? **log : std::string();
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  text += "== bot check ==\n" + report;
+  (void)store_.set_bot_status(v.name, v.version, v.status, v.reason, "", text);
+}
+
 void SubmissionApi::notify(const BotVersion& v) {
   if (v.author.empty()) return;  // the organizer's bots have no webhook
   {
@@ -145,7 +153,12 @@ void SubmissionApi::build_loop() {
     }
     league::AddOptions add = options_.add;
     add.author = staged.version.author;
+    std::string report;
+    if (options_.check)
+      add.gate = league::check_gate(*options_.check,
+                                    [&report](const league::CheckReport& r) { report = r.text(); });
     auto ended = league::admit_bot(store_, staged, add);  // the version's row says how it ended
+    if (ended && !report.empty()) keep_report(*ended, report);
     if (ended) notify(*ended);
     {
       std::lock_guard lock(mu_);

@@ -17,11 +17,13 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "league/bots.h"
+#include "league/check.h"
 #include "server/api.h"
 #include "server/sessions.h"
 
@@ -31,7 +33,10 @@ class SubmissionApi {
  public:
   using Clock = std::chrono::steady_clock;
   struct Options {
-    league::AddOptions add;  // caps, build limits, the gate, the cache (author: set per upload)
+    league::AddOptions add;  // caps, build limits, the cache (author: set per upload)
+    // The gate (league/check.h) each version must pass; its report is kept after the build log.
+    // None: active once built.
+    std::optional<league::CheckOptions> check;
     int builders = 1;
     std::size_t uploads_per_hour = 20;  // per author; organizers too
     std::function<Clock::time_point()> now = [] { return Clock::now(); };
@@ -78,6 +83,8 @@ class SubmissionApi {
   void resume_unfinished();
   // Posts the version's new state to its author's webhook, if any (on a thread of its own).
   void notify(const tournament::BotVersion& v);
+  // Keeps the check's report after the version's build log (its "build log" then holds both).
+  void keep_report(const tournament::BotVersion& v, const std::string& report);
   void notify_loop();
   std::size_t uploads_this_hour(const std::string& author);  // REQUIRES: mu_ held
 

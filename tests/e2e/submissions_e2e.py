@@ -357,6 +357,9 @@ def web_checks(srv, tokens, db, store):
     status, v = wait_status(srv, wa, "wabot", 1)
     if v.get("status") != "active":
         problems.append(f"wabot@1 ended {v.get('status')}: {v.get('reason')}")
+    log = v.get("build_log") or ""
+    if "== bot check ==" not in log or "every check passed" not in log or "ok   legal" not in log:
+        problems.append(f"wabot@1's log lacks its check report: {log[-300:]!r}")
 
     # The event stream tells a version's changes as they happen, to its author only.
     heard = {"wb": [], "wa": []}

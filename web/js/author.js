@@ -44,7 +44,7 @@ async function openLog(bot, version) {
     document.getElementById("detail").hidden = false;
     document.getElementById("detail-title").textContent = `${bot}@${version}: ${v.status}`;
     document.getElementById("build-log").textContent =
-      (v.reason ? `why: ${v.reason}\n\n` : "") + (v.build_log ?? "(no build step: nothing was built)");
+      (v.reason ? `why: ${v.reason}\n\n` : "") + (v.build_log ?? "(no build step, and the check has not run yet)");
   } catch (err) {
     showError(document.getElementById("detail"), err);
   }
