@@ -12,7 +12,7 @@ packages=(
   liblua5.4-dev libseccomp-dev
   libcpp-httplib-dev chromium chromium-driver python3-selenium
   cadical clang-format
-  libarchive-dev
+  libarchive-dev libssl-dev openssl
   # The starter kits' toolchains (bots/kits/): their bots are built and checked by the tests.
   nodejs openjdk-17-jdk-headless rustc golang-go racket
 )

@@ -1,9 +1,11 @@
 // `arbiter serve`: the viewer over a store, and the live viewer that `play --serve` and
 // `tournament run --serve` start beside a match (docs/viewer.md).
+#include <arpa/inet.h>
 #include <pthread.h>
 #include <cmath>
 #include <csignal>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -51,20 +53,56 @@ struct ServeArgs {
   double build_time = 300;
   double session_hours = 12;
   std::string cache;
+  std::string tls_cert;
+  std::string tls_key;
+  std::string behind_proxy;
 };
 
 bool loopback(const std::string& host) {
   return host == "127.0.0.1" || host == "localhost" || host == "::1";
 }
 
+// An IPv4 address as the listener names its peers ("127.0.0.1"), or nothing.
+std::optional<std::string> parse_ip(const std::string& text) {
+  in_addr addr{};
+  if (::inet_pton(AF_INET, text.c_str(), &addr) != 1) return std::nullopt;
+  char out[INET_ADDRSTRLEN];
+  return std::string(::inet_ntop(AF_INET, &addr, out, sizeof out));
+}
+
+// How browsers reach the server: its own TLS (--tls-cert, --tls-key), or a proxy's
+// (--behind-proxy); or an Error naming the flag.
+Expected<void> transport_options(const ServeArgs& a, server::ServerOptions& o) {
+  if (a.tls_cert.empty() != a.tls_key.empty())
+    return fail("--tls-cert and --tls-key go together: the certificate and its private key");
+  if (!a.tls_cert.empty() && !a.behind_proxy.empty())
+    return fail("--tls-cert and --behind-proxy: choose one (the proxy speaks TLS to browsers)");
+  if (!a.tls_cert.empty()) {
+    auto tls = server::TlsContext::load(a.tls_cert, a.tls_key);
+    if (!tls) return std::unexpected(tls.error());
+    o.desk.tls = *tls;
+  }
+  if (!a.behind_proxy.empty()) {
+    auto proxy = parse_ip(a.behind_proxy);
+    if (!proxy)
+      return fail(
+          fmt::format("--behind-proxy {}: expected the proxy's IP address, such as "
+                      "127.0.0.1",
+                      a.behind_proxy));
+    o.desk.proxy = *proxy;
+  }
+  return {};
+}
+
 // The submission server's options from the flags, or an Error naming the flag.
 Expected<void> submission_options(const ServeArgs& a, server::ServerOptions& o) {
   if (!a.submissions) return {};
-  if (!loopback(o.host))
+  if (!loopback(o.host) && !o.desk.tls && o.desk.proxy.empty())
     return fail(
-        fmt::format("--listen {}: --submissions listens on this machine only "
-                    "(127.0.0.1 or ::1) until it serves TLS itself; reach it from "
-                    "elsewhere through an SSH tunnel",
+        fmt::format("--listen {}: logins and uploads need TLS beyond this machine: give "
+                    "--tls-cert and --tls-key, or --behind-proxy ADDR for a proxy that speaks "
+                    "TLS (docs/competition.md); or listen on 127.0.0.1 and reach it through an "
+                    "SSH tunnel",
                     o.host));
   auto cap = parse_size(a.max_upload);
   if (!cap || *cap == 0)
@@ -102,7 +140,8 @@ Expected<server::ServerOptions> server_options(const std::string& listen, const 
 
 std::string url_of(const server::ServerOptions& o, std::uint16_t port) {
   const bool v6 = o.host.find(':') != std::string::npos;
-  return fmt::format("http://{}{}{}:{}/", v6 ? "[" : "", o.host, v6 ? "]" : "", port);
+  return fmt::format("{}://{}{}{}:{}/", o.desk.tls ? "https" : "http", v6 ? "[" : "", o.host,
+                     v6 ? "]" : "", port);
 }
 
 void warn_if_open(const server::ServerOptions& o) {
@@ -124,6 +163,10 @@ int serve(const ServeArgs& a) {
     return kBadInput;
   }
   options->show_stderr = a.show_stderr;
+  if (auto ok = transport_options(a, *options); !ok) {
+    report_error(ok.error().message);
+    return kBadInput;
+  }
   if (auto ok = submission_options(a, *options); !ok) {
     report_error(ok.error().message);
     return kBadInput;
@@ -193,7 +236,8 @@ void add_serve_command(CLI::App& app, int& exit_code) {
                 "matches (off: a bot's debug output is its author's)");
   cmd->add_flag("--submissions", args.submissions,
                 "Also take logins and bot uploads (docs/competition.md): authors upload "
-                "archives and follow their builds; 127.0.0.1 only for now");
+                "archives and follow their builds; beyond 127.0.0.1 only with TLS "
+                "(--tls-cert or --behind-proxy)");
   cmd->add_option("--max-upload", args.max_upload,
                   "With --submissions: the largest upload "
                   "(default 16M)");
@@ -217,6 +261,15 @@ void add_serve_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.01, 24.0 * 30));
   cmd->add_option("--bot-cache", args.cache,
                   "With --submissions: where built files are unpacked for the check");
+  cmd->add_option("--tls-cert", args.tls_cert,
+                  "Serve HTTPS with this certificate chain (PEM); needs --tls-key")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--tls-key", args.tls_key, "The certificate's private key (PEM)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--behind-proxy", args.behind_proxy,
+                  "Take connections only from the reverse proxy at this IP address, which "
+                  "speaks TLS to browsers and names each client in X-Forwarded-For "
+                  "(docs/competition.md has an nginx configuration)");
   cmd->footer(
       "Without --submissions the server only reads: it never writes to the store and never "
       "calls a player.\n"

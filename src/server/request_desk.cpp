@@ -47,8 +47,22 @@ std::string header(std::string_view head, std::string_view name) {
 }
 
 // Best effort: the peer gets what the socket takes now, and nothing waits for it.
-void send_now(int fd, std::string_view text) {
-  [[maybe_unused]] ssize_t n = ::send(fd, text.data(), text.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+void send_now(Link& link, std::string_view text) {
+  [[maybe_unused]] ssize_t n = link.send(text.data(), text.size());
+}
+
+// The client's address a proxy appended to X-Forwarded-For (the last one: any before it came
+// from the client itself); "unknown" when there is none.
+std::string forwarded_for(std::string_view head) {
+  std::string list = header(head, "x-forwarded-for");
+  if (const std::size_t comma = list.rfind(','); comma != std::string::npos)
+    list.erase(0, comma + 1);
+  const std::size_t first = list.find_first_not_of(' ');
+  if (first == std::string::npos) return "unknown";
+  list.erase(0, first);
+  if (list.size() > 64 || list.find_first_not_of("0123456789abcdefABCDEF.:[]") != std::string::npos)
+    return "unknown";
+  return list;
 }
 
 const char* reason(int status) {
@@ -70,13 +84,13 @@ const char* reason(int status) {
 
 }  // namespace
 
-void answer_and_close(int fd, int status, const std::string& message) {
+void answer_and_close(Link& link, int status, const std::string& message) {
   const std::string body = dump(Json{{"error", message}});
-  send_now(fd, fmt::format("HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: "
-                           "{}\r\nConnection: close\r\n\r\n{}",
-                           status, reason(status), body.size(), body));
-  ::shutdown(fd, SHUT_WR);
-  ::close(fd);
+  send_now(link, fmt::format("HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: "
+                             "{}\r\nConnection: close\r\n\r\n{}",
+                             status, reason(status), body.size(), body));
+  link.finish();
+  ::close(link.fd());
 }
 
 RequestDesk::RequestDesk(std::unique_ptr<TcpListener> listener, Rules rules, std::size_t threads,
@@ -113,15 +127,15 @@ void RequestDesk::stop() {
 RequestDesk::Step RequestDesk::read_some(Pending& p) {
   char buf[16 << 10];
   for (;;) {
-    const ssize_t n = ::recv(p.fd, buf, sizeof buf, 0);
+    const ssize_t n = p.link.recv(buf, sizeof buf);
     if (n == 0) {
-      ::close(p.fd);  // gone before its request was whole
+      ::close(p.link.fd());  // gone before its request was whole
       return Step::answered;
     }
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
-      ::close(p.fd);
+      ::close(p.link.fd());
       return Step::answered;
     }
     p.bytes.append(buf, static_cast<std::size_t>(n));
@@ -129,20 +143,20 @@ RequestDesk::Step RequestDesk::read_some(Pending& p) {
       const std::size_t end = p.bytes.find("\r\n\r\n");
       if (end == std::string::npos) {
         if (p.bytes.size() > rules_.max_head) {
-          answer_and_close(p.fd, 431,
+          answer_and_close(p.link, 431,
                            fmt::format("a request head is at most {} bytes", rules_.max_head));
           return Step::answered;
         }
         continue;
       }
       if (end + 4 > rules_.max_head) {
-        answer_and_close(p.fd, 431,
+        answer_and_close(p.link, 431,
                          fmt::format("a request head is at most {} bytes", rules_.max_head));
         return Step::answered;
       }
       const std::string_view head(p.bytes.data(), end + 2);
       if (!header(head, "transfer-encoding").empty()) {
-        answer_and_close(p.fd, 411, "give the body's Content-Length (no chunked bodies)");
+        answer_and_close(p.link, 411, "give the body's Content-Length (no chunked bodies)");
         return Step::answered;
       }
       const std::string length = header(head, "content-length");
@@ -150,13 +164,13 @@ RequestDesk::Step RequestDesk::read_some(Pending& p) {
       if (!length.empty()) {
         const auto [ptr, ec] = std::from_chars(length.data(), length.data() + length.size(), value);
         if (ec != std::errc() || ptr != length.data() + length.size()) {
-          answer_and_close(p.fd, 400, "Content-Length: not a number");
+          answer_and_close(p.link, 400, "Content-Length: not a number");
           return Step::answered;
         }
       }
       if (value > rules_.max_body) {
         if (value > rules_.max_upload || !rules_.big_body) {
-          answer_and_close(p.fd, 413,
+          answer_and_close(p.link, 413,
                            fmt::format("a request body is at most {} bytes",
                                        std::max(rules_.max_body, rules_.max_upload)));
           return Step::answered;
@@ -164,7 +178,7 @@ RequestDesk::Step RequestDesk::read_some(Pending& p) {
         const auto gating = std::count_if(pending_.begin(), pending_.end(),
                                           [](const Pending& q) { return q.gating; });
         if (static_cast<std::size_t>(gating) >= rules_.max_gating) {
-          answer_and_close(p.fd, 503, "too many uploads at once: try again in a moment");
+          answer_and_close(p.link, 503, "too many uploads at once: try again in a moment");
           return Step::answered;
         }
         // big_body decides on its own thread; nothing more is read until it has.
@@ -199,7 +213,7 @@ RequestDesk::Step RequestDesk::begin_body(Pending& p, std::size_t head_end, std:
       std::chrono::milliseconds(length * 1000 / std::max<std::size_t>(rules_.min_body_rate, 1));
   const std::string_view head(p.bytes.data(), head_end - 2);
   if (length > 0 && lower(header(head, "expect")) == "100-continue") {
-    send_now(p.fd, "HTTP/1.1 100 Continue\r\n\r\n");
+    send_now(p.link, "HTTP/1.1 100 Continue\r\n\r\n");
     // Answered here: the head handed on says nothing more of it.
     const std::size_t at = lower(std::string(head)).find("\r\nexpect:");
     if (at != std::string::npos) {
@@ -272,7 +286,7 @@ void RequestDesk::take_verdicts(std::vector<bool>& gone) {
       refusal = "too many uploads at once: try again in a moment";
     }
     if (!refusal.empty()) {
-      answer_and_close(p.fd, status, refusal);
+      answer_and_close(p.link, status, refusal);
       gone[i] = true;
       continue;
     }
@@ -313,13 +327,19 @@ std::optional<std::size_t> RequestDesk::to_drop(const std::string& host) const {
   for (std::size_t i = 0; i < pending_.size(); ++i)
     if (!pending_[i].gating && pending_[i].vouched_for.empty())
       waiting.push_back({pending_[i].host, pending_[i].heard, i});
-  const auto drop =
-      pending_to_drop(waiting, host, {rules_.max_pending, rules_.max_pending_per_host});
+  // Behind a proxy every connection comes from it: only the whole desk's cap holds.
+  const std::size_t per_host =
+      rules_.proxy.empty() ? rules_.max_pending_per_host : rules_.max_pending;
+  const auto drop = pending_to_drop(waiting, host, {rules_.max_pending, per_host});
   if (!drop) return std::nullopt;
   return waiting[*drop].index;
 }
 
 void RequestDesk::hand_over(Pending& p) {
+  if (!rules_.proxy.empty()) {
+    const std::size_t head_end = p.bytes.find("\r\n\r\n");
+    p.host = forwarded_for(std::string_view(p.bytes).substr(0, head_end + 2));
+  }
   {
     std::lock_guard lock(mu_);
     std::size_t& mine = active_[p.host];
@@ -327,12 +347,12 @@ void RequestDesk::hand_over(Pending& p) {
       if (mine == 0) active_.erase(p.host);
     } else if (queue_.size() < rules_.max_queued) {
       ++mine;
-      queue_.push_back({p.fd, std::move(p.bytes), std::move(p.host), p.port});
+      queue_.push_back({std::move(p.link), std::move(p.bytes), std::move(p.host), p.port});
       work_.notify_one();
       return;
     }
   }
-  answer_and_close(p.fd, 503, "the viewer is busy: try again in a moment");
+  answer_and_close(p.link, 503, "the viewer is busy: try again in a moment");
 }
 
 void RequestDesk::serve_queue() {
@@ -344,9 +364,9 @@ void RequestDesk::serve_queue() {
       if (stopping_) return;
       request = std::move(queue_.front());
       queue_.pop_front();
-      serving_.insert(request.fd);
+      serving_.insert(request.link.fd());
     }
-    const int fd = request.fd;
+    const int fd = request.link.fd();
     const std::string host = request.host;
     try {
       handler_(std::move(request));
@@ -373,11 +393,13 @@ void RequestDesk::run() {
     }
     auto sleep = std::chrono::milliseconds(1000);
     const auto now = Clock::now();
-    for (const Pending& p : pending_)
+    for (const Pending& p : pending_) {
       sleep = std::min(sleep, std::chrono::ceil<std::chrono::milliseconds>(p.until - now));
+      if (!p.gating && p.link.buffered()) sleep = std::chrono::milliseconds(0);
+    }
     fds.assign({pollfd{listener_->fd(), POLLIN, 0}, pollfd{wake_fd_, POLLIN, 0}});
     for (const Pending& p : pending_)
-      fds.push_back({p.fd, static_cast<short>(p.gating ? 0 : POLLIN), 0});
+      fds.push_back({p.link.fd(), static_cast<short>(p.gating ? 0 : p.link.wants()), 0});
     if (::poll(fds.data(), fds.size(), static_cast<int>(std::max<long>(sleep.count(), 0))) < 0 &&
         errno != EINTR)
       break;
@@ -392,11 +414,11 @@ void RequestDesk::run() {
       Pending& p = pending_[i];
       if (gone[i]) continue;
       if (p.gating && fds[i + 2].revents != 0) {  // hung up while big_body decided
-        ::close(p.fd);
+        ::close(p.link.fd());
         gone[i] = true;
         continue;
       }
-      if (!p.gating && fds[i + 2].revents != 0) {
+      if (!p.gating && (fds[i + 2].revents != 0 || p.link.buffered())) {
         p.heard = woke;
         const Step step = read_some(p);
         if (step == Step::complete) hand_over(p);
@@ -409,7 +431,7 @@ void RequestDesk::run() {
       // cannot hold one of the few upload slots with a body that never comes.
       if (!p.vouched_for.empty()) {
         if (const std::string slow = behind_pace(p, woke); !slow.empty()) {
-          answer_and_close(p.fd, 408, slow);
+          answer_and_close(p.link, 408, slow);
           gone[i] = true;
           continue;
         }
@@ -417,9 +439,9 @@ void RequestDesk::run() {
       // Its wait is over only after it has had its chance to be read.
       if (woke >= p.until) {
         if (p.gating)
-          answer_and_close(p.fd, 503, "no answer in time on who sent this upload: try again");
+          answer_and_close(p.link, 503, "no answer in time on who sent this upload: try again");
         else
-          answer_and_close(p.fd, 408,
+          answer_and_close(p.link, 408,
                            "the request did not arrive in time (send it whole, at once)");
         gone[i] = true;
       }
@@ -432,19 +454,28 @@ void RequestDesk::run() {
         if (!accepted || !*accepted) break;
         auto& a = **accepted;
         if (const auto drop = to_drop(a.host)) {
-          answer_and_close(pending_[*drop].fd, 503,
+          answer_and_close(pending_[*drop].link, 503,
                            "dropped to make room: this connection had been silent the longest");
           pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(*drop));
         }
         int port = 0;
         if (const auto colon = a.peer.rfind(':'); colon != std::string::npos)
           std::from_chars(a.peer.data() + colon + 1, a.peer.data() + a.peer.size(), port);
-        pending_.push_back({a.fd, std::move(a.host), port, {}, woke, woke + rules_.head_wait});
+        if (!rules_.proxy.empty() && a.host != rules_.proxy) {
+          ::close(a.fd);  // behind a proxy, nobody else may connect
+          continue;
+        }
+        pending_.push_back({Link(a.fd, rules_.tls.get()),
+                            std::move(a.host),
+                            port,
+                            {},
+                            woke,
+                            woke + rules_.head_wait});
         pending_.back().serial = ++accepted_;
       }
     }
   }
-  for (Pending& p : pending_) ::close(p.fd);
+  for (Pending& p : pending_) ::close(p.link.fd());
   pending_.clear();
   {
     std::lock_guard lock(gate_mu_);
@@ -455,7 +486,7 @@ void RequestDesk::run() {
   for (auto& t : threads_)
     if (t.joinable()) t.join();
   std::lock_guard lock(mu_);
-  for (Request& r : queue_) ::close(r.fd);
+  for (Request& r : queue_) ::close(r.link.fd());
   queue_.clear();
 }
 

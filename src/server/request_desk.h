@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "remote/tcp.h"
+#include "server/link.h"
 
 namespace arbiter::server {
 
@@ -67,13 +68,22 @@ class RequestDesk {
     std::size_t max_uploads = 4;  // big bodies being read (heads still at the gate do not count)
     std::size_t max_gating = 64;  // heads waiting for big_body at once; beyond: 503
     std::chrono::milliseconds gate_wait{30'000};
+    // Every connection speaks TLS with this certificate (its handshake is part of its head's
+    // time). Null: plain HTTP.
+    std::shared_ptr<TlsContext> tls;
+    // Behind a reverse proxy: only connections from this address are taken (any other is
+    // closed at once); the per-address caps do not count the proxy as one client, and a
+    // request's address is the last one its X-Forwarded-For names. Empty: clients connect
+    // themselves.
+    std::string proxy;
   };
   // A complete request: its bytes as they came (head and body; an Expect: 100-continue already
-  // answered), and its socket (non-blocking), which the desk closes once the handler returns.
+  // answered), and its connection (non-blocking), which the desk closes once the handler
+  // returns.
   struct Request {
-    int fd = -1;
+    Link link;
     std::string bytes;
-    std::string host;  // the peer's address
+    std::string host;  // the peer's address (behind a proxy: the client's, as the proxy says)
     int port = 0;
   };
   using Handler = std::function<void(Request)>;
@@ -94,7 +104,7 @@ class RequestDesk {
 
  private:
   struct Pending {
-    int fd;
+    Link link;
     std::string host;
     int port;
     std::string bytes;
@@ -146,7 +156,8 @@ class RequestDesk {
   std::vector<std::thread> threads_;
 };
 
-// Answers `status` with a one-line JSON error and closes `fd`, never waiting on the peer.
-void answer_and_close(int fd, int status, const std::string& message);
+// Answers `status` with a one-line JSON error and closes the connection, never waiting on the
+// peer.
+void answer_and_close(Link& link, int status, const std::string& message);
 
 }  // namespace arbiter::server

@@ -691,6 +691,65 @@ TEST(ViewerServer, SlowReadersNeitherHoldEveryThreadNorTheStop) {
   for (int fd : readers) ::close(fd);
 }
 
+// Behind a proxy every connection comes from its address: the caps per address count the
+// clients it names in X-Forwarded-For (the last entry, which the proxy appended), so one
+// client's slow readers take its own share, not the proxy's.
+TEST(ViewerServer, BehindAProxyTheCapsCountTheClientsItNames) {
+  LiveMatches live;
+  ServerOptions o;
+  o.port = 0;
+  o.web_root = ".";
+  o.threads = 8;  // at most 6 at once for one client
+  o.desk.proxy = "127.0.0.1";
+  auto server = std::make_unique<ViewerServer>(o, nullptr, &live);
+  auto port = server->bind();
+  ASSERT_TRUE(port.has_value());
+  server->start();
+  auto match = live.start("battleship");
+  {
+    LiveObserver observer(match);
+    GameLog log;
+    log.watch(observer);
+    const std::string padding(1000, 'x');
+    for (int i = 0; i < 20'000; ++i) log.write({{"type", "call"}, {"detail", padding}});
+    log.write(
+        {{"type", "result"}, {"winners", {0}}, {"ejections", Json::array()}, {"scores", {1, 0}}});
+    log.unwatch(observer);
+  }
+  const auto request = [&](const std::string& path, const std::string& client) {
+    return "GET " + path + " HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 10.9.9.9, " + client +
+           "\r\n\r\n";
+  };
+  const std::string log_path = "/api/live/" + std::to_string(match->id()) + "/log";
+  std::vector<int> readers;
+  for (int i = 0; i < 7; ++i) {
+    const int fd = raw_connect(*port);
+    ASSERT_GE(fd, 0);
+    const int small = 4096;
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    const std::string r = request(log_path, "192.0.2.1");
+    ASSERT_EQ(::send(fd, r.data(), r.size(), 0), static_cast<ssize_t>(r.size()));
+    readers.push_back(fd);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  int refused = 0;
+  for (int fd : readers) {
+    char head[64] = {};
+    if (::recv(fd, head, sizeof head - 1, MSG_DONTWAIT) > 0 &&
+        std::string_view(head).starts_with("HTTP/1.1 503"))
+      ++refused;
+  }
+  EXPECT_EQ(refused, 1);  // the client's share is 6, whatever the proxy's address
+  // Another client of the same proxy (the one its first entry names does not count).
+  const int other = raw_connect(*port);
+  const std::string r = request("/api/live", "192.0.2.2");
+  ASSERT_EQ(::send(other, r.data(), r.size(), 0), static_cast<ssize_t>(r.size()));
+  EXPECT_TRUE(answer_of(other).starts_with("HTTP/1.1 200"));
+  ::close(other);
+  server->stop();
+  for (int fd : readers) ::close(fd);
+}
+
 TEST(ViewerServer, LiveStreamsAreCappedAndResume) {
   LiveMatches live;
   ServerOptions o;

@@ -139,7 +139,7 @@ std::optional<std::filesystem::path> static_file(const std::filesystem::path& ro
 // (a client that stops reading holds a request thread that long at most).
 class DeskStream final : public httplib::Stream {
  public:
-  DeskStream(const RequestDesk::Request& r) : r_(r) {}
+  DeskStream(RequestDesk::Request& r) : r_(r) {}
   bool is_readable() const override { return at_ < r_.bytes.size() || ready(POLLIN); }
   bool is_writable() const override { return ready(POLLOUT); }
   ssize_t read(char* ptr, std::size_t size) override {
@@ -159,14 +159,16 @@ class DeskStream final : public httplib::Stream {
     while (sent < size) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           until - std::chrono::steady_clock::now());
-      if (left.count() <= 0 || !ready(POLLOUT, static_cast<int>(left.count())))
-        return sent > 0 ? static_cast<ssize_t>(sent) : -1;
-      const ssize_t n = ::send(r_.fd, ptr + sent, size - sent, MSG_NOSIGNAL);
-      if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
+      if (left.count() <= 0) break;
+      const ssize_t n = r_.link.send(ptr + sent, size - sent);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) {
+        if (!ready(r_.link.wants(), static_cast<int>(left.count()))) break;
+        continue;
+      }
       if (n <= 0) return sent > 0 ? static_cast<ssize_t>(sent) : -1;
       sent += static_cast<std::size_t>(n);
     }
-    return static_cast<ssize_t>(sent);
+    return sent > 0 ? static_cast<ssize_t>(sent) : -1;
   }
   void get_remote_ip_and_port(std::string& ip, int& port) const override {
     ip = r_.host;
@@ -176,19 +178,19 @@ class DeskStream final : public httplib::Stream {
     ip.clear();
     port = 0;
   }
-  socket_t socket() const override { return r_.fd; }
+  socket_t socket() const override { return r_.link.fd(); }
 
  private:
   static constexpr int kWaitMs = 5000;
   bool ready(short events, int wait_ms = kWaitMs) const {
-    pollfd p{r_.fd, events, 0};
+    pollfd p{r_.link.fd(), events, 0};
     int n;
     do {
       n = ::poll(&p, 1, wait_ms);
     } while (n < 0 && errno == EINTR);
     return n > 0 && (p.revents & (POLLERR | POLLNVAL)) == 0 && (p.revents & events) != 0;
   }
-  const RequestDesk::Request& r_;
+  RequestDesk::Request& r_;
   std::size_t at_ = 0;
 };
 
@@ -231,7 +233,7 @@ class DeskServer : public httplib::Server {
       bool closed = false;
       process_request(stream, /*close_connection=*/true, closed, {});
     }
-    ::shutdown(r.fd, SHUT_WR);  // the desk closes it
+    r.link.finish();  // the desk closes it
   }
 
  private:
@@ -262,6 +264,13 @@ struct ViewerServer::Impl {
 
   void routes();
   void submission_routes();
+  // Whether browsers reach this server over TLS: its own, or its proxy's.
+  bool secure() const { return options.desk.tls != nullptr || !options.desk.proxy.empty(); }
+  // Whether a request's Origin (empty: none sent) is this server's own, of Host `host`.
+  bool same_site(const std::string& origin, const std::string& host) const {
+    return origin.empty() || origin == "https://" + host ||
+           (!secure() && origin == "http://" + host);
+  }
   // Who sent `req` (a bearer token, or a session cookie); nothing when nobody is logged in.
   // Answers 401 (or 503) into `res` when it returns nothing and `required`.
   std::optional<Principal> who(const httplib::Request& req, httplib::Response& res,
@@ -377,7 +386,7 @@ void ViewerServer::Impl::live_stream(const httplib::Request& req, httplib::Respo
 void ViewerServer::Impl::routes() {
   http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     // A page of another site that rebinds its own name to 127.0.0.1 sends its own Host.
-    if (submissions && !loopback_host(req.get_header_value("Host"))) {
+    if (submissions && !secure() && !loopback_host(req.get_header_value("Host"))) {
       error(res, 421, "this server answers to 127.0.0.1, localhost or [::1] only");
       return httplib::Server::HandlerResponse::Handled;
     }
@@ -390,10 +399,11 @@ void ViewerServer::Impl::routes() {
     return httplib::Server::HandlerResponse::Handled;
   });
   if (submissions) submission_routes();
-  http.set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
+  http.set_post_routing_handler([this](const httplib::Request&, httplib::Response& res) {
     res.set_header("Content-Security-Policy", kPolicy);
     res.set_header("X-Content-Type-Options", "nosniff");
     res.set_header("Referrer-Policy", "no-referrer");
+    if (secure()) res.set_header("Strict-Transport-Security", "max-age=31536000");
   });
   http.set_exception_handler([](const httplib::Request&, httplib::Response& res,
                                 std::exception_ptr) { error(res, 500, "internal error"); });
@@ -608,9 +618,10 @@ RequestDesk::Verdict upload_head(std::string_view head, SessionBook& sessions,
   return {(*p)->name};
 }
 
-std::string cookie(const std::string& value, std::chrono::seconds max_age) {
-  return fmt::format("{}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}", kSessionCookie, value,
-                     max_age.count());
+// A session cookie; `secure` (the browser reached us over TLS): sent back over TLS only.
+std::string cookie(const std::string& value, std::chrono::seconds max_age, bool secure) {
+  return fmt::format("{}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}{}", kSessionCookie,
+                     value, max_age.count(), secure ? "; Secure" : "");
 }
 
 }  // namespace
@@ -640,7 +651,7 @@ bool ViewerServer::Impl::same_origin_write(const httplib::Request& req, httplib:
   if (!p.by_cookie) return true;  // a bearer token is never sent by a browser on its own
   const std::string origin = req.get_header_value("Origin");
   const std::string host = req.get_header_value("Host");
-  if (!origin.empty() && origin != "http://" + host && origin != "https://" + host) {
+  if (!same_site(origin, host)) {
     error(res, 403, "a request from another site: refused");
     return false;
   }
@@ -657,8 +668,7 @@ void ViewerServer::Impl::submission_routes() {
   http.Post("/api/login", [this](const httplib::Request& req, httplib::Response& res) {
     const std::string origin = req.get_header_value("Origin");
     const std::string host = req.get_header_value("Host");
-    if (!origin.empty() && origin != "http://" + host && origin != "https://" + host)
-      return error(res, 403, "a login from another site: refused");
+    if (!same_site(origin, host)) return error(res, 403, "a login from another site: refused");
     // From a JSON body only: a token in a URL or a form ends up in logs and histories.
     std::string token;
     try {
@@ -671,7 +681,7 @@ void ViewerServer::Impl::submission_routes() {
     auto opened = sessions->open(token);
     if (!opened) return reply(res, store_failed(opened.error()));
     if (!*opened) return error(res, 401, std::string(league::kBadToken));
-    res.set_header("Set-Cookie", cookie((*opened)->id, options.session_lifetime));
+    res.set_header("Set-Cookie", cookie((*opened)->id, options.session_lifetime, secure()));
     res.set_header("Cache-Control", "no-store");
     const Principal& p = (*opened)->who;
     reply(res, {200, Json{{"name", p.name}, {"role", p.role}, {"csrf", p.csrf}}});
@@ -680,7 +690,7 @@ void ViewerServer::Impl::submission_routes() {
     auto p = who(req, res);
     if (!p || !same_origin_write(req, res, *p)) return;
     sessions->close(cookie_value(req.get_header_value("Cookie"), kSessionCookie));
-    res.set_header("Set-Cookie", cookie("", std::chrono::seconds(0)));
+    res.set_header("Set-Cookie", cookie("", std::chrono::seconds(0), secure()));
     reply(res, {200, Json{{"name", p->name}, {"logged_out", true}}});
   });
   http.Get("/api/me", [this](const httplib::Request& req, httplib::Response& res) {
