@@ -155,6 +155,7 @@ RequestDesk::Step RequestDesk::read_some(Pending& p) {
         return Step::answered;
       }
       const std::string_view head(p.bytes.data(), end + 2);
+      if (!rules_.proxy.empty()) p.host = forwarded_for(head);
       if (!header(head, "transfer-encoding").empty()) {
         answer_and_close(p.link, 411, "give the body's Content-Length (no chunked bodies)");
         return Step::answered;
@@ -188,7 +189,7 @@ RequestDesk::Step RequestDesk::read_some(Pending& p) {
         p.until = Clock::now() + rules_.head_wait + rules_.gate_wait;
         {
           std::lock_guard lock(gate_mu_);
-          gate_jobs_.push_back({p.serial, std::string(head)});
+          gate_jobs_.push_back({p.serial, std::string(head), p.host});
         }
         gate_cv_.notify_one();
         return Step::waiting;
@@ -241,7 +242,7 @@ void RequestDesk::gate_loop() {
     }
     Verdict verdict;
     try {
-      verdict = rules_.big_body(job.head);
+      verdict = rules_.big_body(job.head, job.host);
     } catch (...) {
       verdict = {std::nullopt, 503, "the upload could not be checked: try again"};
     }
@@ -293,7 +294,7 @@ void RequestDesk::take_verdicts(std::vector<bool>& gone) {
     p.vouched_for = *verdict.who;
     p.heard = Clock::now();
     p.vouched_at = p.heard;
-    if (rules_.let_in) rules_.let_in(p.vouched_for);
+    if (rules_.let_in) rules_.let_in(p.vouched_for, p.host);
     if (begin_body(p, p.head_end, p.length) == Step::complete) {
       hand_over(p);
       gone[i] = true;
@@ -336,10 +337,6 @@ std::optional<std::size_t> RequestDesk::to_drop(const std::string& host) const {
 }
 
 void RequestDesk::hand_over(Pending& p) {
-  if (!rules_.proxy.empty()) {
-    const std::size_t head_end = p.bytes.find("\r\n\r\n");
-    p.host = forwarded_for(std::string_view(p.bytes).substr(0, head_end + 2));
-  }
   {
     std::lock_guard lock(mu_);
     std::size_t& mine = active_[p.host];

@@ -61,10 +61,11 @@ class RequestDesk {
     // has `gate_wait` to answer. At most `max_uploads` big bodies are read at once, one per
     // name; a vouched connection is never dropped to make room for another.
     std::size_t max_upload = 0;
-    std::function<Verdict(std::string_view head)> big_body;
+    // `host`: the sender's address (behind a proxy: the client's, as the proxy says).
+    std::function<Verdict(std::string_view head, const std::string& host)> big_body;
     // Told each time a big body is let in (after big_body, once there is room for it): the
     // submission server counts the upload then, so that a refusal for room costs nothing.
-    std::function<void(const std::string& who)> let_in;
+    std::function<void(const std::string& who, const std::string& host)> let_in;
     std::size_t max_uploads = 4;  // big bodies being read (heads still at the gate do not count)
     std::size_t max_gating = 64;  // heads waiting for big_body at once; beyond: 503
     std::chrono::milliseconds gate_wait{30'000};
@@ -133,6 +134,7 @@ class RequestDesk {
   struct GateJob {
     std::uint64_t serial;
     std::string head;
+    std::string host;
   };
   std::mutex gate_mu_;
   std::condition_variable gate_cv_;

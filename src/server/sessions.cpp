@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "core/entropy.h"
 #include "core/sha256.h"
 #include "league/authors.h"
@@ -17,7 +19,19 @@ std::string key_of(std::string_view id) {
 }  // namespace
 
 SessionBook::SessionBook(tournament::Store& store, Options options)
-    : store_(store), options_(std::move(options)) {}
+    : store_(store),
+      options_(std::move(options)),
+      refused_(options_.max_refused, options_.refused_window) {}
+
+bool SessionBook::throttled(const std::string& address) {
+  std::lock_guard lock(mu_);
+  return !refused_.under(address, options_.now());
+}
+
+std::string SessionBook::throttled_message() const {
+  return fmt::format("{} refused tokens from your address in {} minutes: wait before trying again",
+                     options_.max_refused, options_.refused_window.count() / 60);
+}
 
 Expected<std::optional<tournament::Author>> SessionBook::standing(const std::string& name) {
   auto stored = store_.author_secret(name);
@@ -26,10 +40,15 @@ Expected<std::optional<tournament::Author>> SessionBook::standing(const std::str
   return std::optional<tournament::Author>{(*stored)->author};
 }
 
-Expected<std::optional<SessionBook::Opened>> SessionBook::open(std::string_view token) {
+Expected<std::optional<SessionBook::Opened>> SessionBook::open(std::string_view token,
+                                                               const std::string& address) {
   auto who = league::authenticate(store_, token);
   if (!who) return std::unexpected(who.error());
-  if (!*who) return std::optional<Opened>{};
+  if (!*who) {
+    std::lock_guard lock(mu_);
+    refused_.note(address, options_.now());
+    return std::optional<Opened>{};
+  }
   Opened o;
   o.id = to_hex(unguessable_bytes(32));
   o.who = {(*who)->name, (*who)->role, true, to_hex(unguessable_bytes(32))};
@@ -77,10 +96,15 @@ Expected<std::optional<Principal>> SessionBook::find(std::string_view id) {
   return std::optional<Principal>{std::move(p)};
 }
 
-Expected<std::optional<Principal>> SessionBook::bearer(std::string_view token) {
+Expected<std::optional<Principal>> SessionBook::bearer(std::string_view token,
+                                                       const std::string& address) {
   auto who = league::authenticate(store_, token);
   if (!who) return std::unexpected(who.error());
-  if (!*who) return std::optional<Principal>{};
+  if (!*who) {
+    std::lock_guard lock(mu_);
+    refused_.note(address, options_.now());
+    return std::optional<Principal>{};
+  }
   return std::optional<Principal>{Principal{(*who)->name, (*who)->role, false, {}}};
 }
 

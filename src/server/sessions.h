@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "core/json.h"
+#include "server/rate_book.h"
 #include "tournament/store.h"
 
 namespace arbiter::server {
@@ -42,6 +43,10 @@ class SessionBook {
     std::size_t max_sessions = 10'000;  // the oldest goes first beyond this
     std::size_t max_per_author = 16;    // an author's own oldest goes first beyond this, so
                                         // that no one can push the others' sessions out
+    // Refused tokens from one address (login or bearer) before it is throttled; a token has
+    // 256 secret bits, so this only keeps a guesser from costing the store a lookup each.
+    std::size_t max_refused = 30;
+    std::chrono::seconds refused_window{600};
     std::function<Clock::time_point()> now = [] { return Clock::now(); };
   };
   SessionBook(tournament::Store& store, Options options);
@@ -52,11 +57,16 @@ class SessionBook {
     std::string id;
     Principal who;
   };
-  Expected<std::optional<Opened>> open(std::string_view token);
+  // A refused token counts against `address` (the caller's).
+  Expected<std::optional<Opened>> open(std::string_view token, const std::string& address);
   // The principal of a live session whose author still stands; nothing otherwise.
   Expected<std::optional<Principal>> find(std::string_view id);
-  // The principal of a bearer token; nothing for a refused one.
-  Expected<std::optional<Principal>> bearer(std::string_view token);
+  // The principal of a bearer token; nothing for a refused one, which counts against `address`.
+  Expected<std::optional<Principal>> bearer(std::string_view token, const std::string& address);
+  // Whether `address` had too many tokens refused lately: its tokens are not even looked at.
+  bool throttled(const std::string& address);
+  // What a throttled caller is told.
+  std::string throttled_message() const;
   void close(std::string_view id);
 
  private:
@@ -74,6 +84,7 @@ class SessionBook {
   std::mutex mu_;
   std::map<std::string, Session> sessions_;  // by the SHA-256 of the id
   std::uint64_t opened_ = 0;
+  RateBook refused_;  // by address
 };
 
 // The value of cookie `name` in a Cookie header; empty when absent.

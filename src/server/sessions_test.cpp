@@ -1,6 +1,7 @@
 // The session book (server/sessions.h) on a real store: a session finds its author until it
 // expires, is closed, or its author is revoked; logins of one author push out only that
-// author's oldest sessions; the oldest of all go only past the whole book's cap.
+// author's oldest sessions; the oldest of all go only past the whole book's cap; an address
+// whose tokens are refused 30 times in ten minutes is throttled.
 #include "server/sessions.h"
 
 #include <gtest/gtest.h>
@@ -35,7 +36,7 @@ class SessionsTest : public ::testing::Test {
     return SessionBook(*store_, o);
   }
   std::string open(SessionBook& b, const std::string& who) {
-    auto o = b.open(tokens_[who]);
+    auto o = b.open(tokens_[who], "192.0.2.1");
     EXPECT_TRUE(o && *o);
     return o && *o ? (*o)->id : std::string();
   }
@@ -60,7 +61,7 @@ TEST_F(SessionsTest, ASessionLastsUntilItExpiresIsClosedOrItsAuthorIsRevoked) {
   EXPECT_TRUE(who->by_cookie);
   EXPECT_EQ(who->csrf.size(), 64u);
   EXPECT_FALSE(alive(b, "0" + ann.substr(1)));
-  EXPECT_FALSE(b.open("ann." + std::string(64, '0')).value());
+  EXPECT_FALSE(b.open("ann." + std::string(64, '0'), "192.0.2.1").value());
   b.close(ben);
   EXPECT_FALSE(alive(b, ben));
   ASSERT_TRUE(store_->revoke_author("ann").value());
@@ -79,6 +80,22 @@ TEST_F(SessionsTest, OneAuthorsLoginsPushOutOnlyTheirOwnSessions) {
   EXPECT_TRUE(alive(b, bens.back()));
   EXPECT_TRUE(alive(b, bens[bens.size() - 2]));
   EXPECT_FALSE(alive(b, bens[bens.size() - 3]));
+}
+
+TEST_F(SessionsTest, AnAddressThatGuessesIsThrottledForAWhileAndOthersAreNot) {
+  auto b = book(100, 10);
+  const std::string wrong = "ann." + std::string(64, '0');
+  for (int i = 0; i < 30; ++i) {
+    EXPECT_FALSE(b.throttled("192.0.2.9"));
+    EXPECT_FALSE(b.bearer(wrong, "192.0.2.9").value());
+  }
+  EXPECT_TRUE(b.throttled("192.0.2.9"));
+  EXPECT_FALSE(b.throttled("192.0.2.1"));
+  EXPECT_TRUE(b.bearer(tokens_["ann"], "192.0.2.1").value());  // a good token counts nothing
+  for (int i = 0; i < 40; ++i) EXPECT_TRUE(b.bearer(tokens_["ann"], "192.0.2.1").value());
+  EXPECT_FALSE(b.throttled("192.0.2.1"));
+  now_ += std::chrono::seconds(601);
+  EXPECT_FALSE(b.throttled("192.0.2.9"));
 }
 
 TEST(CookieValue, FindsTheNamedCookieOnly) {

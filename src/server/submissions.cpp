@@ -59,7 +59,10 @@ bool may_see(const Principal& who, const BotVersion& v) {
 }  // namespace
 
 SubmissionApi::SubmissionApi(tournament::Store& store, Options options)
-    : store_(store), options_(std::move(options)) {
+    : store_(store),
+      options_(std::move(options)),
+      by_author_(options_.uploads_per_hour, std::chrono::hours(1)),
+      by_address_(options_.uploads_per_address, std::chrono::hours(1)) {
   resume_unfinished();
   for (int i = 0; i < std::max(options_.builders, 1); ++i)
     builders_.emplace_back([this] { build_loop(); });
@@ -173,32 +176,37 @@ void SubmissionApi::wait_idle() {
   cv_.wait(lock, [&] { return stopping_ || (queue_.empty() && building_ == 0); });
 }
 
-bool SubmissionApi::note_upload(const std::string& author) {
+std::optional<std::string> SubmissionApi::over_cap(const std::string& author,
+                                                   const std::string& address) {
   std::lock_guard lock(mu_);
-  if (uploads_this_hour(author) >= options_.uploads_per_hour) return false;
-  uploads_[author].push_back(options_.now());
-  return true;
+  return over_cap_locked(author, address, options_.now());
 }
 
-bool SubmissionApi::under_cap(const std::string& author) {
+std::optional<std::string> SubmissionApi::over_cap_locked(const std::string& author,
+                                                          const std::string& address,
+                                                          Clock::time_point now) {
+  if (!by_author_.under(author, now))
+    return fmt::format("at most {} uploads an hour: try again later", by_author_.cap());
+  if (!by_address_.under(address, now))
+    return fmt::format("at most {} uploads an hour from one address: try again later",
+                       by_address_.cap());
+  return std::nullopt;
+}
+
+std::optional<std::string> SubmissionApi::note_upload(const std::string& author,
+                                                      const std::string& address) {
   std::lock_guard lock(mu_);
-  return uploads_this_hour(author) < options_.uploads_per_hour;
-}
-
-std::string SubmissionApi::over_cap() const {
-  return fmt::format("at most {} uploads an hour: try again later", options_.uploads_per_hour);
-}
-
-std::size_t SubmissionApi::uploads_this_hour(const std::string& author) {
-  auto& times = uploads_[author];
   const auto now = options_.now();
-  while (!times.empty() && now - times.front() >= std::chrono::hours(1)) times.pop_front();
-  return times.size();
+  if (auto over = over_cap_locked(author, address, now)) return over;
+  by_author_.note(author, now);
+  by_address_.note(address, now);
+  return std::nullopt;
 }
 
-ApiReply SubmissionApi::upload(const Principal& who, std::string_view bytes,
-                               const std::string& filename, bool counted) {
-  if (!counted && !note_upload(who.name)) return api_error(429, over_cap());
+ApiReply SubmissionApi::upload(const Principal& who, const std::string& address,
+                               std::string_view bytes, const std::string& filename, bool counted) {
+  if (!counted)
+    if (auto over = note_upload(who.name, address)) return api_error(429, *over);
   const std::string label = filename.empty() ? "the upload" : printable_line(filename);
   auto files = league::read_uploaded_bot(bytes, label, options_.add.caps);
   if (!files) return api_error(400, files.error().message);

@@ -25,6 +25,7 @@
 #include "league/bots.h"
 #include "league/check.h"
 #include "server/api.h"
+#include "server/rate_book.h"
 #include "server/sessions.h"
 
 namespace arbiter::server {
@@ -39,6 +40,9 @@ class SubmissionApi {
     std::optional<league::CheckOptions> check;
     int builders = 1;
     std::size_t uploads_per_hour = 20;  // per author; organizers too
+    // Per address (behind a proxy: the client it names), whoever is logged in: a course's lab
+    // behind one NAT shares it.
+    std::size_t uploads_per_address = 200;
     std::function<Clock::time_point()> now = [] { return Clock::now(); };
   };
   SubmissionApi(tournament::Store& store, Options options);
@@ -46,18 +50,16 @@ class SubmissionApi {
   SubmissionApi(const SubmissionApi&) = delete;
   SubmissionApi& operator=(const SubmissionApi&) = delete;
 
-  // 202 {"bot", "version", "status"}; 400 with the reason (nothing stored); 429 over the rate
-  // (unless `counted`: note_upload counted it already).
-  ApiReply upload(const Principal& who, std::string_view bytes, const std::string& filename,
-                  bool counted = false);
-  // Counts an upload of `author` now, if it is under the hour's cap (false: it is not, and
-  // nothing is counted). The front door counts a big upload this way when it lets its body in,
-  // so that one whose body never comes counts all the same.
-  bool note_upload(const std::string& author);
-  // Whether `author` is under the hour's cap; counts nothing.
-  bool under_cap(const std::string& author);
-  // The message of an upload over the cap.
-  std::string over_cap() const;
+  // 202 {"bot", "version", "status"}; 400 with the reason (nothing stored); 429 over a rate
+  // (unless `counted`: note_upload counted it already). `address`: where it came from.
+  ApiReply upload(const Principal& who, const std::string& address, std::string_view bytes,
+                  const std::string& filename, bool counted = false);
+  // Counts an upload of `author` from `address` now if both are under the hour's caps; else
+  // counts nothing and says which cap it is over. The front door counts a big upload this way
+  // when it lets its body in, so that one whose body never comes counts all the same.
+  std::optional<std::string> note_upload(const std::string& author, const std::string& address);
+  // Why one more upload of `author` from `address` is over a cap now; counts nothing.
+  std::optional<std::string> over_cap(const std::string& author, const std::string& address);
 
   // The principal's bots (an organizer's: every bot), each version with its status and reason.
   ApiReply bots(const Principal& who);
@@ -86,7 +88,8 @@ class SubmissionApi {
   // Keeps the check's report after the version's build log (its "build log" then holds both).
   void keep_report(const tournament::BotVersion& v, const std::string& report);
   void notify_loop();
-  std::size_t uploads_this_hour(const std::string& author);  // REQUIRES: mu_ held
+  std::optional<std::string> over_cap_locked(const std::string& author, const std::string& address,
+                                             Clock::time_point now);
 
   tournament::Store& store_;
   Options options_;
@@ -95,7 +98,8 @@ class SubmissionApi {
   std::deque<league::StagedBot> queue_;
   int building_ = 0;
   bool stopping_ = false;
-  std::map<std::string, std::deque<Clock::time_point>> uploads_;  // by author, the last hour's
+  RateBook by_author_;   // uploads of the last hour
+  RateBook by_address_;  // uploads of the last hour
   std::vector<std::thread> builders_;
   std::deque<std::pair<std::string, std::string>> outbox_;  // (author, JSON body), oldest first
   std::thread notifier_;

@@ -585,9 +585,10 @@ std::string bearer_token(const httplib::Request& req) {
 // The author of "POST /api/bots " (or "?...") by the same credentials `who` reads (the first
 // Authorization header if it is a bearer token, else the first Cookie header), if they stand and
 // may upload now: the only big body taken.
-RequestDesk::Verdict upload_head(std::string_view head, SessionBook& sessions,
-                                 SubmissionApi& submissions) {
+RequestDesk::Verdict upload_head(std::string_view head, const std::string& address,
+                                 SessionBook& sessions, SubmissionApi& submissions) {
   if (!head.starts_with("POST /api/bots ") && !head.starts_with("POST /api/bots?")) return {};
+  if (sessions.throttled(address)) return {std::nullopt, 429, sessions.throttled_message()};
   std::optional<std::string> authorization, cookies;
   std::size_t at = head.find("\r\n");
   while (at != std::string_view::npos && at + 2 < head.size()) {
@@ -609,12 +610,12 @@ RequestDesk::Verdict upload_head(std::string_view head, SessionBook& sessions,
   }
   Expected<std::optional<Principal>> p = std::optional<Principal>{};
   if (authorization && authorization->starts_with("Bearer "))
-    p = sessions.bearer(std::string_view(*authorization).substr(7));
+    p = sessions.bearer(std::string_view(*authorization).substr(7), address);
   else if (cookies)
     p = sessions.find(cookie_value(*cookies, kSessionCookie));
   if (!p) return {std::nullopt, 503, "the store failed: try again"};
   if (!*p) return {};
-  if (!submissions.under_cap((*p)->name)) return {std::nullopt, 429, submissions.over_cap()};
+  if (auto over = submissions.over_cap((*p)->name, address)) return {std::nullopt, 429, *over};
   return {(*p)->name};
 }
 
@@ -629,10 +630,14 @@ std::string cookie(const std::string& value, std::chrono::seconds max_age, bool 
 std::optional<Principal> ViewerServer::Impl::who(const httplib::Request& req,
                                                  httplib::Response& res, bool required) {
   Expected<std::optional<Principal>> found = std::optional<Principal>{};
-  if (const std::string token = bearer_token(req); !token.empty())
-    found = sessions->bearer(token);
-  else if (const std::string id = cookie_value(req.get_header_value("Cookie"), kSessionCookie);
-           !id.empty())
+  if (const std::string token = bearer_token(req); !token.empty()) {
+    if (sessions->throttled(req.remote_addr)) {
+      error(res, 429, sessions->throttled_message());
+      return std::nullopt;
+    }
+    found = sessions->bearer(token, req.remote_addr);
+  } else if (const std::string id = cookie_value(req.get_header_value("Cookie"), kSessionCookie);
+             !id.empty())
     found = sessions->find(id);
   if (!found) {
     reply(res, store_failed(found.error()));
@@ -678,7 +683,8 @@ void ViewerServer::Impl::submission_routes() {
     } catch (const Json::exception&) {
     }
     if (token.empty()) return error(res, 400, "give the token: {\"token\": \"NAME.SECRET\"}");
-    auto opened = sessions->open(token);
+    if (sessions->throttled(req.remote_addr)) return error(res, 429, sessions->throttled_message());
+    auto opened = sessions->open(token, req.remote_addr);
     if (!opened) return reply(res, store_failed(opened.error()));
     if (!*opened) return error(res, 401, std::string(league::kBadToken));
     res.set_header("Set-Cookie", cookie((*opened)->id, options.session_lifetime, secure()));
@@ -711,9 +717,11 @@ void ViewerServer::Impl::submission_routes() {
       if (!req.has_file("archive"))
         return error(res, 400, "the form has no field \"archive\" (curl -F archive=@bot.tar.gz)");
       const auto file = req.get_file_value("archive");
-      return reply(res, submissions->upload(*p, file.content, file.filename, counted));
+      return reply(res,
+                   submissions->upload(*p, req.remote_addr, file.content, file.filename, counted));
     }
-    reply(res, submissions->upload(*p, req.body, req.get_param_value("filename"), counted));
+    reply(res, submissions->upload(*p, req.remote_addr, req.body, req.get_param_value("filename"),
+                                   counted));
   });
   // The author's page follows its versions here: a line each time one's status changes.
   http.Get("/api/my/events", [this](const httplib::Request& req, httplib::Response& res) {
@@ -724,27 +732,28 @@ void ViewerServer::Impl::submission_routes() {
     auto seen = std::make_shared<std::map<std::string, std::string>>();
     if (auto first = submissions->changes(*p, *seen); !first)
       return reply(res, store_failed(first.error()));
-    live_stream(
-        req, res,
-        [this, who = *p, seen, bearer, session](std::size_t, std::chrono::milliseconds wait) {
-          LiveMatch::Chunk chunk;
-          const auto until = std::chrono::steady_clock::now() + wait;
-          while (!stopping) {
-            // A revoked author, or an ended session, hears no more.
-            auto still = bearer.empty() ? sessions->find(session) : sessions->bearer(bearer);
-            if (still && !*still) {
-              chunk.finished = true;
-              return chunk;
-            }
-            if (auto lines = submissions->changes(who, *seen); lines && !lines->empty()) {
-              chunk.lines = std::move(*lines);
-              return chunk;
-            }
-            if (std::chrono::steady_clock::now() >= until) return chunk;
-            std::this_thread::sleep_for(kEventPoll);
-          }
-          return chunk;
-        });
+    live_stream(req, res,
+                [this, who = *p, seen, bearer, session, address = req.remote_addr](
+                    std::size_t, std::chrono::milliseconds wait) {
+                  LiveMatch::Chunk chunk;
+                  const auto until = std::chrono::steady_clock::now() + wait;
+                  while (!stopping) {
+                    // A revoked author, or an ended session, hears no more.
+                    auto still = bearer.empty() ? sessions->find(session)
+                                                : sessions->bearer(bearer, address);
+                    if (still && !*still) {
+                      chunk.finished = true;
+                      return chunk;
+                    }
+                    if (auto lines = submissions->changes(who, *seen); lines && !lines->empty()) {
+                      chunk.lines = std::move(*lines);
+                      return chunk;
+                    }
+                    if (std::chrono::steady_clock::now() >= until) return chunk;
+                    std::this_thread::sleep_for(kEventPoll);
+                  }
+                  return chunk;
+                });
   });
   http.Get("/api/my/bots", [this](const httplib::Request& req, httplib::Response& res) {
     if (auto p = who(req, res)) reply(res, submissions->bots(*p));
@@ -817,11 +826,13 @@ ViewerServer::ViewerServer(ServerOptions options, tournament::Store* store, Live
     SessionBook* sessions = impl_->sessions.get();
     SubmissionApi* submissions = impl_->submissions.get();
     impl_->options.desk.max_upload = impl_->options.max_upload;
-    impl_->options.desk.big_body = [sessions, submissions](std::string_view head) {
-      return upload_head(head, *sessions, *submissions);
+    impl_->options.desk.big_body = [sessions, submissions](std::string_view head,
+                                                           const std::string& address) {
+      return upload_head(head, address, *sessions, *submissions);
     };
-    impl_->options.desk.let_in = [submissions](const std::string& who) {
-      (void)submissions->note_upload(who);  // a race past the cap costs one upload at most
+    impl_->options.desk.let_in = [submissions](const std::string& who, const std::string& address) {
+      // A race past the cap costs one upload at most.
+      (void)submissions->note_upload(who, address);
     };
   }
   impl_->routes();

@@ -12,8 +12,8 @@
   client is served at once; the half-shaken ones closed by the server after the head's time.
 - `serve --submissions --behind-proxy 127.0.0.1 --listen 127.0.0.1:0`: a connection from
   another address (127.0.0.2, a loopback alias) is closed unanswered; from the proxy, served,
-  with a Secure cookie (server_test checks that the per-address caps count the clients the proxy
-  names, not the proxy)."""
+  with a Secure cookie; --uploads-per-address counts the client the proxy names, not the proxy
+  (and server_test checks that the caps on requests at once do the same)."""
 import argparse
 import json
 import os
@@ -215,9 +215,10 @@ def raw_request(port, head, source=None):
         return got
 
 
-def proxy(work, store, token):
+def proxy(work, store, token, token2):
     problems = []
-    srv = Server(store, "--submissions", "--check-matches", "2", "--behind-proxy", "127.0.0.1")
+    srv = Server(store, "--submissions", "--check-matches", "2", "--behind-proxy", "127.0.0.1",
+                 "--uploads-per-address", "1")
     try:
         head = b"GET /api/tournaments HTTP/1.1\r\nHost: arbiter.example\r\nX-Forwarded-For: " \
                b"203.0.113.7\r\n\r\n"
@@ -236,6 +237,22 @@ def proxy(work, store, token):
             problems.append(f"a login through the proxy: {got!r}")
         elif b"; Secure" not in got:
             problems.append(f"the proxied login's cookie is not Secure: {got!r}")
+        # The uploads per address count the client the proxy names: a second upload of that
+        # client's, by another author, is over it; another client's is not.
+        codes = []
+        for author, client in ((token, "198.51.100.1"), (token2, "198.51.100.1"),
+                               (token2, "198.51.100.2")):
+            archive = sub.kit_archive(author.split(".")[0] + "bot")
+            got = raw_request(srv.port, b"POST /api/bots HTTP/1.1\r\nHost: a\r\nAuthorization: "
+                              b"Bearer " + author.encode() + b"\r\nX-Forwarded-For: "
+                              + client.encode() + b"\r\nContent-Type: application/gzip\r\n"
+                              b"Content-Length: " + str(len(archive)).encode() + b"\r\n\r\n"
+                              + archive)
+            codes.append(got[9:12].decode(errors="replace"))
+            if codes[-1] == "429" and b"from one address" not in got:
+                problems.append(f"a 429 that does not name the address cap: {got[-200:]!r}")
+        if codes != ["202", "429", "202"]:
+            problems.append(f"uploads of one client, then of another, through the proxy: {codes}")
     finally:
         srv.stop()
     TALLY.report("serve --submissions --behind-proxy", problems, "")
@@ -255,11 +272,11 @@ def main():
     _, other_key = make_cert(work, "other")
     arbiter("tournament", "run", "-g", "battleship", "-p", "a:random", "-p", "b:random",
             "--rounds", "1", "--store", store)
-    r = arbiter("author", "add", "tess", "--store", store)
-    token = r.stdout.strip().rsplit(" ", 1)[-1]
+    token, token2 = (arbiter("author", "add", name, "--store", store).stdout.strip().rsplit(" ", 1)[-1]
+                     for name in ("tess", "pat"))
     checks = [lambda: flag_errors(work, store, cert, key, other_key),
               lambda: tls(work, store, cert, key, token),
-              lambda: proxy(work, store, token)]
+              lambda: proxy(work, store, token, token2)]
     return TALLY.run_all(checks, tmp=work)
 
 

@@ -496,13 +496,16 @@ def web_checks(srv, tokens, db, store):
     if held_out[0] != 503 or freed is None or not all("408" in a for a in answers):
         problems.append(f"four idle uploads: the fifth got {held_out[0]}, a slot came free after "
                         f"{freed} s, the idle ones heard {answers}")
-    # Strangers who keep sending upload heads with forged tokens take no upload slot.
+    # Strangers who keep sending upload heads with forged tokens (from 127.0.0.3, a loopback
+    # alias) take no upload slot, and their address is soon throttled: 429 for its tokens, good
+    # ones too, while the authors' own address is not.
     flood_stop = threading.Event()
 
     def flood():
         while not flood_stop.is_set():
             try:
-                c = socket.create_connection(("127.0.0.1", int(srv.base.rsplit(":", 1)[1])), timeout=5)
+                c = socket.create_connection(("127.0.0.1", int(srv.base.rsplit(":", 1)[1])), timeout=5,
+                                             source_address=("127.0.0.3", 0))
                 c.sendall(f"POST /api/bots HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
                           f"zed.{'0' * 64}\r\nContent-Length: 1000000\r\n\r\n".encode())
                 c.recv(100)
@@ -521,6 +524,15 @@ def web_checks(srv, tokens, db, store):
         t.join()
     if any(code not in (202, 400) for code in flooded):
         problems.append(f"uploads during a flood of forged upload heads: {flooded}")
+    with socket.create_connection(("127.0.0.1", int(srv.base.rsplit(":", 1)[1])), timeout=5,
+                                  source_address=("127.0.0.3", 0)) as c:
+        c.sendall(f"GET /api/me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+                  f"{tokens['h1']}\r\n\r\n".encode())
+        throttled = b""
+        while piece := c.recv(4096):
+            throttled += piece
+    if not throttled.startswith(b"HTTP/1.1 429") or b"refused tokens" not in throttled:
+        problems.append(f"the flooding address was not throttled: {throttled!r}")
     # The same from slow connections that keep coming back (all from 127.0.0.1, as through an
     # SSH tunnel), against an upload that itself arrives slowly: it is never dropped for them.
     port = int(srv.base.rsplit(":", 1)[1])
