@@ -48,6 +48,7 @@ struct ServeArgs {
   std::string max_upload = "16M";
   std::size_t uploads_per_hour = 20;
   std::size_t uploads_per_address = 200;
+  std::size_t tests_per_hour = 10;
   int builders = 1;
   int check_matches = 10;
   double check_time = 300;
@@ -115,6 +116,7 @@ Expected<void> submission_options(const ServeArgs& a, server::ServerOptions& o) 
   s.builders = a.builders;
   s.uploads_per_hour = a.uploads_per_hour;
   s.uploads_per_address = a.uploads_per_address;
+  s.tests_per_hour = a.tests_per_hour;
   s.add.caps.packed_bytes = *cap;
   s.add.build.time = std::chrono::milliseconds(std::llround(a.build_time * 1000));
   if (!a.cache.empty()) s.add.cache = a.cache;
@@ -250,6 +252,10 @@ void add_serve_command(CLI::App& app, int& exit_code) {
                   "With --submissions: uploads from one address an hour, whoever sends them "
                   "(default 200: a lab behind one NAT shares it)")
       ->check(CLI::Range(1, 100000));
+  cmd->add_option("--tests-per-hour", args.tests_per_hour,
+                  "With --submissions: unrated test matches an author may ask for an hour "
+                  "(default 10)")
+      ->check(CLI::Range(1, 10000));
   cmd->add_option("--builders", args.builders,
                   "With --submissions: versions built and checked at once (default 1)")
       ->check(CLI::Range(1, 64));

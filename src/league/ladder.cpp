@@ -205,6 +205,62 @@ Expected<Enrollment> enroll(Store& store, std::int64_t ladder) {
   return fail(fmt::format("ladder {}: its spec kept changing under enrollment", ladder));
 }
 
+std::string test_match_by(const Json& job_spec) {
+  if (!job_spec.is_object()) return {};
+  const auto it = job_spec.find("test");
+  return it != job_spec.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+Expected<std::int64_t> add_test_match(Store& store, std::int64_t ladder,
+                                      const std::vector<std::string>& seats,
+                                      const std::string& by) {
+  if (auto enrolled = enroll(store, ladder); !enrolled) return std::unexpected(enrolled.error());
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    auto spec = load_ladder_spec(store, ladder);
+    if (!spec) return std::unexpected(spec.error());
+    auto state = store.ladder_state(ladder);
+    if (!state) return std::unexpected(state.error());
+    if (state->state != "running")
+      return fail(fmt::format("ladder {} is {}: no test matches now", spec->name, state->state));
+    const auto count = static_cast<std::int64_t>(seats.size());
+    if (count < spec->seats || count > spec->ladder->seats_max)
+      return fail(spec->seats == spec->ladder->seats_max
+                      ? fmt::format("ladder {} seats {}: name {} entrants", spec->name, spec->seats,
+                                    spec->seats)
+                      : fmt::format("ladder {} seats {} to {}: name that many entrants", spec->name,
+                                    spec->seats, spec->ladder->seats_max));
+    const std::set<std::int64_t> benched(spec->ladder->benched.begin(),
+                                         spec->ladder->benched.end());
+    std::vector<std::size_t> indices;
+    for (const std::string& name : seats) {
+      const auto it = std::find_if(spec->players.begin(), spec->players.end(),
+                                   [&](const Entrant& e) { return e.name == name; });
+      if (it == spec->players.end())
+        return fail(
+            fmt::format("ladder {} has no entrant \"{}\"", spec->name, escape_controls(name)));
+      const auto index = static_cast<std::size_t>(it - spec->players.begin());
+      if (benched.contains(static_cast<std::int64_t>(index)))
+        return fail(fmt::format("{} is benched (its version is not active)", name));
+      if (std::find(indices.begin(), indices.end(), index) != indices.end())
+        return fail(fmt::format("{} is named twice", name));
+      indices.push_back(index);
+    }
+    // After the last job, in its round: a test never takes an index the coordinator's next round
+    // wants without add_round telling one of them to read the store again.
+    auto queued = store.jobs(ladder, std::max<std::int64_t>(state->mark - 1, 0));
+    if (!queued) return std::unexpected(queued.error());
+    const std::int64_t index = queued->empty() ? 0 : queued->back().index + 1;
+    const std::int64_t round = queued->empty() ? 0 : queued->back().round;
+    tournament::JobSpec job = tournament::job(*spec, index, round, indices, index, index);
+    job.spec.erase("pair");  // a test has no twin to wait for
+    job.spec["test"] = by;
+    auto added = store.add_round(ladder, {job});
+    if (!added) return std::unexpected(added.error());
+    if (*added) return index;
+  }
+  return fail(fmt::format("ladder {}: its queue kept changing: try again", ladder));
+}
+
 // ---- ratings ----------------------------------------------------------------------------------
 
 Expected<RatingBook> RatingBook::load(Store& store, std::int64_t ladder,
@@ -231,6 +287,10 @@ std::vector<RatingStep> RatingBook::rate(const std::vector<StoredResult>& rows,
   for (const StoredResult& row : rows) {
     if (row.index < mark) continue;
     if (row.index != mark) break;  // a job before it has no result yet
+    if (!test_match_by(row.spec).empty()) {
+      ++mark;  // a test match someone asked for: never rated
+      continue;
+    }
     const auto finish =
         row.damage.empty() ? tournament::match_finish(row.spec, row.result) : std::nullopt;
     if (finish && finish->size() >= 2) {

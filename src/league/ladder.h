@@ -59,6 +59,19 @@ struct Enrollment {
 // writers of the spec (it retries on a conflict).
 Expected<Enrollment> enroll(tournament::Store& store, std::int64_t ladder);
 
+// An unrated test match in the ladder, asked for by `by` (an author, or the organizer): the
+// entrants named in `seats`, in that order (as many as the ladder seats), playing the ladder's
+// game with a seed of the ladder's master seed like any of its matches. It goes after the jobs
+// already queued (workers take the lowest index first), so tests never jump the ladder's queue;
+// its job carries {"test": BY}, and the ratings pass it by. Enrolls first, so that a version
+// just made active can be named. Errors: an unknown or benched entrant, a wrong number of
+// seats, a ladder that is not running, the store.
+Expected<std::int64_t> add_test_match(tournament::Store& store, std::int64_t ladder,
+                                      const std::vector<std::string>& seats, const std::string& by);
+
+// Who asked for the test match of this job spec; empty for a rated match of the ladder.
+std::string test_match_by(const Json& job_spec);
+
 // One entrant's standing.
 struct Standing {
   Skill skill;

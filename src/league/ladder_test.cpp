@@ -1,6 +1,6 @@
 // The ladder's pieces on a real store (league/ladder.h): enrollment of a thousand versions,
 // benching and returning, freezing; entrant names; the rating book's walk (gaps, errors,
-// unknown entrants) and its compare-and-set against a second book.
+// unknown entrants) and its compare-and-set against a second book; test matches on request.
 #include "league/ladder.h"
 
 #include <gtest/gtest.h>
@@ -174,6 +174,56 @@ TEST_F(LadderTest, TheBookRatesInMatchOrderPassesErrorsAndWaitsForGapsAndNewcome
   ASSERT_TRUE(stuck);
   EXPECT_EQ(*stuck, 0);
   EXPECT_EQ(book->mark(), 2);
+}
+
+// A test match goes after the queued jobs, seats whom it names (a version just made active
+// too), and is passed by the ratings; a benched, unknown or doubled entrant, a wrong count of
+// seats or a paused ladder is refused.
+TEST_F(LadderTest, ATestMatchGoesAfterTheQueueAndIsNeverRated) {
+  active("alice");
+  ASSERT_TRUE(enroll(*store_, id_));
+  store_result(*store_, id_, 0, {0, 1}, win(0));
+  active("bob");  // not enrolled yet: the request enrolls it
+  auto index = add_test_match(*store_, id_, {"alicev1", "bobv1"}, "alice");
+  ASSERT_TRUE(index) << index.error().message;
+  EXPECT_EQ(*index, 1);
+  auto jobs = store_->jobs(id_, 1);
+  ASSERT_TRUE(jobs);
+  ASSERT_EQ(jobs->size(), 1u);
+  const auto& job = (*jobs)[0];
+  EXPECT_EQ(test_match_by(job.spec), "alice");
+  EXPECT_EQ(tournament::seated(job.spec), (std::vector<std::size_t>{1, 2}));
+  EXPECT_EQ(job.spec["seed"], tournament::job(spec(), 1, 0, {1, 2}, 1, 1).spec["seed"]);
+  // Played and stored like any match, then passed unrated.
+  auto claimed = store_->claim("w", 1, std::chrono::seconds(60), id_);
+  ASSERT_TRUE(claimed && claimed->size() == 1);
+  const Json result = win(0);
+  Json end = result;
+  end["type"] = "result";
+  const std::string log =
+      dump(Json{{"type", "match"}, {"seed", (*claimed)[0].spec["seed"]}}) + "\n" + dump(end) + "\n";
+  ASSERT_TRUE(store_->complete((*claimed)[0].id, "w", {result, log, 0.1, {}}));
+  auto book = RatingBook::load(*store_, id_, {});
+  ASSERT_TRUE(book);
+  ASSERT_EQ(*book->catch_up(*store_, spec()), 2);
+  EXPECT_EQ(book->standing(1).games, 1);  // alice's one rated match
+  EXPECT_EQ(book->standing(2).games, 0);  // bob played only the test
+  auto wrong = verify_ratings(*store_, id_);
+  ASSERT_TRUE(wrong);
+  EXPECT_TRUE(wrong->empty());
+  const auto refused = [&](std::vector<std::string> seats, std::string_view words) {
+    auto r = add_test_match(*store_, id_, seats, "alice");
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find(words), std::string::npos) << r.error().message;
+  };
+  refused({"alicev1", "nobody"}, "no entrant \"nobody\"");
+  refused({"alicev1", "alicev1"}, "named twice");
+  refused({"alicev1"}, "name 2 entrants");
+  refused({"alicev1", "bobv1", "anchor"}, "name 2 entrants");
+  ASSERT_TRUE(store_->set_bot_status("bob", 1, "retired", ""));
+  refused({"alicev1", "bobv1"}, "benched");
+  ASSERT_TRUE(store_->set_ladder_state(id_, "paused"));
+  refused({"alicev1", "anchor"}, "paused");
 }
 
 TEST_F(LadderTest, ASecondBookFindsTheMarkMovedAndReadsTheStoredRatings) {

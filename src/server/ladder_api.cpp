@@ -271,4 +271,90 @@ ApiReply LadderApi::head_to_head(std::int64_t id, std::int64_t a, std::int64_t b
                     {"matches", matches}}};
 }
 
+ApiReply LadderApi::request_test(std::int64_t id, const std::vector<std::string>& seats,
+                                 const std::string& who, bool organizer) {
+  auto got = ladder_spec(store_, id);
+  if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;
+  const TournamentSpec& spec = std::get<TournamentSpec>(got);
+  if (!organizer) {
+    bool mine = false;
+    for (const std::string& name : seats) {
+      const auto it = std::find_if(spec.players.begin(), spec.players.end(),
+                                   [&](const tournament::Entrant& e) { return e.name == name; });
+      if (it == spec.players.end()) continue;  // perhaps a version enrolled since: see below
+      auto ref = parse_stored_bot(it->bot);
+      if (!ref) continue;
+      auto versions = store_.bot_versions(ref->name);
+      if (!versions) return store_failed(versions.error());
+      mine = mine || (!versions->empty() && versions->front().author == who);
+    }
+    // An entrant not enrolled yet is a version of the author's own only if one of theirs is
+    // named "NAMEvV": enrollment names it so, and the league call enrolls before it seats.
+    if (!mine) {
+      auto versions = store_.bot_versions();
+      if (!versions) return store_failed(versions.error());
+      for (const auto& v : *versions)
+        if (v.author == who && v.game == spec.game && v.status == "active")
+          for (const std::string& name : seats)
+            mine = mine || name == league::entrant_name(v.name, v.version, {});
+    }
+    if (!mine) return api_error(403, "a test match seats one of your own entrants at least");
+  }
+  auto index = league::add_test_match(store_, id, seats, who);
+  if (!index) return api_error(400, index.error().message);
+  return {202, Json{{"ladder", id},
+                    {"index", *index},
+                    {"match", fmt::format("match.html?t={}&i={}", id, *index)}}};
+}
+
+ApiReply LadderApi::tests(const std::string& who, bool organizer) {
+  auto all = league::ladders(store_);
+  if (!all) return store_failed(all.error());
+  Json out = Json::array();
+  for (const auto& record : *all) {
+    auto state = store_.ladder_state(record.id);
+    if (!state) return store_failed(state.error());
+    auto jobs = store_.jobs(record.id, std::max<std::int64_t>(state->mark - kTestSpan, 0));
+    if (!jobs) return store_failed(jobs.error());
+    std::vector<tournament::JobSpec> asked;
+    std::vector<std::int64_t> indices;
+    for (auto& job : *jobs) {
+      const std::string by = league::test_match_by(job.spec);
+      if (by.empty() || (!organizer && by != who)) continue;
+      indices.push_back(job.index);
+      asked.push_back(std::move(job));
+    }
+    if (asked.empty()) continue;
+    auto spec = tournament::decode_spec(record.spec);
+    auto results = store_.results_at(record.id, indices);
+    if (!results) return store_failed(results.error());
+    auto live = store_.live_jobs(record.id);
+    if (!live) return store_failed(live.error());
+    std::map<std::int64_t, const StoredResult*> over;
+    for (const auto& r : *results) over[r.index] = &r;
+    std::set<std::int64_t> playing;
+    for (const auto& j : *live) playing.insert(j.index);
+    for (auto it = asked.rbegin(); it != asked.rend(); ++it) {
+      Json seats = Json::array();
+      for (std::size_t e : tournament::seated(it->spec))
+        seats.push_back(spec && e < spec->players.size() ? Json(spec->players[e].name)
+                                                         : Json(fmt::format("#{}", e)));
+      Json row{{"ladder", record.id},
+               {"ladder_name", record.name},
+               {"index", it->index},
+               {"by", league::test_match_by(it->spec)},
+               {"seats", seats},
+               {"match", fmt::format("match.html?t={}&i={}", record.id, it->index)}};
+      if (auto r = over.find(it->index); r != over.end()) {
+        row["state"] = "over";
+        row["result"] = r->second->damage.empty() ? r->second->result : Json();
+      } else {
+        row["state"] = playing.contains(it->index) ? "playing" : "queued";
+      }
+      out.push_back(std::move(row));
+    }
+  }
+  return {200, Json{{"tests", out}}};
+}
+
 }  // namespace arbiter::server

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "server/api.h"
 #include "tournament/store.h"
@@ -44,6 +45,17 @@ class LadderApi {
   ApiReply set_state(std::int64_t id, const std::string& from, const std::string& to);
 
   ApiReply head_to_head(std::int64_t id, std::int64_t a, std::int64_t b);
+
+  // An unrated test match (league::add_test_match) of the entrants named in `seats`, asked for
+  // by `who`: one seat at least must be an entrant of `who`'s own bots (an organizer: any).
+  // 202 {"ladder", "index", "match" (the match page)}; 400 with the reason, 403, 404.
+  ApiReply request_test(std::int64_t id, const std::vector<std::string>& seats,
+                        const std::string& who, bool organizer);
+  // The test matches `who` asked for (an organizer: everyone's) among the last kTestSpan jobs
+  // of each ladder, newest first: {"tests": [{"ladder", "ladder_name", "index", "by", "seats",
+  // "state": "queued"|"playing"|"over", "result" (once over)}]}.
+  ApiReply tests(const std::string& who, bool organizer);
+  static constexpr std::int64_t kTestSpan = 5000;
 
   static constexpr std::size_t kRecent = 20;          // matches listed on an entrant's page
   static constexpr std::size_t kEjectionSpan = 200;   // its matches the ejections count over

@@ -62,7 +62,8 @@ SubmissionApi::SubmissionApi(tournament::Store& store, Options options)
     : store_(store),
       options_(std::move(options)),
       by_author_(options_.uploads_per_hour, std::chrono::hours(1)),
-      by_address_(options_.uploads_per_address, std::chrono::hours(1)) {
+      by_address_(options_.uploads_per_address, std::chrono::hours(1)),
+      tests_(options_.tests_per_hour, std::chrono::hours(1)) {
   resume_unfinished();
   for (int i = 0; i < std::max(options_.builders, 1); ++i)
     builders_.emplace_back([this] { build_loop(); });
@@ -191,6 +192,17 @@ std::optional<std::string> SubmissionApi::over_cap_locked(const std::string& aut
     return fmt::format("at most {} uploads an hour from one address: try again later",
                        by_address_.cap());
   return std::nullopt;
+}
+
+std::optional<std::string> SubmissionApi::over_test_cap(const std::string& author) {
+  std::lock_guard lock(mu_);
+  if (tests_.under(author, options_.now())) return std::nullopt;
+  return fmt::format("at most {} test matches an hour: try again later", tests_.cap());
+}
+
+void SubmissionApi::note_test(const std::string& author) {
+  std::lock_guard lock(mu_);
+  tests_.note(author, options_.now());
 }
 
 std::optional<std::string> SubmissionApi::note_upload(const std::string& author,

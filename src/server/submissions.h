@@ -43,6 +43,7 @@ class SubmissionApi {
     // Per address (behind a proxy: the client it names), whoever is logged in: a course's lab
     // behind one NAT shares it.
     std::size_t uploads_per_address = 200;
+    std::size_t tests_per_hour = 10;  // test matches an author may ask for (ladder_api.h)
     std::function<Clock::time_point()> now = [] { return Clock::now(); };
   };
   SubmissionApi(tournament::Store& store, Options options);
@@ -58,6 +59,10 @@ class SubmissionApi {
   // counts nothing and says which cap it is over. The front door counts a big upload this way
   // when it lets its body in, so that one whose body never comes counts all the same.
   std::optional<std::string> note_upload(const std::string& author, const std::string& address);
+  // Why one more test match of `author` is over the hour's cap now; counts nothing.
+  std::optional<std::string> over_test_cap(const std::string& author);
+  // Counts a test match of `author` now.
+  void note_test(const std::string& author);
   // Why one more upload of `author` from `address` is over a cap now; counts nothing.
   std::optional<std::string> over_cap(const std::string& author, const std::string& address);
 
@@ -100,6 +105,7 @@ class SubmissionApi {
   bool stopping_ = false;
   RateBook by_author_;   // uploads of the last hour
   RateBook by_address_;  // uploads of the last hour
+  RateBook tests_;       // test matches of the last hour, by author
   std::vector<std::thread> builders_;
   std::deque<std::pair<std::string, std::string>> outbox_;  // (author, JSON body), oldest first
   std::thread notifier_;

@@ -771,6 +771,31 @@ void ViewerServer::Impl::submission_routes() {
                 reply(res,
                       submissions->set_active(*p, req.matches[1], id_of(req.matches[2]), active));
               });
+  // Test matches: an author's own entrant against any other, unrated, after the ladder's queue.
+  http.Post("/api/ladders/" + id + "/tests", [this](const httplib::Request& req,
+                                                    httplib::Response& res) {
+    auto p = who(req, res);
+    if (!p || !same_origin_write(req, res, *p)) return;
+    std::vector<std::string> seats;
+    try {
+      const Json body = Json::parse(req.body);
+      if (body.is_object() && body.contains("seats") && body["seats"].is_array() &&
+          body["seats"].size() <= 8)
+        for (const Json& seat : body["seats"])
+          if (seat.is_string() && seat.get<std::string>().size() <= 64)
+            seats.push_back(seat.get<std::string>());
+    } catch (const Json::exception&) {
+    }
+    if (seats.empty())
+      return error(res, 400, "give the entrants: {\"seats\": [\"yoursv1\", \"theirsv2\"]}");
+    if (auto over = submissions->over_test_cap(p->name)) return error(res, 429, *over);
+    const ApiReply r = ladders->request_test(id_of(req.matches[1]), seats, p->name, p->organizer());
+    if (r.status == 202) submissions->note_test(p->name);
+    reply(res, r);
+  });
+  http.Get("/api/my/tests", [this](const httplib::Request& req, httplib::Response& res) {
+    if (auto p = who(req, res)) reply(res, ladders->tests(p->name, p->organizer()));
+  });
   // The organizer's console: pause and resume ladders, export a tournament's results.
   auto organizer = [this](const httplib::Request& req, httplib::Response& res,
                           bool write) -> std::optional<Principal> {

@@ -635,6 +635,34 @@ def web_checks(srv, tokens, db, store):
         problems.append(f"ladder status after the pause: {state[:200]!r}")
     expect("the organizer resuming it", srv.call("POST", "/api/ladders/1/resume", b"", boss), 200)
     expect("pausing a ladder that is not there", srv.call("POST", "/api/ladders/99/pause", b"", boss), 404)
+    # Test matches on request: one's own entrant against anyone, unrated, after the queue.
+    def ask(token, seats):
+        return srv.call("POST", "/api/ladders/1/tests", json.dumps({"seats": seats}).encode(),
+                        {**bearer(token), "Content-Type": "application/json"})
+
+    asked = expect("wa asks for a test match", ask(wa, ["wabotv1", "h"]), 202)[2]
+    expect("wb asks for a test of wa's entrant", ask(wb, ["wabotv1", "h"]), 403)
+    expect("a test against nobody", ask(wa, ["wabotv1", "nobody"]), 400)
+    expect("a test of three seats", ask(wa, ["wabotv1", "h", "h"]), 400)
+    expect("a test without a login", srv.call("POST", "/api/ladders/1/tests", b'{"seats":["h"]}'), 401)
+    expect("a test in no ladder",
+           srv.call("POST", "/api/ladders/99/tests", b'{"seats":["wabotv1","h"]}', bearer(wa)), 404)
+    index = asked.get("index") if isinstance(asked, dict) else None
+    listed = lambda token: [t for t in srv.call("GET", "/api/my/tests", headers=bearer(token))[2]
+                            .get("tests", []) if t["index"] == index]
+    if [t["state"] for t in listed(wa)] != ["queued"] or listed(wb) or not listed(tokens["boss"]):
+        problems.append(f"the test match in each one's list: wa {listed(wa)}, wb {listed(wb)}")
+    ran = arbiter("ladder", "run", "cup", "--workers", "2", "--until-rated", str((index or 0) + 1), "-q",
+                  "--store", store)
+    mine = listed(wa)
+    if not mine or mine[0]["state"] != "over" or "winners" not in (mine[0].get("result") or {}):
+        problems.append(f"the test match after the ladder ran on: {mine} {ran.stderr[-200:]}")
+    steps = sqlite3.connect(db).execute("SELECT COUNT(*) FROM rating_steps WHERE idx = ?",
+                                        (index,)).fetchone()[0] if index is not None else -1
+    verified = arbiter("ladder", "verify", "cup", "--store", store)
+    if steps != 0 or verified.returncode != 0:
+        problems.append(f"the test match was rated ({steps} steps) or the ladder does not verify: "
+                        f"{verified.stdout[-200:]} {verified.stderr[-200:]}")
     expect("an author's export", srv.call("GET", "/api/tournaments/1/export.csv", headers=bearer(wa)), 403)
     csv_text = expect("the organizer's export", srv.call("GET", "/api/tournaments/1/export.csv",
                                                          headers=boss), 200)[2]
