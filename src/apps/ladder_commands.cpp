@@ -39,33 +39,13 @@ struct LadderArgs {
   bool no_anchors = false;
 };
 
-// "2" or "2-4".
-Expected<std::pair<std::int64_t, std::int64_t>> parse_seats(const std::string& text) {
-  const auto dash = text.find('-');
-  try {
-    std::size_t used = 0;
-    const std::int64_t lo = std::stoll(text.substr(0, dash), &used);
-    if (used != (dash == std::string::npos ? text.size() : dash)) throw std::invalid_argument("");
-    std::int64_t hi = lo;
-    if (dash != std::string::npos) {
-      hi = std::stoll(text.substr(dash + 1), &used);
-      if (used != text.size() - dash - 1) throw std::invalid_argument("");
-    }
-    if (lo < 1 || hi < lo || hi > 64) throw std::invalid_argument("");
-    return std::pair{lo, hi};
-  } catch (const std::exception&) {
-    return fail(fmt::format("--seats \"{}\": expected K or a range K-M (e.g. 2 or 2-4)",
-                            escape_controls(text)));
-  }
-}
-
 Expected<tournament::TournamentSpec> ladder_spec_of(const LadderArgs& a) {
   auto spec = tournament::new_tournament_spec();
   spec.name = a.name;
   spec.game = a.game;
   spec.schedule = tournament::Schedule::ladder;
-  auto seats = parse_seats(a.seats);
-  if (!seats) return std::unexpected(seats.error());
+  auto seats = league::parse_seat_range(a.seats);
+  if (!seats) return fail("--seats " + seats.error().message);
   spec.seats = seats->first;
   spec.ladder = tournament::Ladder{seats->second, {}, a.placement, league::encode_skill_params({})};
   for (const auto& text : a.anchors) {

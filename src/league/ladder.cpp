@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include <fmt/format.h>
@@ -112,6 +113,25 @@ Expected<TournamentRecord> find_ladder(Store& store, const std::string& name) {
   return fail(fmt::format(
       "no ladder \"{}\" in the store ({})", escape_controls(name),
       known.empty() ? "it has none: arbiter ladder create makes one" : "it has " + known));
+}
+
+Expected<std::pair<std::int64_t, std::int64_t>> parse_seat_range(const std::string& text) {
+  const auto dash = text.find('-');
+  try {
+    std::size_t used = 0;
+    const std::int64_t lo = std::stoll(text.substr(0, dash), &used);
+    if (used != (dash == std::string::npos ? text.size() : dash)) throw std::invalid_argument("");
+    std::int64_t hi = lo;
+    if (dash != std::string::npos) {
+      hi = std::stoll(text.substr(dash + 1), &used);
+      if (used != text.size() - dash - 1) throw std::invalid_argument("");
+    }
+    if (lo < 1 || hi < lo || hi > 64) throw std::invalid_argument("");
+    return std::pair{lo, hi};
+  } catch (const std::exception&) {
+    return fail(
+        fmt::format("\"{}\": expected K or a range K-M (e.g. 2 or 2-4)", escape_controls(text)));
+  }
 }
 
 Expected<std::int64_t> create_ladder(Store& store, const TournamentSpec& spec) {

@@ -29,6 +29,9 @@ namespace arbiter::league {
 Json encode_skill_params(const SkillParams& params);
 Expected<SkillParams> decode_skill_params(const Json& j);
 
+// Players per match: "K", or a range "K-M" drawn per match (1 <= K <= M <= 64).
+Expected<std::pair<std::int64_t, std::int64_t>> parse_seat_range(const std::string& text);
+
 // Stores a new ladder. `spec` must have the ladder schedule and terms; its entrants are the
 // anchors (house bots); stored bots join by enroll(). A name another ladder has is refused.
 Expected<std::int64_t> create_ladder(tournament::Store& store,

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "arena/bot_shelf.h"
+#include "core/printable.h"
 #include "league/ladder.h"
 #include "tournament/ratings.h"
 #include "tournament/schedule.h"
@@ -355,6 +356,84 @@ ApiReply LadderApi::tests(const std::string& who, bool organizer) {
     }
   }
   return {200, Json{{"tests", out}}};
+}
+
+namespace {
+
+// A field of a JSON object as a string, or `fallback` when it is absent.
+Expected<std::string> text_field(const Json& body, const char* key, std::string fallback) {
+  if (!body.contains(key)) return fallback;
+  if (!body[key].is_string()) return fail(fmt::format("\"{}\" must be a string", key));
+  return body[key].get<std::string>();
+}
+
+}  // namespace
+
+ApiReply LadderApi::create(const Json& body) {
+  if (!body.is_object()) return api_error(400, "give {\"name\", \"game\", \"seats\", \"anchors\"}");
+  auto spec = tournament::new_tournament_spec();
+  auto name = text_field(body, "name", "");
+  auto game = text_field(body, "game", "");
+  auto seats_text = text_field(body, "seats", "2");
+  for (const auto* f : {&name, &game, &seats_text})
+    if (!*f) return api_error(400, f->error().message);
+  if (name->empty() || name->size() > 40 ||
+      name->find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+          std::string::npos)
+    return api_error(400, "a ladder's name is 1 to 40 letters, digits, '_' and '-'");
+  auto seats = league::parse_seat_range(*seats_text);
+  if (!seats) return api_error(400, "seats " + seats.error().message);
+  spec.name = *name;
+  spec.game = *game;
+  spec.schedule = tournament::Schedule::ladder;
+  spec.seats = seats->first;
+  spec.ladder = tournament::Ladder{seats->second, {}, 10, league::encode_skill_params({})};
+  const Json anchors = body.contains("anchors") ? body["anchors"] : Json::array();
+  if (!anchors.is_array() || anchors.size() > 16)
+    return api_error(400, "\"anchors\" is a list of at most 16 {\"name\", \"bot\"}");
+  for (const Json& a : anchors) {
+    auto anchor_name = a.is_object() ? text_field(a, "name", "") : fail("an anchor is an object");
+    auto bot = a.is_object() ? text_field(a, "bot", "") : fail("an anchor is an object");
+    if (!anchor_name || !bot) return api_error(400, "an anchor is {\"name\", \"bot\"} of strings");
+    // A house bot's name: no cmd: program, no tcp seat, no stored bot from a web form.
+    if (bot->empty() || bot->size() > 64 ||
+        bot->find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789+=_-.,") != std::string::npos)
+      return api_error(400, fmt::format("anchor \"{}\": a house bot of the game, such as hunt",
+                                        printable_line(*bot)));
+    spec.players.push_back({*anchor_name, *bot});
+  }
+  if (auto ok = tournament::validate_spec(spec); !ok) return api_error(400, ok.error().message);
+  auto id = league::create_ladder(store_, spec);
+  if (!id) return api_error(400, id.error().message);
+  return {201, Json{{"id", *id}, {"name", spec.name}}};
+}
+
+ApiReply LadderApi::finals(std::int64_t id, const Json& body) {
+  auto got = ladder_spec(store_, id);
+  if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;
+  league::FinalsTerms terms;
+  if (body.is_object()) {
+    const auto number = [&](const char* key, std::int64_t lo, std::int64_t hi,
+                            std::int64_t& out) -> std::optional<std::string> {
+      if (!body.contains(key)) return std::nullopt;
+      if (!body[key].is_number_integer() || body[key].get<std::int64_t>() < lo ||
+          body[key].get<std::int64_t>() > hi)
+        return fmt::format("\"{}\" is a whole number from {} to {}", key, lo, hi);
+      out = body[key].get<std::int64_t>();
+      return std::nullopt;
+    };
+    std::int64_t top = static_cast<std::int64_t>(terms.top);
+    if (auto bad = number("top", 2, 64, top)) return api_error(400, *bad);
+    if (auto bad = number("rounds", 1, 100, terms.rounds)) return api_error(400, *bad);
+    terms.top = static_cast<std::size_t>(top);
+  }
+  auto spec = league::draw_finals(store_, id, terms);
+  if (!spec) return api_error(400, spec.error().message);
+  auto t = tournament::create_tournament(store_, *spec);
+  if (!t) return store_failed(t.error());
+  return {201, Json{{"tournament", *t},
+                    {"matches", tournament::planned_matches(*spec)},
+                    {"entrants", spec->players.size()}}};
 }
 
 }  // namespace arbiter::server

@@ -57,6 +57,14 @@ class LadderApi {
   ApiReply tests(const std::string& who, bool organizer);
   static constexpr std::int64_t kTestSpan = 5000;
 
+  // The organizer's new ladder from a JSON body {"name", "game", "seats": "2" or "2-4",
+  // "anchors": [{"name", "bot"}] (house bots of the game only: no program runs from a web
+  // form)}. 201 {"id", "name"}; 400 with the reason (nothing stored).
+  ApiReply create(const Json& body);
+  // The organizer's finals (league::draw_finals: the ladder is frozen) from {"top", "rounds"}:
+  // 201 {"tournament", "matches", "entrants"}; 400, 404.
+  ApiReply finals(std::int64_t id, const Json& body);
+
   static constexpr std::size_t kRecent = 20;          // matches listed on an entrant's page
   static constexpr std::size_t kEjectionSpan = 200;   // its matches the ejections count over
   static constexpr std::size_t kHistoryPoints = 400;  // rating points sent for the chart

@@ -814,6 +814,22 @@ void ViewerServer::Impl::submission_routes() {
                 if (organizer(req, res, true))
                   reply(res, ladders->set_state(id_of(req.matches[1]), from, to));
               });
+  const auto json_body = [](const httplib::Request& req) {
+    try {
+      return Json::parse(req.body);
+    } catch (const Json::exception&) {
+      return Json();
+    }
+  };
+  http.Post("/api/ladders",
+            [this, organizer, json_body](const httplib::Request& req, httplib::Response& res) {
+              if (organizer(req, res, true)) reply(res, ladders->create(json_body(req)));
+            });
+  http.Post("/api/ladders/" + id + "/finals",
+            [this, organizer, json_body](const httplib::Request& req, httplib::Response& res) {
+              if (organizer(req, res, true))
+                reply(res, ladders->finals(id_of(req.matches[1]), json_body(req)));
+            });
   http.Get("/api/tournaments/" + id + "/export.csv",
            [this, organizer](const httplib::Request& req, httplib::Response& res) {
              if (!organizer(req, res, false)) return;

@@ -663,11 +663,39 @@ def web_checks(srv, tokens, db, store):
     if steps != 0 or verified.returncode != 0:
         problems.append(f"the test match was rated ({steps} steps) or the ladder does not verify: "
                         f"{verified.stdout[-200:]} {verified.stderr[-200:]}")
+    # Ladders made and finalized from the console: organizers only, house anchors only.
+    def make(token, body):
+        return srv.call("POST", "/api/ladders", json.dumps(body).encode(),
+                        {**bearer(token), "Content-Type": "application/json"})
+
+    web_ladder = {"name": "web", "game": "battleship", "seats": "2",
+                  "anchors": [{"name": "h", "bot": "hunt"}]}
+    expect("an author making a ladder", make(wa, web_ladder), 403)
+    expect("a ladder with a program anchor", make(tokens["boss"], {**web_ladder, "anchors": [
+        {"name": "x", "bot": "cmd:touch /tmp/arbiter-pwned"}]}), 400)
+    expect("a ladder of no game", make(tokens["boss"], {**web_ladder, "game": "chess"}), 400)
+    expect("a ladder with a bad name", make(tokens["boss"], {**web_ladder, "name": "../x"}), 400)
+    expect("a ladder with bad seats", make(tokens["boss"], {**web_ladder, "seats": "0-99"}), 400)
+    made = expect("the organizer making a ladder", make(tokens["boss"], web_ladder), 201)[2]
+    expect("the same ladder twice", make(tokens["boss"], web_ladder), 400)
+    if os.path.exists("/tmp/arbiter-pwned"):
+        problems.append("a program anchor from the web ran")
+    web_id = made.get("id") if isinstance(made, dict) else 0
+    expect("an author drawing finals", srv.call("POST", f"/api/ladders/{web_id}/finals", b"{}", bearer(wa)), 403)
+    expect("finals of a ladder with one entrant",
+           srv.call("POST", f"/api/ladders/{web_id}/finals", b'{"top": 2}', boss), 400)
+    expect("finals with a silly top", srv.call("POST", "/api/ladders/1/finals", b'{"top": 1000}', boss), 400)
     expect("an author's export", srv.call("GET", "/api/tournaments/1/export.csv", headers=bearer(wa)), 403)
     csv_text = expect("the organizer's export", srv.call("GET", "/api/tournaments/1/export.csv",
                                                          headers=boss), 200)[2]
     if not isinstance(csv_text, str) or len(csv_text.strip().splitlines()) < 41:
         problems.append(f"the export has {len(str(csv_text).splitlines())} lines for 40+ matches")
+    finals = expect("the organizer's finals", srv.call("POST", "/api/ladders/1/finals",
+                                                       b'{"top": 2, "rounds": 1}', boss), 201)[2]
+    if isinstance(finals, dict) and finals.get("matches") != 2:
+        problems.append(f"finals of two entrants, one round: {finals}")
+    if "frozen" not in arbiter("ladder", "status", "cup", "--store", store).stdout:
+        problems.append("the ladder is not frozen after its finals")
     expect("logout without the CSRF token", srv.call("POST", "/api/logout", b"", cookie), 403)
     expect("logout", srv.call("POST", "/api/logout", b"", {**cookie, "X-CSRF-Token": csrf}), 200)
     expect("the session after logout", srv.call("GET", "/api/me", headers=cookie), 401)

@@ -1,6 +1,7 @@
 // An author's page: their versions (an organizer's: every bot's), redrawn when the server's
 // event stream says one changed; an upload form; a version's build log; retire and bring
-// back. Every POST carries the session's CSRF token (GET /api/me gives it).
+// back; their entrants in each ladder, test matches asked for and followed. Every POST carries
+// the session's CSRF token (GET /api/me gives it).
 import { h, getJson, showError, crumbs } from "./ui.js";
 
 let me = null;
@@ -60,7 +61,71 @@ async function refresh() {
     h("td", { class: "muted" }, v.author || "(organizer)"), h("td", {}, ...actions(v)))));
   if (!rows.length) body.replaceChildren(h("tr", {}, h("td", { colspan: 7, class: "muted" }, "No versions yet: upload one above.")));
   if (shown) await openLog(...shown);
-  return rows.some((v) => v.status === "building" || v.status === "checking");
+  await drawLadders(new Set(list.versions.map((v) => v.bot)));
+  const testsUnderWay = await drawTests();
+  return testsUnderWay || rows.some((v) => v.status === "building" || v.status === "checking");
+}
+
+// The ladders with the reader's own entrants (an organizer's: every entrant), each with a form
+// for a test match of one of them against any entrant that plays.
+async function drawLadders(myBots) {
+  const where = document.getElementById("ladders");
+  const { ladders } = await getJson("api/ladders");
+  const cards = [];
+  const signature = [];
+  for (const l of ladders) {
+    const board = await getJson(`api/ladders/${l.id}`);
+    const playing = board.rows.filter((r) => r.status !== "benched");
+    const mine = playing.filter((r) => me.role === "organizer" || myBots.has(r.bot.split("@")[0]));
+    if (!mine.length) continue;
+    signature.push([l.id, l.state, mine.map((r) => r.name), playing.map((r) => r.name)]);
+    const own = h("select", { name: "own" }, ...mine.map((r) => h("option", { value: r.name }, r.name)));
+    const other = h("select", { name: "other" }, ...playing.map((r) => h("option", { value: r.name }, r.name)));
+    if (playing.length > 1 && other.options.length > 1) other.selectedIndex = playing.findIndex((r) => r.name !== mine[0].name);
+    const form = h("form", { class: "filters", "data-ladder": l.id },
+      h("label", {}, "mine ", own), h("label", {}, "against ", other), h("button", { type: "submit" }, "play a test match"));
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      try {
+        const t = await post(`api/ladders/${l.id}/tests`, JSON.stringify({ seats: [own.value, other.value] }),
+          { "Content-Type": "application/json" });
+        say(`test match ${t.index} in ${l.name}: queued`);
+        await drawTests();
+      } catch (err) {
+        say(`Test match refused: ${err.message}`);
+      }
+    });
+    cards.push(h("div", { class: "ladder-mine", "data-ladder": l.id },
+      h("h3", {}, h("a", { href: `ladder.html?id=${l.id}` }, l.name), ` · ${l.game} · ${l.state}`),
+      h("p", {}, "entrants: ", ...mine.flatMap((r, i) => [i ? ", " : "",
+        h("a", { href: `bot.html?l=${l.id}&e=${r.entrant}`, class: "entrant" }, r.name)])),
+      form));
+  }
+  // Redrawn only when something in it changed: a refresh never resets a choice being made.
+  const drawn = JSON.stringify(signature);
+  if (cards.length && drawn !== where.dataset.drawn) {
+    where.replaceChildren(...cards);
+    where.dataset.drawn = drawn;
+  }
+}
+
+function outcome(t) {
+  if (!t.result) return "";
+  if (t.result.error) return `error: ${t.result.error}`;
+  const winners = (t.result.winners || []).map((s) => t.seats[s]);
+  return winners.length ? `won by ${winners.join(", ")}` : "a draw";
+}
+
+async function drawTests() {
+  const { tests } = await getJson("api/my/tests");
+  const body = document.querySelector("#tests tbody");
+  body.replaceChildren(...tests.map((t) => h("tr", { "data-index": t.index, "data-state": t.state },
+    h("td", {}, t.ladder_name), h("td", {}, t.seats.join(" vs ")),
+    h("td", {}, h("span", { class: t.state === "over" ? "badge done" : "badge live" }, t.state)),
+    h("td", { class: "muted" }, outcome(t)),
+    h("td", {}, h("a", { href: t.match }, t.state === "over" ? "replay" : "watch")))));
+  if (!tests.length) body.replaceChildren(h("tr", {}, h("td", { colspan: 5, class: "muted" }, "None yet.")));
+  return tests.some((t) => t.state !== "over");
 }
 
 async function main() {
@@ -71,6 +136,7 @@ async function main() {
     return;
   }
   crumbs(`${me.name} (${me.role})`);
+  document.getElementById("console").hidden = me.role !== "organizer";
   document.getElementById("title").textContent = me.role === "organizer" ? "Every bot" : `${me.name}'s bots`;
   document.getElementById("facts").textContent = me.role === "organizer"
     ? "As an organizer you see, retire and bring back every bot's versions."
@@ -99,10 +165,12 @@ async function main() {
   const events = new EventSource("api/my/events");
   events.onmessage = () => refresh().catch((err) => showError(document.querySelector("main"), err));
   events.addEventListener("end", () => events.close());
+  // Every 15 s; every 3 s while a test match waits or plays (its state is not an event).
   const tick = async () => {
-    try { await refresh(); } catch (err) { showError(document.querySelector("main"), err); }
+    let busy = false;
+    try { busy = await refresh(); } catch (err) { showError(document.querySelector("main"), err); }
     document.body.dataset.ready = "1";
-    setTimeout(tick, 15000);
+    setTimeout(tick, busy ? 3000 : 15000);
   };
   tick();
 }

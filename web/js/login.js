@@ -15,7 +15,7 @@ form.addEventListener("submit", async (event) => {
     });
     const body = await res.json().catch(() => ({}));
     if (!res.ok) throw new Error(body.error || `HTTP ${res.status}`);
-    location.href = "author.html";
+    location.href = body.role === "organizer" ? "console.html" : "author.html";
   } catch (err) {
     why.textContent = `Not logged in: ${err.message}`;
     why.hidden = false;
