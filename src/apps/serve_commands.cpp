@@ -67,7 +67,8 @@ bool loopback(const std::string& host) {
 // An IPv4 address as the listener names its peers ("127.0.0.1"), or nothing.
 std::optional<std::string> parse_ip(const std::string& text) {
   in_addr addr{};
-  if (::inet_pton(AF_INET, text.c_str(), &addr) != 1) return std::nullopt;
+  if (::inet_pton(AF_INET, text.c_str(), &addr) != 1 || addr.s_addr == INADDR_ANY)
+    return std::nullopt;  // 0.0.0.0 is nobody's address: every connection would be refused
   char out[INET_ADDRSTRLEN];
   return std::string(::inet_ntop(AF_INET, &addr, out, sizeof out));
 }

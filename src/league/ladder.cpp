@@ -272,7 +272,8 @@ Expected<std::int64_t> add_test_match(Store& store, std::int64_t ladder,
     const std::int64_t index = queued->empty() ? 0 : queued->back().index + 1;
     const std::int64_t round = queued->empty() ? 0 : queued->back().round;
     tournament::JobSpec job = tournament::job(*spec, index, round, indices, index, index);
-    job.spec.erase("pair");  // a test has no twin to wait for
+    job.spec["pair"] = index;  // a group of one: its log is shown once it is over
+    job.spec["dealt"] = 1;
     job.spec["test"] = by;
     auto added = store.add_round(ladder, {job});
     if (!added) return std::unexpected(added.error());

@@ -38,11 +38,12 @@ std::variant<TournamentSpec, ApiReply> ladder_spec(tournament::Store& store, std
 // The matches of a ladder's groups still under way among `rows`' groups: a ladder's group is
 // one rotation per seat, numbered from the index of its first match ("pair").
 std::set<std::int64_t> held_groups(tournament::Store& store, std::int64_t id,
+                                   const TournamentSpec& spec,
                                    const std::vector<StoredResult>& rows) {
   std::map<std::int64_t, std::int64_t> size_of;  // group start -> its matches
   for (const StoredResult& r : rows)
     if (auto pair = tournament::pair_of(r.spec))
-      size_of[*pair] = static_cast<std::int64_t>(tournament::seated(r.spec).size());
+      size_of[*pair] = tournament::dealt_from_seed(spec, r.spec);
   std::vector<std::int64_t> wanted;
   for (const auto& [start, size] : size_of)
     for (std::int64_t i = start; i < start + size; ++i) wanted.push_back(i);
@@ -157,7 +158,7 @@ ApiReply LadderApi::entrant(std::int64_t id, std::int64_t entrant, const std::st
     last.push_back((*history)[i].index);
   auto rows = store_.results_at(id, last);
   if (!rows) return store_failed(rows.error());
-  const auto held = held_groups(store_, id, *rows);
+  const auto held = held_groups(store_, id, spec, *rows);
   std::map<std::string, std::int64_t> ejected_for;
   Json recent = Json::array();
   Json stderr_tails = Json::array();
@@ -232,7 +233,7 @@ ApiReply LadderApi::head_to_head(std::int64_t id, std::int64_t a, std::int64_t b
   if (both.size() > kMeetings) both.erase(both.begin(), both.end() - kMeetings);
   auto rows = store_.results_at(id, both);
   if (!rows) return store_failed(rows.error());
-  const auto held = held_groups(store_, id, *rows);
+  const auto held = held_groups(store_, id, spec, *rows);
   double a_points = 0, b_points = 0;
   std::int64_t wins = 0, draws = 0, losses = 0, meetings = 0;
   Json matches = Json::array();
@@ -274,6 +275,12 @@ ApiReply LadderApi::head_to_head(std::int64_t id, std::int64_t a, std::int64_t b
 
 ApiReply LadderApi::request_test(std::int64_t id, const std::vector<std::string>& seats,
                                  const std::string& who, bool organizer) {
+  if (auto known = ladder_spec(store_, id); std::holds_alternative<ApiReply>(known))
+    return std::get<ApiReply>(known);
+  // Enrolled first, so that the spec names a version made active since; whose an entrant is
+  // comes from the spec's own players only (a name is never worked out again: a long bot name
+  // is cut, and another's could then read as one's own).
+  if (auto enrolled = league::enroll(store_, id); !enrolled) return store_failed(enrolled.error());
   auto got = ladder_spec(store_, id);
   if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;
   const TournamentSpec& spec = std::get<TournamentSpec>(got);
@@ -282,22 +289,12 @@ ApiReply LadderApi::request_test(std::int64_t id, const std::vector<std::string>
     for (const std::string& name : seats) {
       const auto it = std::find_if(spec.players.begin(), spec.players.end(),
                                    [&](const tournament::Entrant& e) { return e.name == name; });
-      if (it == spec.players.end()) continue;  // perhaps a version enrolled since: see below
+      if (it == spec.players.end()) continue;
       auto ref = parse_stored_bot(it->bot);
       if (!ref) continue;
       auto versions = store_.bot_versions(ref->name);
       if (!versions) return store_failed(versions.error());
       mine = mine || (!versions->empty() && versions->front().author == who);
-    }
-    // An entrant not enrolled yet is a version of the author's own only if one of theirs is
-    // named "NAMEvV": enrollment names it so, and the league call enrolls before it seats.
-    if (!mine) {
-      auto versions = store_.bot_versions();
-      if (!versions) return store_failed(versions.error());
-      for (const auto& v : *versions)
-        if (v.author == who && v.game == spec.game && v.status == "active")
-          for (const std::string& name : seats)
-            mine = mine || name == league::entrant_name(v.name, v.version, {});
     }
     if (!mine) return api_error(403, "a test match seats one of your own entrants at least");
   }

@@ -1,5 +1,6 @@
 #include "server/request_desk.h"
 
+#include <arpa/inet.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -51,18 +52,39 @@ void send_now(Link& link, std::string_view text) {
   [[maybe_unused]] ssize_t n = link.send(text.data(), text.size());
 }
 
-// The client's address a proxy appended to X-Forwarded-For (the last one: any before it came
-// from the client itself); "unknown" when there is none.
+// The client's address a proxy appended to X-Forwarded-For: the last entry of its last line
+// (any before came from the client itself), an IPv6 one as its /64 (one client holds a whole
+// /64); "unknown" when there is none or it is not an address.
 std::string forwarded_for(std::string_view head) {
-  std::string list = header(head, "x-forwarded-for");
-  if (const std::size_t comma = list.rfind(','); comma != std::string::npos)
-    list.erase(0, comma + 1);
-  const std::size_t first = list.find_first_not_of(' ');
+  std::string last;
+  std::size_t at = head.find('\n');
+  while (at != std::string_view::npos && at + 1 < head.size()) {
+    const std::size_t end = head.find('\n', at + 1);
+    const std::string_view line =
+        head.substr(at + 1, end == std::string_view::npos ? end : end - at - 1);
+    if (const std::size_t colon = line.find(':');
+        colon != std::string_view::npos && lower(line.substr(0, colon)) == "x-forwarded-for")
+      last = std::string(line.substr(colon + 1));
+    at = end;
+  }
+  if (const std::size_t comma = last.rfind(','); comma != std::string::npos)
+    last.erase(0, comma + 1);
+  const std::size_t first = last.find_first_not_of(" \t");
+  const std::size_t end = last.find_last_not_of(" \t\r");
   if (first == std::string::npos) return "unknown";
-  list.erase(0, first);
-  if (list.size() > 64 || list.find_first_not_of("0123456789abcdefABCDEF.:[]") != std::string::npos)
-    return "unknown";
-  return list;
+  last = last.substr(first, end - first + 1);
+  if (in_addr v4{}; ::inet_pton(AF_INET, last.c_str(), &v4) == 1) {
+    char out[INET_ADDRSTRLEN];
+    return ::inet_ntop(AF_INET, &v4, out, sizeof out);
+  }
+  if (last.size() > 2 && last.front() == '[' && last.back() == ']')
+    last = last.substr(1, last.size() - 2);
+  if (in6_addr v6{}; ::inet_pton(AF_INET6, last.c_str(), &v6) == 1) {
+    std::fill(std::begin(v6.s6_addr) + 8, std::end(v6.s6_addr), 0);
+    char out[INET6_ADDRSTRLEN];
+    return std::string(::inet_ntop(AF_INET6, &v6, out, sizeof out)) + "/64";
+  }
+  return "unknown";
 }
 
 const char* reason(int status) {

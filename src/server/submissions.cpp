@@ -194,15 +194,15 @@ std::optional<std::string> SubmissionApi::over_cap_locked(const std::string& aut
   return std::nullopt;
 }
 
-std::optional<std::string> SubmissionApi::over_test_cap(const std::string& author) {
+std::optional<std::string> SubmissionApi::take_test(const std::string& author) {
   std::lock_guard lock(mu_);
-  if (tests_.under(author, options_.now())) return std::nullopt;
+  if (tests_.note(author, options_.now())) return std::nullopt;
   return fmt::format("at most {} test matches an hour: try again later", tests_.cap());
 }
 
-void SubmissionApi::note_test(const std::string& author) {
+void SubmissionApi::give_back_test(const std::string& author) {
   std::lock_guard lock(mu_);
-  tests_.note(author, options_.now());
+  tests_.forget_last(author);
 }
 
 std::optional<std::string> SubmissionApi::note_upload(const std::string& author,

@@ -59,10 +59,10 @@ class SubmissionApi {
   // counts nothing and says which cap it is over. The front door counts a big upload this way
   // when it lets its body in, so that one whose body never comes counts all the same.
   std::optional<std::string> note_upload(const std::string& author, const std::string& address);
-  // Why one more test match of `author` is over the hour's cap now; counts nothing.
-  std::optional<std::string> over_test_cap(const std::string& author);
-  // Counts a test match of `author` now.
-  void note_test(const std::string& author);
+  // Counts a test match of `author` now if it is under the hour's cap; else says why not.
+  std::optional<std::string> take_test(const std::string& author);
+  // Takes back the count of the last take_test (the match was refused).
+  void give_back_test(const std::string& author);
   // Why one more upload of `author` from `address` is over a cap now; counts nothing.
   std::optional<std::string> over_cap(const std::string& author, const std::string& address);
 

@@ -619,6 +619,24 @@ RequestDesk::Verdict upload_head(std::string_view head, const std::string& addre
   return {(*p)->name};
 }
 
+// The entrant names of a test match's body {"seats": [...]}: at most 8 strings of at most 64
+// bytes; empty for anything else (a list with anything else in it is refused whole).
+std::vector<std::string> test_seats(const std::string& body) {
+  std::vector<std::string> seats;
+  try {
+    const Json j = Json::parse(body);
+    if (!j.is_object() || !j.contains("seats") || !j["seats"].is_array() || j["seats"].size() > 8)
+      return {};
+    for (const Json& seat : j["seats"]) {
+      if (!seat.is_string() || seat.get<std::string>().size() > 64) return {};
+      seats.push_back(seat.get<std::string>());
+    }
+  } catch (const Json::exception&) {
+    return {};
+  }
+  return seats;
+}
+
 // A session cookie; `secure` (the browser reached us over TLS): sent back over TLS only.
 std::string cookie(const std::string& value, std::chrono::seconds max_age, bool secure) {
   return fmt::format("{}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}{}", kSessionCookie,
@@ -776,21 +794,13 @@ void ViewerServer::Impl::submission_routes() {
                                                     httplib::Response& res) {
     auto p = who(req, res);
     if (!p || !same_origin_write(req, res, *p)) return;
-    std::vector<std::string> seats;
-    try {
-      const Json body = Json::parse(req.body);
-      if (body.is_object() && body.contains("seats") && body["seats"].is_array() &&
-          body["seats"].size() <= 8)
-        for (const Json& seat : body["seats"])
-          if (seat.is_string() && seat.get<std::string>().size() <= 64)
-            seats.push_back(seat.get<std::string>());
-    } catch (const Json::exception&) {
-    }
+    const std::vector<std::string> seats = test_seats(req.body);
     if (seats.empty())
       return error(res, 400, "give the entrants: {\"seats\": [\"yoursv1\", \"theirsv2\"]}");
-    if (auto over = submissions->over_test_cap(p->name)) return error(res, 429, *over);
+    // Counted before it is asked for, so that racing requests never pass the cap.
+    if (auto over = submissions->take_test(p->name)) return error(res, 429, *over);
     const ApiReply r = ladders->request_test(id_of(req.matches[1]), seats, p->name, p->organizer());
-    if (r.status == 202) submissions->note_test(p->name);
+    if (r.status != 202) submissions->give_back_test(p->name);
     reply(res, r);
   });
   http.Get("/api/my/tests", [this](const httplib::Request& req, httplib::Response& res) {

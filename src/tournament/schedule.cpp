@@ -194,12 +194,27 @@ SeedGroups::SeedGroups(const TournamentSpec& spec, const std::vector<StoredResul
     if (auto key = key_of(r.spec); key && r.damage.empty()) ++done_[*key];
 }
 
+namespace {
+
+// dealt_from_seed, given the spec's seed_group_size.
+std::int64_t dealt_by(std::int64_t group_size, const Json& job_spec) {
+  if (const Json& dealt = field_or_null(job_spec, "dealt"); dealt.is_number_integer())
+    return dealt.get<std::int64_t>();
+  // A ladder's group is one rotation per seat: as many matches as the job has seats.
+  return group_size > 0 ? group_size : static_cast<std::int64_t>(seated(job_spec).size());
+}
+
+}  // namespace
+
+std::int64_t dealt_from_seed(const TournamentSpec& spec, const Json& job_spec) {
+  return dealt_by(seed_group_size(spec), job_spec);
+}
+
 bool SeedGroups::over(const Json& job_spec) const {
   const auto key = key_of(job_spec);
   if (!key) return false;
   const auto it = done_.find(*key);
-  // A ladder's group is one rotation per seat: as many matches as the job has seats.
-  const auto size = size_ > 0 ? size_ : static_cast<std::int64_t>(seated(job_spec).size());
+  const auto size = dealt_by(size_, job_spec);
   return it != done_.end() && size > 0 && it->second >= size;
 }
 

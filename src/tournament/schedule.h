@@ -51,6 +51,10 @@ std::optional<std::int64_t> pair_of(const Json& job_spec);
 // two), else 1; 0 for a ladder, whose groups are as many as the seats of their jobs.
 std::int64_t seed_group_size(const TournamentSpec& spec);
 
+// How many matches are dealt from the job's seed: its own "dealt" (a ladder's test match, a
+// group of one), else seed_group_size(spec), else (a ladder) one per seat of the job.
+std::int64_t dealt_from_seed(const TournamentSpec& spec, const Json& job_spec);
+
 // Which seed groups are over: every match sharing a seed (its group) has a result among
 // `results`. Only then may a match's seed, log and reproduce command be shown to spectators,
 // since the other matches of its group are dealt from the same seed. Counted once, for asking

@@ -12,7 +12,8 @@
   client is served at once; the half-shaken ones closed by the server after the head's time.
 - `serve --submissions --behind-proxy 127.0.0.1 --listen 127.0.0.1:0`: a connection from
   another address (127.0.0.2, a loopback alias) is closed unanswered; from the proxy, served,
-  with a Secure cookie; --uploads-per-address counts the client the proxy names, not the proxy
+  with a Secure cookie; the throttle and --uploads-per-address count the client the proxy names
+  in its own (last) X-Forwarded-For line, not the proxy nor what the client wrote
   (and server_test checks that the caps on requests at once do the same)."""
 import argparse
 import json
@@ -237,6 +238,19 @@ def proxy(work, store, token, token2):
             problems.append(f"a login through the proxy: {got!r}")
         elif b"; Secure" not in got:
             problems.append(f"the proxied login's cookie is not Secure: {got!r}")
+        # A client's own X-Forwarded-For line comes first; the proxy's own line, last, is what
+        # counts: 31 refused tokens, each with another address of the client's own, throttle
+        # the address the proxy named, and nobody else.
+        for i in range(31):
+            raw_request(srv.port, b"GET /api/me HTTP/1.1\r\nHost: a\r\nX-Forwarded-For: 10.1.1."
+                        + str(i).encode() + b"\r\nX-Forwarded-For: 198.51.100.9\r\n"
+                        b"Authorization: Bearer tess." + b"0" * 64 + b"\r\n\r\n")
+        me = b"GET /api/me HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer " + token.encode() + \
+            b"\r\nX-Forwarded-For: "
+        if not raw_request(srv.port, me + b"198.51.100.9\r\n\r\n").startswith(b"HTTP/1.1 429"):
+            problems.append("a client that spoofed its first X-Forwarded-For line was not throttled")
+        if not raw_request(srv.port, me + b"10.1.1.3\r\n\r\n").startswith(b"HTTP/1.1 200"):
+            problems.append("an address a client named in its own line was throttled")
         # The uploads per address count the client the proxy names: a second upload of that
         # client's, by another author, is over it; another client's is not.
         codes = []

@@ -644,6 +644,9 @@ def web_checks(srv, tokens, db, store):
     expect("wb asks for a test of wa's entrant", ask(wb, ["wabotv1", "h"]), 403)
     expect("a test against nobody", ask(wa, ["wabotv1", "nobody"]), 400)
     expect("a test of three seats", ask(wa, ["wabotv1", "h", "h"]), 400)
+    expect("a test with a seat that is not a name",
+           srv.call("POST", "/api/ladders/1/tests", b'{"seats":["h",5,"wabotv1"]}',
+                    {**bearer(wa), "Content-Type": "application/json"}), 400)
     expect("a test without a login", srv.call("POST", "/api/ladders/1/tests", b'{"seats":["h"]}'), 401)
     expect("a test in no ladder",
            srv.call("POST", "/api/ladders/99/tests", b'{"seats":["wabotv1","h"]}', bearer(wa)), 404)
@@ -657,6 +660,8 @@ def web_checks(srv, tokens, db, store):
     mine = listed(wa)
     if not mine or mine[0]["state"] != "over" or "winners" not in (mine[0].get("result") or {}):
         problems.append(f"the test match after the ladder ran on: {mine} {ran.stderr[-200:]}")
+    expect("the test match's log once it is over",
+           srv.call("GET", f"/api/tournaments/1/matches/{index}/log", headers=bearer(wa)), 200)
     steps = sqlite3.connect(db).execute("SELECT COUNT(*) FROM rating_steps WHERE idx = ?",
                                         (index,)).fetchone()[0] if index is not None else -1
     verified = arbiter("ladder", "verify", "cup", "--store", store)
