@@ -10,6 +10,9 @@
    matches (default 10, as serve's default). Median of --uploads.
 3. The public leaderboard polled by 20 clients once a second for --poll-seconds: the server's
    CPU time over that wall time (its share of one core), read from /proc.
+4. TLS (serve --tls-cert, a 2048-bit RSA certificate made here): the leaderboard fetched over
+   plain HTTP and over TLS from two servers of the same store, interleaved (each request on a
+   connection of its own, so each TLS one pays a whole handshake); then 3. again over TLS.
 
   /usr/bin/python3 bench/submissions_bench.py --arbiter build/release/src/apps/arbiter
 """
@@ -18,6 +21,7 @@ import io
 import json
 import os
 import re
+import ssl
 import statistics
 import subprocess
 import tarfile
@@ -30,12 +34,12 @@ import urllib.request
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
 
-def call(url, headers=None, data=None):
+def call(url, headers=None, data=None, context=None):
     req = urllib.request.Request(url, data=data, headers=headers or {},
                                  method="POST" if data is not None else "GET")
     start = time.perf_counter()
     try:
-        with urllib.request.urlopen(req, timeout=60) as r:
+        with urllib.request.urlopen(req, timeout=60, context=context) as r:
             status, body, h = r.status, r.read(), r.headers
     except urllib.error.HTTPError as e:
         status, body, h = e.code, e.read(), e.headers
@@ -59,6 +63,38 @@ def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def poll_share(pid, base, context, seconds):
+    """20 clients fetching the leaderboard once a second: the server's share of one core."""
+    stop = time.monotonic() + seconds
+
+    def poller():
+        while time.monotonic() < stop:
+            call(base + "api/ladders/1", context=context)
+            time.sleep(1.0)
+
+    c0, w0 = cpu_seconds(pid), time.monotonic()
+    threads = [threading.Thread(target=poller) for _ in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    c1, w1 = cpu_seconds(pid), time.monotonic()
+    return 100 * (c1 - c0) / (w1 - w0)
+
+
+def tls_server(arbiter, store, work):
+    """(process, base URL, client context) of `serve --tls-cert` on the store."""
+    cert, key = os.path.join(work, "cert.pem"), os.path.join(work, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                    "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1", "-addext",
+                    "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    proc = subprocess.Popen([arbiter, "serve", "--store", store, "--listen", "127.0.0.1:0",
+                             "--tls-cert", cert, "--tls-key", key],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    base = re.search(r"(https://127\.0\.0\.1:\d+/)", proc.stdout.readline()).group(1)
+    return proc, base, ssl.create_default_context(cafile=cert)
 
 
 def main():
@@ -121,24 +157,23 @@ def main():
         print(f"2. upload to check result ({a.check_matches} check matches): median "
               f"{statistics.median(took):.2f} s of {a.uploads} (min {min(took):.2f}, max {max(took):.2f})")
 
-        stop = time.monotonic() + a.poll_seconds
-        polls = [0]
-
-        def poller():
-            while time.monotonic() < stop:
-                call(base + "api/ladders/1")
-                polls[0] += 1
-                time.sleep(max(0.0, 1.0 - 0.0))
-
-        c0, w0 = cpu_seconds(proc.pid), time.monotonic()
-        threads = [threading.Thread(target=poller) for _ in range(20)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        c1, w1 = cpu_seconds(proc.pid), time.monotonic()
-        print(f"3. 20 clients polling the leaderboard once a second for {w1 - w0:.0f} s "
-              f"({polls[0]} requests): the server used {100 * (c1 - c0) / (w1 - w0):.1f} % of one core")
+        print(f"3. 20 clients polling the leaderboard once a second: the server used "
+              f"{poll_share(proc.pid, base, None, a.poll_seconds):.1f} % of one core")
+        tls = tls_server(a.arbiter, store, work)
+        try:
+            tls_base, context = tls[1], tls[2]
+            plain_t, tls_t = [], []
+            for _ in range(a.rounds):
+                plain_t.append(call(base + "api/ladders/1")[0] * 1000)
+                tls_t.append(call(tls_base + "api/ladders/1", context=context)[0] * 1000)
+            print(f"4. GET /api/ladders/1, median of {a.rounds} interleaved: plain "
+                  f"{statistics.median(plain_t):.3f} ms, TLS {statistics.median(tls_t):.3f} ms "
+                  f"({statistics.median(tls_t) / statistics.median(plain_t):.2f}x, a handshake each)")
+            print(f"   20 clients polling it once a second over TLS: the server used "
+                  f"{poll_share(tls[0].pid, tls_base, context, a.poll_seconds):.1f} % of one core")
+        finally:
+            tls[0].terminate()
+            tls[0].wait(timeout=30)
     finally:
         proc.terminate()
         proc.wait(timeout=30)

@@ -89,15 +89,24 @@ void SubmissionApi::keep_report(const BotVersion& v, const std::string& report) 
 }
 
 void SubmissionApi::notify(const BotVersion& v) {
-  if (v.author.empty()) return;  // the organizer's bots have no webhook
+  // Its author hears of it, and every organizer (who sees every bot) that stands.
+  std::vector<std::string> to;
+  if (!v.author.empty()) to.push_back(v.author);
+  if (auto all = store_.authors(); all)
+    for (const auto& a : *all)
+      if (a.role == "organizer" && a.revoked.empty() && a.name != v.author) to.push_back(a.name);
+  const std::string body = dump(Json{{"event", "version"},
+                                     {"bot", v.name},
+                                     {"version", v.version},
+                                     {"author", v.author},
+                                     {"status", v.status},
+                                     {"reason", v.reason}});
   {
     std::lock_guard lock(mu_);
-    if (outbox_.size() >= kOutbox) outbox_.pop_front();
-    outbox_.emplace_back(v.author, dump(Json{{"event", "version"},
-                                             {"bot", v.name},
-                                             {"version", v.version},
-                                             {"status", v.status},
-                                             {"reason", v.reason}}));
+    for (const std::string& name : to) {
+      if (outbox_.size() >= kOutbox) outbox_.pop_front();
+      outbox_.emplace_back(name, body);
+    }
   }
   cv_.notify_all();
 }

@@ -261,6 +261,9 @@ def web(work, store, db):
     bad_hook = arbiter("author", "webhook", "wb", "ftp://127.0.0.1/x", "--store", store)
     made = arbiter("author", "webhook", "wb", f"http://127.0.0.1:{hooks.port}/wb-events", "--store", store)
     key = made.stdout.strip().rsplit(" ", 1)[-1]
+    boss_hook = arbiter("author", "webhook", "boss", f"http://127.0.0.1:{hooks.port}/boss-events",
+                        "--store", store)
+    boss_key = boss_hook.stdout.strip().rsplit(" ", 1)[-1]
     srv = Server(store, "--uploads-per-hour", "8")
     try:
         web_checks(srv, tokens, db, store)
@@ -270,18 +273,23 @@ def web(work, store, db):
     problems = []
     if bad_hook.returncode != 2:
         problems.append(f"an ftp:// webhook: exit {bad_hook.returncode}")
-    events = []
+    events, boss_events = [], []
     for path, headers, body in hooks.got:
-        expected = "sha256=" + hmac.new(key.encode(), body, hashlib.sha256).hexdigest()
-        if path != "/wb-events" or headers.get("X-Arbiter-Signature") != expected:
+        signer = key if path == "/wb-events" else boss_key
+        expected = "sha256=" + hmac.new(signer.encode(), body, hashlib.sha256).hexdigest()
+        if path not in ("/wb-events", "/boss-events") or headers.get("X-Arbiter-Signature") != expected:
             problems.append(f"a webhook POST to {path} signed {headers.get('X-Arbiter-Signature')!r}")
-        events.append(json.loads(body))
+        (events if path == "/wb-events" else boss_events).append(json.loads(body))
+    # The organizer's webhook hears of every author's versions.
+    if not {"wabot", "wbbot"} <= {e["bot"] for e in boss_events}:
+        problems.append(f"the organizer's webhook did not hear of every bot: {boss_events[:5]}")
     if not any(e["bot"] == "wbbot" and e["status"] == "build-failed" for e in events):
         problems.append(f"wb's webhook never heard of the failed build: {events}")
     if any(e["bot"] != "wbbot" for e in events):
         problems.append(f"wb's webhook heard of others' bots: {events}")
-    TALLY.report("webhooks are posted, signed, to their author only", problems,
-                 f"{len(events)} events, every signature checked")
+    TALLY.report("webhooks are posted, signed, to their author (and organizers) only", problems,
+                 f"{len(events)} events to the author, {len(boss_events)} to the organizer, "
+                 "every signature checked")
 
 
 class Receiver:
