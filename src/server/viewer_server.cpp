@@ -17,6 +17,7 @@
 #include "core/printable.h"
 #include "league/authors.h"
 #include "server/api.h"
+#include "server/console_api.h"
 #include "server/ladder_api.h"
 #include "server/request_desk.h"
 #include "tournament/log_codec.h"
@@ -253,6 +254,7 @@ struct ViewerServer::Impl {
   tournament::Store* store = nullptr;
   std::unique_ptr<StoreApi> api;
   std::unique_ptr<LadderApi> ladders;
+  std::unique_ptr<ConsoleApi> console;         // with submissions only
   std::unique_ptr<SessionBook> sessions;       // with submissions only
   std::unique_ptr<SubmissionApi> submissions;  // with submissions only
   LiveMatches* live = nullptr;
@@ -835,6 +837,10 @@ void ViewerServer::Impl::submission_routes() {
             [this, organizer, json_body](const httplib::Request& req, httplib::Response& res) {
               if (organizer(req, res, true)) reply(res, ladders->create(json_body(req)));
             });
+  http.Post("/api/tournaments",
+            [this, organizer, json_body](const httplib::Request& req, httplib::Response& res) {
+              if (organizer(req, res, true)) reply(res, console->create_tournament(json_body(req)));
+            });
   http.Post("/api/ladders/" + id + "/finals",
             [this, organizer, json_body](const httplib::Request& req, httplib::Response& res) {
               if (organizer(req, res, true))
@@ -874,6 +880,7 @@ ViewerServer::ViewerServer(ServerOptions options, tournament::Store* store, Live
     book.lifetime = impl_->options.session_lifetime;
     impl_->sessions = std::make_unique<SessionBook>(*store, book);
     impl_->submissions = std::make_unique<SubmissionApi>(*store, impl_->options.submission);
+    impl_->console = std::make_unique<ConsoleApi>(*store);
     SessionBook* sessions = impl_->sessions.get();
     SubmissionApi* submissions = impl_->submissions.get();
     impl_->options.desk.max_upload = impl_->options.max_upload;

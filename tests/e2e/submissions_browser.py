@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A course's competition as its people see it, in headless Chromium (screenshots kept).
 
-The organizer logs in (to the console) and makes a ladder with a house anchor; the organizer's
+The organizer logs in (to the console), makes a tournament of house bots and a ladder with a
+house anchor; the organizer's
 machine runs it (`arbiter ladder run`, as docs/competition.md says). Author A logs in, uploads a
 kit bot whose build fails and reads the log, uploads it fixed and sees it pass its check and go
 active; she retires it and brings it back. Author B logs in: his page lists nothing of A's, A's
@@ -95,6 +96,15 @@ def organizer(d, base, art, token):
     check("arbiter ladder run course" in d.find_element(By.ID, "said").text,
           "the console does not say what plays the new ladder")
     d.save_screenshot(str(art / "console-ladder.png"))
+    made = d.find_element(By.ID, "tournament")
+    made.find_element(By.NAME, "name").send_keys("warmup")
+    made.find_element(By.NAME, "entrants").send_keys("h:hunt, r:random")
+    made.find_element(By.CSS_SELECTOR, "button").click()
+    check(wait_for(lambda: d.find_elements(By.CSS_SELECTOR, "#tournaments tr[data-tournament]")),
+          "the new tournament is not listed")
+    check("arbiter tournament resume" in d.find_element(By.ID, "said").text,
+          "the console does not say what plays the new tournament")
+    d.save_screenshot(str(art / "console-tournament.png"))
     log_out(d)
 
 

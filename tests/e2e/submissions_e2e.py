@@ -703,6 +703,26 @@ def web_checks(srv, tokens, db, store):
                                                          headers=boss), 200)[2]
     if not isinstance(csv_text, str) or len(csv_text.strip().splitlines()) < 41:
         problems.append(f"the export has {len(str(csv_text).splitlines())} lines for 40+ matches")
+    # Tournaments from the console: organizers only, house and stored bots only.
+    def tourney(token, body):
+        return srv.call("POST", "/api/tournaments", json.dumps(body).encode(),
+                        {**bearer(token), "Content-Type": "application/json"})
+
+    cup = {"name": "webcup", "game": "battleship", "rounds": 1,
+           "entrants": [{"name": "h", "bot": "hunt"}, {"name": "wa", "bot": "bot:wabot"}]}
+    expect("an author making a tournament", tourney(wa, cup), 403)
+    expect("a tournament with a program", tourney(tokens["boss"], {**cup, "entrants": [
+        {"name": "x", "bot": "cmd:touch /tmp/arbiter-pwned"}, {"name": "h", "bot": "hunt"}]}), 400)
+    expect("a tournament of an unknown stored bot", tourney(tokens["boss"], {**cup, "entrants": [
+        {"name": "h", "bot": "hunt"}, {"name": "z", "bot": "bot:nobody"}]}), 400)
+    webcup = expect("the organizer's tournament", tourney(tokens["boss"], cup), 201)[2]
+    if isinstance(webcup, dict):
+        pinned = sqlite3.connect(db).execute("SELECT spec FROM tournaments WHERE id = ?",
+                                             (webcup.get("id"),)).fetchone()
+        if not pinned or "sha256:" not in pinned[0] or webcup.get("matches") != 2:
+            problems.append(f"the console's tournament is not pinned or not 2 matches: {webcup}")
+    if os.path.exists("/tmp/arbiter-pwned"):
+        problems.append("a program entrant from the web ran")
     finals = expect("the organizer's finals", srv.call("POST", "/api/ladders/1/finals",
                                                        b'{"top": 2, "rounds": 1}', boss), 201)[2]
     if isinstance(finals, dict) and finals.get("matches") != 2:

@@ -1,5 +1,5 @@
-// The organizer's console: make a ladder, pause, resume and finalize ladders, download a
-// tournament's results. Every POST carries the session's CSRF token (GET /api/me gives it).
+// The organizer's console: make a ladder or a tournament, pause, resume and finalize ladders,
+// download a tournament's results. Every POST carries the session's CSRF token (GET /api/me gives it).
 import { h, getJson, showError, crumbs } from "./ui.js";
 
 let me = null;
@@ -21,7 +21,7 @@ function say(text) {
   p.hidden = false;
 }
 
-// "hunter:hunt, rando:random" -> [{name, bot}]
+// "hunter:hunt, alice:bot:alice" -> [{name, bot}] (a bot may hold ':' itself)
 function anchors(text) {
   return text.split(",").map((s) => s.trim()).filter(Boolean).map((pair) => {
     const at = pair.indexOf(":");
@@ -96,6 +96,17 @@ async function main() {
       const l = await post("api/ladders", { name: f.name.value, game: f.game.value, seats: f.seats.value, anchors: anchors(f.anchors.value) });
       form.reset();
       return `ladder ${l.name} made (id ${l.id}): arbiter ladder run ${l.name} plays it`;
+    });
+  });
+  const made = document.getElementById("tournament");
+  made.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const f = made.elements;
+    act("new tournament", async () => {
+      const t = await post("api/tournaments", { name: f.name.value, game: f.game.value, schedule: f.schedule.value,
+        rounds: Number(f.rounds.value), entrants: anchors(f.entrants.value) });
+      made.reset();
+      return `tournament ${t.name} made (id ${t.id}, ${t.matches} matches): arbiter tournament resume ${t.id} plays it`;
     });
   });
   const tick = async () => {

@@ -1,0 +1,89 @@
+#include "server/console_api.h"
+
+#include <fmt/format.h>
+
+#include "arena/bot_shelf.h"
+#include "core/printable.h"
+#include "league/bots.h"
+#include "tournament/schedule.h"
+#include "tournament/spec.h"
+#include "tournament/worker.h"
+
+namespace arbiter::server {
+namespace {
+
+// Whether `bot` names what a web form may seat: a house bot (letters, digits and its options'
+// + = , . - _) or a stored bot (bot:NAME or bot:NAME@V); never a program or a tcp seat.
+bool seatable_from_the_web(const std::string& bot) {
+  if (is_stored_bot(bot)) return parse_stored_bot(bot).has_value();
+  return !bot.empty() && bot.size() <= 64 &&
+         bot.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789+=_-.,") == std::string::npos;
+}
+
+// The whole number at `key` within [lo, hi], `fallback` when absent; an Error saying so else.
+Expected<std::int64_t> number_at(const Json& body, const char* key, std::int64_t fallback,
+                                 std::int64_t lo, std::int64_t hi) {
+  if (!body.contains(key)) return fallback;
+  const Json& v = body[key];
+  if (!v.is_number_integer() || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi)
+    return fail(fmt::format("\"{}\" is a whole number from {} to {}", key, lo, hi));
+  return v.get<std::int64_t>();
+}
+
+Expected<std::string> text_at(const Json& body, const char* key, std::string fallback) {
+  if (!body.contains(key)) return fallback;
+  if (!body[key].is_string()) return fail(fmt::format("\"{}\" must be a string", key));
+  return body[key].get<std::string>();
+}
+
+}  // namespace
+
+ApiReply ConsoleApi::create_tournament(const Json& body) {
+  if (!body.is_object())
+    return api_error(400, "give {\"name\", \"game\", \"schedule\", \"rounds\", \"entrants\"}");
+  auto spec = tournament::new_tournament_spec();
+  auto name = text_at(body, "name", "tournament");
+  auto game = text_at(body, "game", "");
+  auto schedule = text_at(body, "schedule", "round-robin");
+  auto rounds = number_at(body, "rounds", 1, 1, 1000);
+  auto seats = number_at(body, "seats", 2, 1, 8);
+  if (!name) return api_error(400, name.error().message);
+  if (!game) return api_error(400, game.error().message);
+  if (!schedule) return api_error(400, schedule.error().message);
+  if (!rounds) return api_error(400, rounds.error().message);
+  if (!seats) return api_error(400, seats.error().message);
+  if (name->empty() || name->size() > 40 ||
+      name->find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+          std::string::npos)
+    return api_error(400, "a tournament's name is 1 to 40 letters, digits, '_' and '-'");
+  if (*schedule != "round-robin" && *schedule != "swiss")
+    return api_error(400, "\"schedule\" is round-robin or swiss from the console");
+  auto parsed = tournament::parse_schedule(*schedule);
+  if (!parsed) return api_error(400, parsed.error().message);
+  spec.name = *name;
+  spec.game = *game;
+  spec.schedule = *parsed;
+  spec.rounds = *rounds;
+  spec.seats = *seats;
+  const Json entrants = body.contains("entrants") ? body["entrants"] : Json::array();
+  if (!entrants.is_array() || entrants.size() > 64)
+    return api_error(400, "\"entrants\" is a list of at most 64 {\"name\", \"bot\"}");
+  for (const Json& e : entrants) {
+    auto seat = e.is_object() ? text_at(e, "name", "") : fail("an entrant is an object");
+    auto bot = e.is_object() ? text_at(e, "bot", "") : fail("an entrant is an object");
+    if (!seat || !bot) return api_error(400, "an entrant is {\"name\", \"bot\"} of strings");
+    if (!seatable_from_the_web(*bot))
+      return api_error(400, fmt::format("entrant \"{}\": a house bot of the game or bot:NAME[@V] "
+                                        "(no program runs from a web form)",
+                                        printable_line(*seat)));
+    spec.players.push_back({*seat, *bot});
+  }
+  if (auto ok = tournament::validate_spec(spec); !ok) return api_error(400, ok.error().message);
+  if (auto ok = league::pin_entrants(store_, spec); !ok) return api_error(400, ok.error().message);
+  auto id = tournament::create_tournament(store_, spec);
+  if (!id) return store_failed(id.error());
+  return {201,
+          Json{{"id", *id}, {"name", spec.name}, {"matches", tournament::planned_matches(spec)}}};
+}
+
+}  // namespace arbiter::server
