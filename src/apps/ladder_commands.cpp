@@ -208,11 +208,11 @@ void add_ladder_run(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit
       if (a->until_rated == 0 && (a->run.quiet || now - last_line < std::chrono::seconds(10)))
         return;
       auto state = store->ladder_state(id);
-      if (state && a->until_rated > 0 && state->mark >= a->until_rated) stop = true;
+      if (state && a->until_rated > 0 && state->rated() >= a->until_rated) stop = true;
       if (!a->run.quiet && now - last_line >= std::chrono::seconds(10) && state) {
         last_line = now;
-        std::cerr << fmt::format("arbiter: ladder {}: {} matches rated, {}", a->name, state->mark,
-                                 state->state)
+        std::cerr << fmt::format("arbiter: ladder {}: {} matches rated, {}", a->name,
+                                 state->rated(), state->state)
                   << std::endl;
       }
     };
@@ -419,7 +419,7 @@ void add_ladder_verify(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& e
       return;
     }
     fmt::print("ladder {}: the ratings of its {} rated matches agree with a recomputation\n",
-               a->name, state ? state->mark : 0);
+               a->name, state ? state->rated() : 0);
   });
 }
 

@@ -360,7 +360,10 @@ Expected<std::int64_t> RatingBook::catch_up(Store& store, const TournamentSpec& 
   std::int64_t mark = mark_;
   const auto steps = next.rate(rows, spec.players.size(), mark);
   if (mark == mark_) return 0;
-  auto moved = store.record_ratings(ladder_, mark_, mark, steps);
+  std::set<std::int64_t> rated;
+  for (const auto& step : steps) rated.insert(step.index);
+  const auto unrated = mark - mark_ - static_cast<std::int64_t>(rated.size());
+  auto moved = store.record_ratings(ladder_, mark_, mark, steps, unrated);
   if (!moved || !*moved) {
     // Another process rated them first, or the write is in doubt: the store says which.
     auto fresh = load(store, ladder_, params_);
@@ -677,6 +680,7 @@ Expected<Leaderboard> leaderboard(Store& store, std::int64_t ladder) {
   board.game = spec->game;
   board.state = state->state;
   board.mark = state->mark;
+  board.rated = state->rated();
   board.played = progress->done;
   board.queued = progress->enqueued - progress->done;
   board.params = *params;
@@ -750,7 +754,7 @@ Expected<TournamentSpec> draw_finals(Store& store, std::int64_t ladder, const Fi
 std::string leaderboard_text(const Leaderboard& board) {
   std::string out =
       fmt::format("ladder {} ({}): {}, {} matches played, {} rated, {} queued\n", board.name,
-                  board.game, board.state, board.played, board.mark, board.queued);
+                  board.game, board.state, board.played, board.rated, board.queued);
   std::size_t width = 4;
   for (const auto& r : board.rows)
     width = std::max(width, r.name.size() + shown_bot(r.bot).size() + 3);
@@ -783,7 +787,7 @@ Json leaderboard_json(const Leaderboard& board) {
           {"game", board.game},
           {"state", board.state},
           {"played", board.played},
-          {"rated", board.mark},
+          {"rated", board.rated},
           {"queued", board.queued},
           {"rating", encode_skill_params(board.params)},
           {"rows", rows}};

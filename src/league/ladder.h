@@ -190,6 +190,7 @@ struct Leaderboard {
   std::string game;
   std::string state;  // kLadderStates
   std::int64_t mark = 0;
+  std::int64_t rated = 0;   // of the jobs below the mark, those rated (not tests nor errors)
   std::int64_t played = 0;  // jobs with a result
   std::int64_t queued = 0;  // jobs without one
   SkillParams params;

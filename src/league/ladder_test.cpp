@@ -208,6 +208,10 @@ TEST_F(LadderTest, ATestMatchGoesAfterTheQueueAndIsNeverRated) {
   ASSERT_EQ(*book->catch_up(*store_, spec()), 2);
   EXPECT_EQ(book->standing(1).games, 1);  // alice's one rated match
   EXPECT_EQ(book->standing(2).games, 0);  // bob played only the test
+  auto state = store_->ladder_state(id_);
+  ASSERT_TRUE(state);
+  EXPECT_EQ(state->mark, 2);
+  EXPECT_EQ(state->rated(), 1);  // the test is passed, not counted as rated
   auto wrong = verify_ratings(*store_, id_);
   ASSERT_TRUE(wrong);
   EXPECT_TRUE(wrong->empty());

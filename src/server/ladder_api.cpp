@@ -84,7 +84,7 @@ ApiReply LadderApi::ladders() {
                     {"created", t.created},
                     {"state", state->state},
                     {"entrants", players.is_array() ? players.size() : 0},
-                    {"rated", state->mark}});
+                    {"rated", state->rated()}});
   }
   return {200, Json{{"ladders", list}}};
 }

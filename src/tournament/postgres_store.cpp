@@ -121,7 +121,8 @@ constexpr SchemaObject kSchemaObjects[] = {
     {"ladders", R"sql(CREATE TABLE IF NOT EXISTS ladders(
       tournament bigint PRIMARY KEY REFERENCES tournaments(id),
       state text NOT NULL,
-      mark bigint NOT NULL DEFAULT 0))sql"},
+      mark bigint NOT NULL DEFAULT 0,
+      unrated bigint NOT NULL DEFAULT 0))sql"},
     {"rating_steps", R"sql(CREATE TABLE IF NOT EXISTS rating_steps(
       tournament bigint NOT NULL,
       entrant bigint NOT NULL,
@@ -319,6 +320,12 @@ class PostgresStore final : public Store {
                    "table_schema = current_schema()")[0]
               .as<std::int64_t>() == 0)
         tx.exec("ALTER TABLE results ADD COLUMN log_sha256 text");
+      // ... and before the count of matches passed unrated: counted from then on.
+      if (tx.exec1("SELECT count(*) FROM information_schema.columns WHERE table_name = "
+                   "'ladders' AND column_name = 'unrated' AND "
+                   "table_schema = current_schema()")[0]
+              .as<std::int64_t>() == 0)
+        tx.exec("ALTER TABLE ladders ADD COLUMN unrated bigint NOT NULL DEFAULT 0");
       tx.commit();
       return {};
     });
@@ -886,10 +893,11 @@ class PostgresStore final : public Store {
   Expected<LadderState> ladder_state(std::int64_t tournament) override {
     return run([&](pqxx::connection& c) -> Expected<LadderState> {
       pqxx::nontransaction tx(c);
-      const auto r =
-          tx.exec_params("SELECT state, mark FROM ladders WHERE tournament = $1", tournament);
+      const auto r = tx.exec_params(
+          "SELECT state, mark, unrated FROM ladders WHERE tournament = $1", tournament);
       if (r.empty()) return LadderState{};
-      return LadderState{r[0][0].as<std::string>(), r[0][1].as<std::int64_t>()};
+      return LadderState{r[0][0].as<std::string>(), r[0][1].as<std::int64_t>(),
+                         r[0][2].as<std::int64_t>()};
     });
   }
 
@@ -908,7 +916,8 @@ class PostgresStore final : public Store {
   }
 
   Expected<bool> record_ratings(std::int64_t tournament, std::int64_t from, std::int64_t to,
-                                const std::vector<RatingStep>& steps) override {
+                                const std::vector<RatingStep>& steps,
+                                std::int64_t unrated) override {
     Json rows = Json::array();
     for (const RatingStep& r : steps)
       rows.push_back({r.entrant, r.index, r.mu, r.sigma, r.games, r.place});
@@ -922,7 +931,8 @@ class PostgresStore final : public Store {
       const auto m =
           tx.exec_params("SELECT mark FROM ladders WHERE tournament = $1 FOR UPDATE", tournament);
       if (m.empty() || m[0][0].as<std::int64_t>() != from) return false;
-      tx.exec_params("UPDATE ladders SET mark = $2 WHERE tournament = $1", tournament, to);
+      tx.exec_params("UPDATE ladders SET mark = $2, unrated = unrated + $3 WHERE tournament = $1",
+                     tournament, to, unrated);
       constexpr const char* kRows =
           "SELECT $1::bigint, (e->>0)::bigint, (e->>1)::bigint, (e->>2)::double precision, "
           "(e->>3)::double precision, (e->>4)::bigint, (e->>5)::bigint "

@@ -95,7 +95,8 @@ CREATE TABLE IF NOT EXISTS blobs(
 CREATE TABLE IF NOT EXISTS ladders(
   tournament INTEGER PRIMARY KEY REFERENCES tournaments(id),
   state TEXT NOT NULL,
-  mark INTEGER NOT NULL DEFAULT 0);
+  mark INTEGER NOT NULL DEFAULT 0,
+  unrated INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS rating_steps(
   tournament INTEGER NOT NULL,
   entrant INTEGER NOT NULL,
@@ -235,6 +236,10 @@ class SqliteStore final : public Store {
       Statement checksum(db_,
                          "SELECT 1 FROM pragma_table_info('results') WHERE name = 'log_sha256'");
       if (!checksum.step()) exec("ALTER TABLE results ADD COLUMN log_sha256 TEXT");
+      // ... and before the count of matches passed unrated: counted from then on.
+      Statement unrated(db_, "SELECT 1 FROM pragma_table_info('ladders') WHERE name = 'unrated'");
+      if (!unrated.step())
+        exec("ALTER TABLE ladders ADD COLUMN unrated INTEGER NOT NULL DEFAULT 0");
     });
   }
 
@@ -804,9 +809,9 @@ class SqliteStore final : public Store {
 
   Expected<LadderState> ladder_state(std::int64_t tournament) override {
     return guarded<LadderState>([&] {
-      Statement s(db_, "SELECT state, mark FROM ladders WHERE tournament = ?");
+      Statement s(db_, "SELECT state, mark, unrated FROM ladders WHERE tournament = ?");
       if (!s.bind(1, tournament).step()) return LadderState{};
-      return LadderState{s.text(0), s.integer(1)};
+      return LadderState{s.text(0), s.integer(1), s.integer(2)};
     });
   }
 
@@ -826,7 +831,8 @@ class SqliteStore final : public Store {
   }
 
   Expected<bool> record_ratings(std::int64_t tournament, std::int64_t from, std::int64_t to,
-                                const std::vector<RatingStep>& steps) override {
+                                const std::vector<RatingStep>& steps,
+                                std::int64_t unrated) override {
     return guarded<bool>([&] {
       bool moved = false;
       transaction([&] {
@@ -834,9 +840,10 @@ class SqliteStore final : public Store {
         const std::int64_t mark = m.bind(1, tournament).step() ? m.integer(0) : 0;
         if (mark != from) return;
         Statement u(db_,
-                    "INSERT INTO ladders(tournament, state, mark) VALUES(?, 'running', ?) "
-                    "ON CONFLICT(tournament) DO UPDATE SET mark = excluded.mark");
-        u.bind(1, tournament).bind(2, to).run();
+                    "INSERT INTO ladders(tournament, state, mark, unrated) VALUES(?, 'running', ?, "
+                    "?) ON CONFLICT(tournament) DO UPDATE SET mark = excluded.mark, "
+                    "unrated = ladders.unrated + excluded.unrated");
+        u.bind(1, tournament).bind(2, to).bind(3, unrated).run();
         Statement step(db_,
                        "INSERT INTO rating_steps(tournament, entrant, idx, mu, sigma, games, "
                        "place) VALUES(?,?,?,?,?,?,?)");

@@ -194,6 +194,9 @@ inline constexpr std::string_view kBotStatuses[] = {"building",     "build-faile
 struct LadderState {
   std::string state = "running";  // "running", "paused", "frozen" (finals were drawn from it)
   std::int64_t mark = 0;          // every result of a job with a lower index has been rated
+  // Of those below the mark, the matches passed unrated: test matches, errors, damaged rows.
+  std::int64_t unrated = 0;
+  std::int64_t rated() const { return mark - unrated; }
 };
 
 inline constexpr std::string_view kLadderStates[] = {"running", "paused", "frozen"};
@@ -378,10 +381,12 @@ class Store {
 
   // Stores the rating steps of the results of jobs [from, to) and moves the mark from `from` to
   // `to`, in one transaction, only if the mark is still `from`: false, and nothing written, when
-  // another process rated them first. A step whose (index, entrant) is stored already is refused
-  // (an Error, nothing written). REQUIRES: from <= to, every step's index in [from, to).
+  // another process rated them first; `unrated` of them were passed unrated (added to the
+  // state's count). A step whose (index, entrant) is stored already is refused (an Error,
+  // nothing written). REQUIRES: from <= to, every step's index in [from, to), unrated <= to - from.
   virtual Expected<bool> record_ratings(std::int64_t tournament, std::int64_t from, std::int64_t to,
-                                        const std::vector<RatingStep>& steps) = 0;
+                                        const std::vector<RatingStep>& steps,
+                                        std::int64_t unrated = 0) = 0;
 
   // The latest step of every rated entrant of `tournament`, by entrant.
   virtual Expected<std::vector<RatingStep>> ratings(std::int64_t tournament) = 0;

@@ -800,6 +800,17 @@ TEST_P(StoreContract, LadderStateAndRatingsMoveTogetherFromTheMark) {
   auto unchanged = store_->rating_history(id, 1);
   ASSERT_TRUE(unchanged);
   EXPECT_EQ(unchanged->size(), 1u);
+  EXPECT_EQ(kept->unrated, 0);
+
+  // Matches passed unrated (a test, an error) move the mark, not the count of rated ones; a
+  // refused move counts none.
+  ASSERT_TRUE(store_->record_ratings(id, 2, 5, {{3, 1, 26.0, 7.0, 2, 0}}, 2).value());
+  EXPECT_FALSE(store_->record_ratings(id, 2, 5, {}, 3).value());
+  auto counted = store_->ladder_state(id);
+  ASSERT_TRUE(counted);
+  EXPECT_EQ(counted->mark, 5);
+  EXPECT_EQ(counted->unrated, 2);
+  EXPECT_EQ(counted->rated(), 3);
 }
 
 TEST_P(StoreIntegrity, AResultTheLogDoesNotEndWithIsDamaged) {
