@@ -37,10 +37,11 @@ LINKS = ["bots", "examples", "tests"]
 FENCE = re.compile(r"^\s*```(\S*)\s*$")
 
 
-def sh_commands(path: pathlib.Path, section=None):
+def sh_commands(path: pathlib.Path, section=None, kinds=("sh",)):
     """[(line number, command)] of every ```sh block of a Markdown file (or only of the section
     under the heading `section`, up to the next heading of its level), in order. Blank lines
-    and lines that are only a comment are skipped; a line ending in a backslash continues."""
+    and lines that are only a comment are skipped; a line ending in a backslash continues.
+    `kinds`: the fences run (```sh-postgres blocks need a PostgreSQL server: --postgres)."""
     if section is not None:
         lines = path.read_text(encoding="utf-8").splitlines()
         level = section.split(" ")[0] + " "
@@ -52,11 +53,11 @@ def sh_commands(path: pathlib.Path, section=None):
             elif inside and line.startswith(level):
                 inside = False
             kept.append(line if inside else "")
-        return _sh_commands(kept)
-    return _sh_commands(path.read_text(encoding="utf-8").splitlines())
+        return _sh_commands(kept, kinds)
+    return _sh_commands(path.read_text(encoding="utf-8").splitlines(), kinds)
 
 
-def _sh_commands(lines):
+def _sh_commands(lines, kinds=("sh",)):
     out = []
     in_sh = False
     in_block = False
@@ -71,7 +72,7 @@ def _sh_commands(lines):
                 in_block = in_sh = False
             else:
                 in_block = True
-                in_sh = fence.group(1) == "sh"
+                in_sh = fence.group(1) in kinds
             continue
         if not in_sh:
             continue
@@ -138,6 +139,9 @@ def main() -> int:
                     help="only these documents (paths relative to --root; default: "
                          + ", ".join(DOCS) + ")")
     ap.add_argument("--no-toml", action="store_true", help="skip the examples/*.toml runs")
+    ap.add_argument("--postgres", action="store_true",
+                    help="also run the ```sh-postgres blocks, with $STORE the server that "
+                         "ARBITER_TEST_POSTGRES_URL names (scripts/with_postgres.sh sets it)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every command as it runs")
     args = ap.parse_args()
 
@@ -157,6 +161,13 @@ def main() -> int:
     cache = tempfile.TemporaryDirectory(prefix="arbiter-docs-cache-")
     env["XDG_CACHE_HOME"] = cache.name
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # the bots' imports leave no __pycache__ in the repository
+    kinds = ("sh",)
+    if args.postgres:
+        if not os.environ.get("ARBITER_TEST_POSTGRES_URL"):
+            print("FAIL --postgres: no ARBITER_TEST_POSTGRES_URL (run under scripts/with_postgres.sh)")
+            return 1
+        env["STORE"] = os.environ["ARBITER_TEST_POSTGRES_URL"]
+        kinds = ("sh", "sh-postgres")
 
     failures = []
     ran = passed = 0
@@ -184,7 +195,7 @@ def main() -> int:
                 failures.append(f"FAIL {doc}: no such document")
                 print(failures[-1])
                 continue
-            commands = sh_commands(path, SECTIONS.get(doc))
+            commands = sh_commands(path, SECTIONS.get(doc), kinds)
             if not commands:
                 failures.append(f"FAIL {doc}: no ```sh commands found")
                 print(failures[-1])
