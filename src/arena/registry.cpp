@@ -34,4 +34,13 @@ const GameEntry* find_game(std::string_view name) {
   return nullptr;
 }
 
+bool is_house_bot(std::string_view game, std::string_view bot) {
+  const GameEntry* entry = find_game(game);
+  if (entry == nullptr) return false;
+  const auto base = [](std::string_view b) { return b.substr(0, b.find_first_of("+=")); };
+  for (const std::string& known : entry->house_bots)
+    if (bot == known || base(bot) == base(known)) return true;
+  return false;
+}
+
 }  // namespace arbiter

@@ -144,4 +144,9 @@ GameEntry with_spectator(GameEntry entry, Json (*spectate)(const Json&));
 const std::vector<GameEntry>& registered_games();
 const GameEntry* find_game(std::string_view name);
 
+// Whether `bot` is one of `game`'s house bots (in house_bots, or one of them with options after
+// '+' or '=', as "dag+cheat=no-fit"): never a program, a tcp seat or a file of any kind. False
+// for an unknown game.
+bool is_house_bot(std::string_view game, std::string_view bot);
+
 }  // namespace arbiter

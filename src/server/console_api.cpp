@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "arena/bot_shelf.h"
+#include "arena/registry.h"
 #include "core/printable.h"
 #include "league/bots.h"
 #include "tournament/schedule.h"
@@ -12,13 +13,16 @@
 namespace arbiter::server {
 namespace {
 
-// Whether `bot` names what a web form may seat: a house bot (letters, digits and its options'
-// + = , . - _) or a stored bot (bot:NAME or bot:NAME@V); never a program or a tcp seat.
-bool seatable_from_the_web(const std::string& bot) {
+// Whether `bot` names what a web form may seat in `game`: one of its house bots, or a stored
+// bot (bot:NAME or bot:NAME@V); never a program, a tcp seat or a file (a Lua team).
+bool seatable_from_the_web(const std::string& game, const std::string& bot) {
   if (is_stored_bot(bot)) return parse_stored_bot(bot).has_value();
-  return !bot.empty() && bot.size() <= 64 &&
-         bot.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789+=_-.,") == std::string::npos;
+  return bot.size() <= 64 && is_house_bot(game, bot);
 }
+
+// The most matches one tournament from the console may plan: a form is one click, and every
+// planned match is a stored job that the public pages read.
+constexpr std::int64_t kMostMatches = 10'000;
 
 // The whole number at `key` within [lo, hi], `fallback` when absent; an Error saying so else.
 Expected<std::int64_t> number_at(const Json& body, const char* key, std::int64_t fallback,
@@ -72,13 +76,17 @@ ApiReply ConsoleApi::create_tournament(const Json& body) {
     auto seat = e.is_object() ? text_at(e, "name", "") : fail("an entrant is an object");
     auto bot = e.is_object() ? text_at(e, "bot", "") : fail("an entrant is an object");
     if (!seat || !bot) return api_error(400, "an entrant is {\"name\", \"bot\"} of strings");
-    if (!seatable_from_the_web(*bot))
+    if (!seatable_from_the_web(spec.game, *bot))
       return api_error(400, fmt::format("entrant \"{}\": a house bot of the game or bot:NAME[@V] "
                                         "(no program runs from a web form)",
                                         printable_line(*seat)));
     spec.players.push_back({*seat, *bot});
   }
   if (auto ok = tournament::validate_spec(spec); !ok) return api_error(400, ok.error().message);
+  if (const auto planned = tournament::planned_matches(spec); planned > kMostMatches)
+    return api_error(400, fmt::format("{} matches: at most {} from the console (arbiter "
+                                      "tournament create takes more)",
+                                      planned, kMostMatches));
   if (auto ok = league::pin_entrants(store_, spec); !ok) return api_error(400, ok.error().message);
   auto id = tournament::create_tournament(store_, spec);
   if (!id) return store_failed(id.error());

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "arena/bot_shelf.h"
+#include "arena/registry.h"
 #include "core/printable.h"
 #include "league/ladder.h"
 #include "tournament/ratings.h"
@@ -392,9 +393,9 @@ ApiReply LadderApi::create(const Json& body) {
     auto anchor_name = a.is_object() ? text_field(a, "name", "") : fail("an anchor is an object");
     auto bot = a.is_object() ? text_field(a, "bot", "") : fail("an anchor is an object");
     if (!anchor_name || !bot) return api_error(400, "an anchor is {\"name\", \"bot\"} of strings");
-    // A house bot's name: no cmd: program, no tcp seat, no stored bot from a web form.
-    if (bot->empty() || bot->size() > 64 ||
-        bot->find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789+=_-.,") != std::string::npos)
+    // A house bot of the game: no cmd: program, no tcp seat, no file, no stored bot from a web
+    // form (stored bots join by themselves once active).
+    if (bot->size() > 64 || !is_house_bot(spec.game, *bot))
       return api_error(400, fmt::format("anchor \"{}\": a house bot of the game, such as hunt",
                                         printable_line(*bot)));
     spec.players.push_back({*anchor_name, *bot});

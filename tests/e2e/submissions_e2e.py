@@ -687,6 +687,9 @@ def web_checks(srv, tokens, db, store):
     expect("a ladder with a program anchor", make(tokens["boss"], {**web_ladder, "anchors": [
         {"name": "x", "bot": "cmd:touch /tmp/arbiter-pwned"}]}), 400)
     expect("a ladder of no game", make(tokens["boss"], {**web_ladder, "game": "chess"}), 400)
+    for seat in ("tcp", "probe.lua", "hunt/../x"):  # a network seat, a file, a path: none a house bot
+        expect(f"a ladder anchored by {seat}", make(tokens["boss"], {**web_ladder, "anchors": [
+            {"name": "x", "bot": seat}]}), 400)
     expect("a ladder with a bad name", make(tokens["boss"], {**web_ladder, "name": "../x"}), 400)
     expect("a ladder with bad seats", make(tokens["boss"], {**web_ladder, "seats": "0-99"}), 400)
     made = expect("the organizer making a ladder", make(tokens["boss"], web_ladder), 201)[2]
@@ -715,6 +718,12 @@ def web_checks(srv, tokens, db, store):
         {"name": "x", "bot": "cmd:touch /tmp/arbiter-pwned"}, {"name": "h", "bot": "hunt"}]}), 400)
     expect("a tournament of an unknown stored bot", tourney(tokens["boss"], {**cup, "entrants": [
         {"name": "h", "bot": "hunt"}, {"name": "z", "bot": "bot:nobody"}]}), 400)
+    for seat in ("tcp", "probe.lua"):
+        expect(f"a tournament seating {seat}", tourney(tokens["boss"], {**cup, "entrants": [
+            {"name": "h", "bot": "hunt"}, {"name": "x", "bot": seat}]}), 400)
+    expect("a tournament of four million matches", tourney(tokens["boss"], {
+        "name": "huge", "game": "battleship", "rounds": 1000,
+        "entrants": [{"name": f"h{i}", "bot": "hunt"} for i in range(64)]}), 400)
     webcup = expect("the organizer's tournament", tourney(tokens["boss"], cup), 201)[2]
     if isinstance(webcup, dict):
         pinned = sqlite3.connect(db).execute("SELECT spec FROM tournaments WHERE id = ?",
