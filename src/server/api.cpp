@@ -23,6 +23,28 @@ ApiReply api_error(int status, std::string message) {
 
 ApiReply store_failed(const Error& e) { return api_error(503, "the store failed: " + e.message); }
 
+Expected<std::string> text_field(const Json& body, const char* key, std::string fallback) {
+  if (!body.contains(key)) return fallback;
+  if (!body[key].is_string()) return fail(fmt::format("\"{}\" must be a string", key));
+  return body[key].get<std::string>();
+}
+
+Expected<std::int64_t> number_field(const Json& body, const char* key, std::int64_t fallback,
+                                    std::int64_t lo, std::int64_t hi) {
+  if (!body.contains(key)) return fallback;
+  const Json& v = body[key];
+  if (!v.is_number_integer() || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi)
+    return fail(fmt::format("\"{}\" is a whole number from {} to {}", key, lo, hi));
+  return v.get<std::int64_t>();
+}
+
+bool console_name(const std::string& name) {
+  return !name.empty() && name.size() <= 40 &&
+         name.find_first_not_of(
+             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") ==
+             std::string::npos;
+}
+
 namespace {
 
 Json progress_json(const tournament::Progress& p) {

@@ -37,6 +37,15 @@ struct ApiReply {
 ApiReply api_error(int status, std::string message);
 ApiReply store_failed(const Error& e);  // 503, "the store failed: ..."
 
+// Fields of a JSON body the console sends: the string at `key` (`fallback` when absent), the
+// whole number at `key` within [lo, hi]; an Error naming the key otherwise.
+Expected<std::string> text_field(const Json& body, const char* key, std::string fallback);
+Expected<std::int64_t> number_field(const Json& body, const char* key, std::int64_t fallback,
+                                    std::int64_t lo, std::int64_t hi);
+// Whether `name` may name a ladder or a tournament made from the console: 1 to 40 letters,
+// digits, '_' and '-'.
+bool console_name(const std::string& name);
+
 // Why a finished match's log is not served yet (409): its seed group is not over.
 std::string held_message(std::int64_t id, std::int64_t index);
 

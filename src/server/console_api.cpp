@@ -24,41 +24,23 @@ bool seatable_from_the_web(const std::string& game, const std::string& bot) {
 // planned match is a stored job that the public pages read.
 constexpr std::int64_t kMostMatches = 10'000;
 
-// The whole number at `key` within [lo, hi], `fallback` when absent; an Error saying so else.
-Expected<std::int64_t> number_at(const Json& body, const char* key, std::int64_t fallback,
-                                 std::int64_t lo, std::int64_t hi) {
-  if (!body.contains(key)) return fallback;
-  const Json& v = body[key];
-  if (!v.is_number_integer() || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi)
-    return fail(fmt::format("\"{}\" is a whole number from {} to {}", key, lo, hi));
-  return v.get<std::int64_t>();
-}
-
-Expected<std::string> text_at(const Json& body, const char* key, std::string fallback) {
-  if (!body.contains(key)) return fallback;
-  if (!body[key].is_string()) return fail(fmt::format("\"{}\" must be a string", key));
-  return body[key].get<std::string>();
-}
-
 }  // namespace
 
 ApiReply ConsoleApi::create_tournament(const Json& body) {
   if (!body.is_object())
     return api_error(400, "give {\"name\", \"game\", \"schedule\", \"rounds\", \"entrants\"}");
   auto spec = tournament::new_tournament_spec();
-  auto name = text_at(body, "name", "tournament");
-  auto game = text_at(body, "game", "");
-  auto schedule = text_at(body, "schedule", "round-robin");
-  auto rounds = number_at(body, "rounds", 1, 1, 1000);
-  auto seats = number_at(body, "seats", 2, 1, 8);
+  auto name = text_field(body, "name", "tournament");
+  auto game = text_field(body, "game", "");
+  auto schedule = text_field(body, "schedule", "round-robin");
+  auto rounds = number_field(body, "rounds", 1, 1, 1000);
+  auto seats = number_field(body, "seats", 2, 1, 8);
   if (!name) return api_error(400, name.error().message);
   if (!game) return api_error(400, game.error().message);
   if (!schedule) return api_error(400, schedule.error().message);
   if (!rounds) return api_error(400, rounds.error().message);
   if (!seats) return api_error(400, seats.error().message);
-  if (name->empty() || name->size() > 40 ||
-      name->find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
-          std::string::npos)
+  if (!console_name(*name))
     return api_error(400, "a tournament's name is 1 to 40 letters, digits, '_' and '-'");
   if (*schedule != "round-robin" && *schedule != "swiss")
     return api_error(400, "\"schedule\" is round-robin or swiss from the console");
@@ -73,8 +55,8 @@ ApiReply ConsoleApi::create_tournament(const Json& body) {
   if (!entrants.is_array() || entrants.size() > 64)
     return api_error(400, "\"entrants\" is a list of at most 64 {\"name\", \"bot\"}");
   for (const Json& e : entrants) {
-    auto seat = e.is_object() ? text_at(e, "name", "") : fail("an entrant is an object");
-    auto bot = e.is_object() ? text_at(e, "bot", "") : fail("an entrant is an object");
+    auto seat = e.is_object() ? text_field(e, "name", "") : fail("an entrant is an object");
+    auto bot = e.is_object() ? text_field(e, "bot", "") : fail("an entrant is an object");
     if (!seat || !bot) return api_error(400, "an entrant is {\"name\", \"bot\"} of strings");
     if (!seatable_from_the_web(spec.game, *bot))
       return api_error(400, fmt::format("entrant \"{}\": a house bot of the game or bot:NAME[@V] "

@@ -356,17 +356,6 @@ ApiReply LadderApi::tests(const std::string& who, bool organizer) {
   return {200, Json{{"tests", out}}};
 }
 
-namespace {
-
-// A field of a JSON object as a string, or `fallback` when it is absent.
-Expected<std::string> text_field(const Json& body, const char* key, std::string fallback) {
-  if (!body.contains(key)) return fallback;
-  if (!body[key].is_string()) return fail(fmt::format("\"{}\" must be a string", key));
-  return body[key].get<std::string>();
-}
-
-}  // namespace
-
 ApiReply LadderApi::create(const Json& body) {
   if (!body.is_object()) return api_error(400, "give {\"name\", \"game\", \"seats\", \"anchors\"}");
   auto spec = tournament::new_tournament_spec();
@@ -375,9 +364,7 @@ ApiReply LadderApi::create(const Json& body) {
   auto seats_text = text_field(body, "seats", "2");
   for (const auto* f : {&name, &game, &seats_text})
     if (!*f) return api_error(400, f->error().message);
-  if (name->empty() || name->size() > 40 ||
-      name->find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
-          std::string::npos)
+  if (!console_name(*name))
     return api_error(400, "a ladder's name is 1 to 40 letters, digits, '_' and '-'");
   auto seats = league::parse_seat_range(*seats_text);
   if (!seats) return api_error(400, "seats " + seats.error().message);
@@ -411,19 +398,12 @@ ApiReply LadderApi::finals(std::int64_t id, const Json& body) {
   if (auto* reply = std::get_if<ApiReply>(&got)) return *reply;
   league::FinalsTerms terms;
   if (body.is_object()) {
-    const auto number = [&](const char* key, std::int64_t lo, std::int64_t hi,
-                            std::int64_t& out) -> std::optional<std::string> {
-      if (!body.contains(key)) return std::nullopt;
-      if (!body[key].is_number_integer() || body[key].get<std::int64_t>() < lo ||
-          body[key].get<std::int64_t>() > hi)
-        return fmt::format("\"{}\" is a whole number from {} to {}", key, lo, hi);
-      out = body[key].get<std::int64_t>();
-      return std::nullopt;
-    };
-    std::int64_t top = static_cast<std::int64_t>(terms.top);
-    if (auto bad = number("top", 2, 64, top)) return api_error(400, *bad);
-    if (auto bad = number("rounds", 1, 100, terms.rounds)) return api_error(400, *bad);
-    terms.top = static_cast<std::size_t>(top);
+    auto top = number_field(body, "top", static_cast<std::int64_t>(terms.top), 2, 64);
+    auto rounds = number_field(body, "rounds", terms.rounds, 1, 100);
+    if (!top) return api_error(400, top.error().message);
+    if (!rounds) return api_error(400, rounds.error().message);
+    terms.rounds = *rounds;
+    terms.top = static_cast<std::size_t>(*top);
   }
   auto spec = league::draw_finals(store_, id, terms);
   if (!spec) return api_error(400, spec.error().message);

@@ -27,8 +27,10 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-// The value of header `name` (lower case) in `head`, trimmed; empty if absent.
-std::string header(std::string_view head, std::string_view name) {
+// The value of header `name` (lower case) in `head`, trimmed: of its first line, or of its
+// `last` line; empty if absent.
+std::string header(std::string_view head, std::string_view name, bool last = false) {
+  std::string found;
   std::size_t at = head.find('\n');
   while (at != std::string_view::npos && at + 1 < head.size()) {
     const std::size_t end = head.find('\n', at + 1);
@@ -40,11 +42,12 @@ std::string header(std::string_view head, std::string_view name) {
         value.remove_prefix(1);
       while (!value.empty() && (value.back() == '\r' || value.back() == ' '))
         value.remove_suffix(1);
-      return std::string(value);
+      found = std::string(value);
+      if (!last) return found;
     }
     at = end;
   }
-  return {};
+  return found;
 }
 
 // Best effort: the peer gets what the socket takes now, and nothing waits for it.
@@ -56,17 +59,7 @@ void send_now(Link& link, std::string_view text) {
 // (any before came from the client itself), an IPv6 one as its /64 (one client holds a whole
 // /64); "unknown" when there is none or it is not an address.
 std::string forwarded_for(std::string_view head) {
-  std::string last;
-  std::size_t at = head.find('\n');
-  while (at != std::string_view::npos && at + 1 < head.size()) {
-    const std::size_t end = head.find('\n', at + 1);
-    const std::string_view line =
-        head.substr(at + 1, end == std::string_view::npos ? end : end - at - 1);
-    if (const std::size_t colon = line.find(':');
-        colon != std::string_view::npos && lower(line.substr(0, colon)) == "x-forwarded-for")
-      last = std::string(line.substr(colon + 1));
-    at = end;
-  }
+  std::string last = header(head, "x-forwarded-for", /*last=*/true);
   if (const std::size_t comma = last.rfind(','); comma != std::string::npos)
     last.erase(0, comma + 1);
   const std::size_t first = last.find_first_not_of(" \t");

@@ -640,6 +640,20 @@ TEST(ViewerServer, SlowAndBrokenRequestsHoldNoRequestThread) {
   server.stop();
 }
 
+// A finished live match whose log is about 20 MB: an answer no client reads in one go.
+std::shared_ptr<LiveMatch> big_finished_match(LiveMatches& live) {
+  auto match = live.start("battleship");
+  LiveObserver observer(match);
+  GameLog log;
+  log.watch(observer);
+  const std::string padding(1000, 'x');
+  for (int i = 0; i < 20'000; ++i) log.write({{"type", "call"}, {"detail", padding}});
+  log.write(
+      {{"type", "result"}, {"winners", {0}}, {"ejections", Json::array()}, {"scores", {1, 0}}});
+  log.unwatch(observer);
+  return match;
+}
+
 // Clients that ask for a large answer and never read it hold at most three quarters of the
 // request threads (one more of theirs is answered 503 at once, and other addresses are
 // served), and stopping the server does not wait for them.
@@ -653,17 +667,7 @@ TEST(ViewerServer, SlowReadersNeitherHoldEveryThreadNorTheStop) {
   auto port = server->bind();
   ASSERT_TRUE(port.has_value());
   server->start();
-  auto match = live.start("battleship");
-  {
-    LiveObserver observer(match);
-    GameLog log;
-    log.watch(observer);
-    const std::string padding(1000, 'x');
-    for (int i = 0; i < 20'000; ++i) log.write({{"type", "call"}, {"detail", padding}});
-    log.write(
-        {{"type", "result"}, {"winners", {0}}, {"ejections", Json::array()}, {"scores", {1, 0}}});
-    log.unwatch(observer);
-  }
+  auto match = big_finished_match(live);
   const std::string request =
       "GET /api/live/" + std::to_string(match->id()) + "/log HTTP/1.1\r\nHost: x\r\n\r\n";
   std::vector<int> readers;
@@ -705,17 +709,7 @@ TEST(ViewerServer, BehindAProxyTheCapsCountTheClientsItNames) {
   auto port = server->bind();
   ASSERT_TRUE(port.has_value());
   server->start();
-  auto match = live.start("battleship");
-  {
-    LiveObserver observer(match);
-    GameLog log;
-    log.watch(observer);
-    const std::string padding(1000, 'x');
-    for (int i = 0; i < 20'000; ++i) log.write({{"type", "call"}, {"detail", padding}});
-    log.write(
-        {{"type", "result"}, {"winners", {0}}, {"ejections", Json::array()}, {"scores", {1, 0}}});
-    log.unwatch(observer);
-  }
+  auto match = big_finished_match(live);
   const auto request = [&](const std::string& path, const std::string& client) {
     return "GET " + path + " HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 10.9.9.9, " + client +
            "\r\n\r\n";

@@ -2,17 +2,12 @@
 // event stream says one changed; an upload form; a version's build log; retire and bring
 // back; their entrants in each ladder, test matches asked for and followed. Every POST carries
 // the session's CSRF token (GET /api/me gives it).
-import { h, getJson, showError, crumbs } from "./ui.js";
+import { h, getJson, showError, crumbs, postCsrf, say } from "./ui.js";
 
 let me = null;
 let shown = null;  // [bot, version] whose build log is open
 
-async function post(url, body, headers = {}) {
-  const res = await fetch(url, { method: "POST", body, headers: { "X-CSRF-Token": me.csrf, ...headers } });
-  const answer = await res.json().catch(() => ({}));
-  if (!res.ok) throw new Error(answer.error || `HTTP ${res.status}`);
-  return answer;
-}
+const post = (url, body, headers = {}) => postCsrf(url, me.csrf, body, headers);
 
 function badge(status) {
   const cls = status === "active" ? "badge done" : status === "building" || status === "checking" ? "badge live" : "badge";
@@ -30,12 +25,6 @@ function actions(v) {
   if (v.status === "active") out.push(act("retire", "retire"));
   if (v.status === "retired" && v.artifact) out.push(act("bring back", "activate"));
   return out;
-}
-
-function say(text) {
-  const p = document.getElementById("said");
-  p.textContent = text;
-  p.hidden = false;
 }
 
 async function openLog(bot, version) {

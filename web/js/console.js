@@ -1,25 +1,11 @@
 // The organizer's console: make a ladder or a tournament, pause, resume and finalize ladders,
 // download a tournament's results. Every POST carries the session's CSRF token (GET /api/me gives it).
-import { h, getJson, showError, crumbs } from "./ui.js";
+import { h, getJson, showError, crumbs, postCsrf, say } from "./ui.js";
 
 let me = null;
 
-async function post(url, body) {
-  const res = await fetch(url, {
-    method: "POST",
-    body: JSON.stringify(body ?? {}),
-    headers: { "X-CSRF-Token": me.csrf, "Content-Type": "application/json" },
-  });
-  const answer = await res.json().catch(() => ({}));
-  if (!res.ok) throw new Error(answer.error || `HTTP ${res.status}`);
-  return answer;
-}
-
-function say(text) {
-  const p = document.getElementById("said");
-  p.textContent = text;
-  p.hidden = false;
-}
+const post = (url, body) =>
+  postCsrf(url, me.csrf, JSON.stringify(body ?? {}), { "Content-Type": "application/json" });
 
 // "hunter:hunt, alice:bot:alice" -> [{name, bot}] (a bot may hold ':' itself)
 function anchors(text) {

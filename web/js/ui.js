@@ -24,6 +24,21 @@ export async function getJson(url) {
   return body;
 }
 
+// Shows `text` in the page's #said line.
+export function say(text) {
+  const p = document.getElementById("said");
+  p.textContent = text;
+  p.hidden = false;
+}
+
+// A POST carrying the session's CSRF token: the answer's JSON, or an Error with its words.
+export async function postCsrf(url, csrf, body, headers = {}) {
+  const res = await fetch(url, { method: "POST", body, headers: { "X-CSRF-Token": csrf, ...headers } });
+  const answer = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(answer.error || `HTTP ${res.status}`);
+  return answer;
+}
+
 export async function getText(url) {
   const res = await fetch(url);
   if (!res.ok) {
