@@ -619,6 +619,8 @@ int main(int argc, char** argv) {
   add_bot_commands(app, exit_code);
   add_ladder_commands(app, exit_code);
   add_author_commands(app, exit_code);
+  add_worker_role_commands(app, exit_code);
+  add_workers_commands(app, exit_code);
   add_serve_command(app, exit_code);
 
   if (argc > 1 && argv[1][0] != '-') {

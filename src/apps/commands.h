@@ -48,6 +48,10 @@ void add_author_commands(CLI::App& app, int& exit_code);
 // Adds `arbiter ladder ...` (continuous rated play among stored bots).
 void add_ladder_commands(CLI::App& app, int& exit_code);
 
+// Adds `arbiter worker-role ...` and `arbiter workers` (untrusted workers, PostgreSQL).
+void add_worker_role_commands(CLI::App& app, int& exit_code);
+void add_workers_commands(CLI::App& app, int& exit_code);
+
 // Adds `arbiter serve` (the viewer over a store).
 void add_serve_command(CLI::App& app, int& exit_code);
 

@@ -34,6 +34,9 @@ struct SpecArgs {
   ProgramOptions program;
   std::string clock;
   bool no_pairing = false;
+  std::optional<double> replay_share;       // checks of untrusted workers' results
+  std::optional<std::int64_t> replay_first;
+  bool no_arrival_check = false;
   std::vector<double> sprt;                   // ELO0 ELO1
   std::vector<std::string> entrant_settings;  // NAME:KEY=VALUE
   std::optional<double> alpha;

@@ -98,6 +98,16 @@ void add_spec_options(CLI::App* cmd, SpecArgs& a) {
   cmd->add_option("--sprt-model", a.sprt_model,
                   "With --sprt: pentanomial (pairs of matches; the default when paired) | "
                   "trinomial (single matches; the default with --no-pairing)");
+  cmd->add_option("--replay-share", a.replay_share,
+                  "Untrusted workers (worker-role): the share of their matches played again by "
+                  "another worker to check them (default 0.05)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--replay-first", a.replay_first,
+                  "Untrusted workers: a new worker's first N results are each played again "
+                  "(default 20)")
+      ->check(CLI::Range(0, 1'000'000));
+  cmd->add_flag("--no-arrival-check", a.no_arrival_check,
+                "Untrusted workers: do not replay each stored log on arrival (workers check)");
   add_program_options(cmd, a.program);
 }
 
@@ -140,6 +150,9 @@ Expected<TournamentSpec> build_spec(const SpecArgs& a) {
     spec.clock = *tc;
   }
   if (a.no_pairing) spec.pairing = false;
+  if (a.replay_share) spec.checks.replay_share = *a.replay_share;
+  if (a.replay_first) spec.checks.replay_first = *a.replay_first;
+  if (a.no_arrival_check) spec.checks.on_arrival = false;
   if (!a.sprt.empty()) {
     // Over a file's [sprt]: its error rates stay unless given here too.
     if (!spec.sprt) spec.sprt = Sprt{};
@@ -604,6 +617,12 @@ void add_worker(CLI::App& app, const std::shared_ptr<RunArgs>& run_args, int& ex
     if (!outputs_ok(*run_args, exit_code)) return;
     auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
     if (!store) return;
+    if (!ladder->empty() && store->worker_only()) {
+      report_error("--ladder: a worker role cannot look ladders up by name; give --tournament "
+                   "ID (arbiter ladder status shows it)");
+      exit_code = kBadInput;
+      return;
+    }
     if (!ladder->empty()) {
       if (run_args->tournament != 0 || run_args->until_finished) {
         report_error(
@@ -620,7 +639,8 @@ void add_worker(CLI::App& app, const std::shared_ptr<RunArgs>& run_args, int& ex
       }
       run_args->tournament = found->id;
     }
-    if (run_args->tournament != 0 &&
+    // A worker's role reads a tournament's spec only while it holds one of its jobs.
+    if (run_args->tournament != 0 && !store->worker_only() &&
         !playable_here(*store, run_args->tournament, *run_args, exit_code))
       return;
     WorkerOptions options = worker_options(*run_args);

@@ -12,19 +12,17 @@
 #include "tournament/standings.h"
 
 namespace arbiter::tournament {
-namespace {
 
-// What a result says about the match, as the replay's encode_result says it.
 Json outcome_of(const Json& result) {
   Json j = result;
   for (const char* extra : {"type", "details", "stderr_bytes", "stderr_log_errors"}) j.erase(extra);
   return j;
 }
 
-// The jobs the schedule gives, by index. Swiss rounds after the first come from the stored
-// results of the rounds before them, as advance() made them. A ladder's matchmaker cannot be
-// run again, but each of its jobs must be the one its seats and group give (the group's seed,
-// its first match at most a rotation before it).
+// Swiss rounds after the first come from the stored results of the rounds before them, as
+// advance() made them. A ladder's matchmaker cannot be run again, but each of its jobs must be
+// the one its seats and group give (the group's seed, its first match at most a rotation before
+// it).
 std::map<std::int64_t, JobSpec> scheduled_jobs(const TournamentSpec& spec,
                                                const std::vector<StoredResult>& results) {
   std::map<std::int64_t, JobSpec> out;
@@ -47,6 +45,8 @@ std::map<std::int64_t, JobSpec> scheduled_jobs(const TournamentSpec& spec,
   }
   return out;
 }
+
+namespace {
 
 // Why the log's header is not that of the job's match in this tournament; empty if it is.
 std::string header_damage(const TournamentSpec& spec, const Json& job_spec, const Json& header) {
@@ -99,6 +99,13 @@ Expected<std::string> audit_row(Store& store, const TournamentSpec& spec, const 
 }
 
 }  // namespace
+
+Expected<std::string> audit_result(Store& store, const TournamentSpec& spec,
+                                   const StoredResult& row,
+                                   const std::map<std::int64_t, JobSpec>& scheduled) {
+  AuditReport ignored;
+  return audit_row(store, spec, row, scheduled, ignored);
+}
 
 Expected<AuditReport> audit_tournament(Store& store, std::int64_t tournament,
                                        const TournamentSpec& spec) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,21 @@ struct AuditReport {
   std::int64_t unverified = 0;  // logs stored without a checksum (older stores)
   std::vector<AuditProblem> damaged;  // by index; a match appears at most once
 };
+
+// The jobs the schedule gives, by index: Swiss rounds after the first from `results` (the
+// rounds before them), a ladder's jobs from their own rows.
+std::map<std::int64_t, JobSpec> scheduled_jobs(const TournamentSpec& spec,
+                                               const std::vector<StoredResult>& results);
+
+// Why one stored result cannot be believed, by the checks above (`scheduled`: scheduled_jobs
+// of its tournament), or empty when it can. Fails only when the store does.
+Expected<std::string> audit_result(Store& store, const TournamentSpec& spec,
+                                   const StoredResult& row,
+                                   const std::map<std::int64_t, JobSpec>& scheduled);
+
+// What a result says about the match: without what may differ between two plays of it
+// (its details, its stderr counts).
+Json outcome_of(const Json& result);
 
 // Fails only when the store does; damage is in the report.
 Expected<AuditReport> audit_tournament(Store& store, std::int64_t tournament,

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -21,7 +22,9 @@
 
 #include "tournament/integrity.h"
 #include "tournament/log_codec.h"
+#include "tournament/postgres_text.h"
 #include "tournament/store.h"
+#include "tournament/worker_roles.h"
 
 namespace arbiter::tournament {
 namespace {
@@ -141,6 +144,55 @@ constexpr SchemaObject kSchemaObjects[] = {
       games bigint NOT NULL,
       place bigint NOT NULL,
       PRIMARY KEY(tournament, entrant)))sql"},
+    // Untrusted workers (worker_roles.h): their roles, and the results taken out of `results`
+    // (awaiting a re-play, disputed, failed their check, voided), kept for the record.
+    {"worker_roles", R"sql(CREATE TABLE IF NOT EXISTS worker_roles(
+      name text PRIMARY KEY,
+      state text NOT NULL,
+      arrivals bigint NOT NULL DEFAULT 0,
+      created timestamptz NOT NULL DEFAULT now()))sql"},
+    {"set_aside", R"sql(CREATE TABLE IF NOT EXISTS set_aside(
+      id bigserial PRIMARY KEY,
+      job bigint NOT NULL REFERENCES jobs(id),
+      tournament bigint NOT NULL,
+      role text,
+      worker text NOT NULL,
+      result text NOT NULL,
+      log bytea NOT NULL,
+      seconds double precision NOT NULL,
+      stderr bytea,
+      log_sha256 text,
+      state text NOT NULL,
+      why text NOT NULL DEFAULT '',
+      finished timestamptz NOT NULL,
+      moved timestamptz NOT NULL DEFAULT now()))sql"},
+    {"set_aside_job", "CREATE INDEX IF NOT EXISTS set_aside_job ON set_aside(job)"},
+};
+
+// After the added columns, since it is over one of them.
+constexpr const char* kPendingIndex =
+    "CREATE INDEX IF NOT EXISTS results_pending ON results(job) WHERE check_state = 'pending'";
+
+// Columns added after the first stores were made: a store without one gets it when opened
+// (checked first: ALTER locks the table). {table, column, definition}.
+struct AddedColumn {
+  const char* table;
+  const char* column;
+  const char* definition;
+};
+constexpr AddedColumn kAddedColumns[] = {
+    {"results", "stderr", "bytea"},
+    // Rows stored before the log checksum read as unverified.
+    {"results", "log_sha256", "text"},
+    // The count of matches passed unrated is counted from then on.
+    {"ladders", "unrated", "bigint NOT NULL DEFAULT 0"},
+    // Untrusted workers: the role holding a lease, the roles that may not play a job again (a
+    // re-play is another worker's), the role that stored a result and where its check stands
+    // ('': none needed, 'pending', 'passed').
+    {"jobs", "lease_role", "text"},
+    {"jobs", "exclude_roles", "text[] NOT NULL DEFAULT '{}'"},
+    {"results", "role", "text"},
+    {"results", "check_state", "text NOT NULL DEFAULT ''"},
 };
 
 constexpr const char* kBotColumns =
@@ -172,8 +224,14 @@ constexpr const char* kInsertJobs =
 constexpr const char* kComplete = R"sql(
   WITH job AS (SELECT id, tournament FROM jobs WHERE id = $1),
   stored AS (
-    INSERT INTO results(job, tournament, worker, result, log, seconds, stderr, log_sha256)
-    SELECT id, tournament, $2, $3, $4, $5, NULLIF($6, ''::bytea), $7 FROM job  -- empty: none
+    INSERT INTO results(job, tournament, worker, result, log, seconds, stderr, log_sha256,
+                        check_state)
+    SELECT id, tournament, $2, $3, $4, $5, NULLIF($6, ''::bytea), $7,  -- empty: none
+           -- A re-play of a worker's result (worker_roles.h) is compared by the checker.
+           CASE WHEN EXISTS (SELECT 1 FROM set_aside s WHERE s.job = $1
+                             AND s.state IN ('awaiting-replay', 'disputed'))
+                THEN 'pending' ELSE '' END
+    FROM job
     ON CONFLICT (job) DO NOTHING RETURNING job),
   closed AS (
     UPDATE jobs SET done = true, lease_owner = NULL, lease_until = NULL
@@ -205,40 +263,6 @@ constexpr const char* kLiveLines = R"sql(
     ORDER BY n LIMIT $3) l ON true
   WHERE j.id = $1 ORDER BY l.n
 )sql";
-
-// A libpqxx message is several lines (the error, DETAIL:, HINT:, the statement's text with a
-// caret); an Error is one line, without the statement.
-std::string one_line(std::string_view text) {
-  constexpr std::size_t kMax = 500;
-  std::string out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r'))
-      line.remove_suffix(1);
-    if (line.starts_with("ERROR:")) {
-      line.remove_prefix(6);
-      while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
-    }
-    const bool statement = line.starts_with("LINE ") || line.starts_with("QUERY:") ||
-                           line.find_first_not_of('^') == std::string_view::npos;
-    if (!line.empty() && !statement) {
-      if (!out.empty()) out += "; ";
-      for (const char ch : line)
-        if (ch != ' ' || out.empty() || out.back() != ' ') out += ch;
-    }
-    start = end + 1;
-  }
-  if (out.size() > kMax) out = out.substr(0, kMax) + "...";
-  return out.empty() ? std::string("unknown error") : out;
-}
-
-Error postgres_error(std::string_view what) {
-  return Error{"postgresql: " + one_line(what)};
-}
 
 Json parse_stored(const pqxx::field& f, std::string_view what) {
   auto parsed = parse_json(std::string_view(f.c_str(), f.size()));
@@ -300,32 +324,36 @@ class PostgresStore final : public Store {
 
   ~PostgresStore() override { close_listener(); }
 
-  Expected<void> create_schema() {
+  bool worker_only() const override { return worker_; }
+
+  // Finds out whether this store is opened by an untrusted worker's role (worker_roles.h); if
+  // not, creates what the schema lacks.
+  Expected<void> open() {
     return run([&](pqxx::connection& c) -> Expected<void> {
       pqxx::work tx(c);
+      worker_ = tx.exec_params1("SELECT EXISTS (SELECT 1 FROM pg_auth_members m "
+                                "JOIN pg_roles g ON g.oid = m.roleid "
+                                "JOIN pg_roles u ON u.oid = m.member "
+                                "WHERE g.rolname = $1 AND u.rolname = session_user)",
+                                std::string(kWorkerGroup))[0]
+                    .as<bool>();
+      if (worker_) return {};
       tx.exec_params("SELECT pg_advisory_xact_lock($1)", kSchemaLock);
       // Only what is missing: CREATE INDEX takes a share lock on its table even when the index
       // exists, and a store opened while workers write would then deadlock with them.
       for (const SchemaObject& o : kSchemaObjects)
         if (tx.exec_params1("SELECT to_regclass($1) IS NULL", std::string(o.name))[0].as<bool>())
           tx.exec(o.create);
-      // Stores made before the stderr column get it (checked first: ALTER locks the table).
-      if (tx.exec1("SELECT count(*) FROM information_schema.columns WHERE table_name = "
-                   "'results' AND column_name = 'stderr' AND table_schema = current_schema()")[0]
-              .as<std::int64_t>() == 0)
-        tx.exec("ALTER TABLE results ADD COLUMN stderr bytea");
-      // ... and before the log checksum: their rows read as unverified.
-      if (tx.exec1("SELECT count(*) FROM information_schema.columns WHERE table_name = "
-                   "'results' AND column_name = 'log_sha256' AND "
-                   "table_schema = current_schema()")[0]
-              .as<std::int64_t>() == 0)
-        tx.exec("ALTER TABLE results ADD COLUMN log_sha256 text");
-      // ... and before the count of matches passed unrated: counted from then on.
-      if (tx.exec1("SELECT count(*) FROM information_schema.columns WHERE table_name = "
-                   "'ladders' AND column_name = 'unrated' AND "
-                   "table_schema = current_schema()")[0]
-              .as<std::int64_t>() == 0)
-        tx.exec("ALTER TABLE ladders ADD COLUMN unrated bigint NOT NULL DEFAULT 0");
+      std::set<std::string> columns;
+      for (const auto& row : tx.exec("SELECT table_name || '.' || column_name FROM "
+                                     "information_schema.columns WHERE table_schema = "
+                                     "current_schema()"))
+        columns.insert(row[0].as<std::string>());
+      for (const AddedColumn& a : kAddedColumns)
+        if (!columns.contains(fmt::format("{}.{}", a.table, a.column)))
+          tx.exec(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", a.table, a.column, a.definition));
+      if (tx.exec1("SELECT to_regclass('results_pending') IS NULL")[0].as<bool>())
+        tx.exec(kPendingIndex);
       tx.commit();
       return {};
     });
@@ -392,6 +420,7 @@ class PostgresStore final : public Store {
   }
 
   Expected<std::optional<TournamentRecord>> find_tournament(std::int64_t id) override {
+    if (worker_) return worker_tournament(id);
     return run([&](pqxx::connection& c) -> Expected<std::optional<TournamentRecord>> {
       pqxx::nontransaction tx(c);
       const auto r = tx.exec_params(
@@ -402,6 +431,7 @@ class PostgresStore final : public Store {
   }
 
   Expected<std::vector<TournamentRecord>> tournaments() override {
+    if (worker_) return worker_tournaments();
     return run([&](pqxx::connection& c) -> Expected<std::vector<TournamentRecord>> {
       pqxx::nontransaction tx(c);
       const auto r =
@@ -417,12 +447,14 @@ class PostgresStore final : public Store {
                                    std::chrono::milliseconds lease, std::int64_t only) override {
     if (max < 1 || lease.count() <= 0)
       return fail("postgresql: claim needs max >= 1 and a positive lease");
+    if (worker_) return worker_claim(worker, max, lease, only);
     return run([&](pqxx::connection& c) -> Expected<std::vector<Job>> {
       // Two statements rather than "$4 = 0 OR tournament = $4", so that each has a plan that
       // uses its own partial index.
       const std::string which = only == 0 ? "" : "AND tournament = $4 ";
       const std::string sql = fmt::format(
-          "UPDATE jobs SET lease_owner = $1, lease_until = {}, attempts = attempts + 1 "
+          "UPDATE jobs SET lease_owner = $1, lease_role = NULL, lease_until = {}, "
+          "attempts = attempts + 1 "
           "WHERE id IN (SELECT id FROM jobs WHERE NOT done "
           "AND (lease_until IS NULL OR lease_until < clock_timestamp()) {}"
           "AND tournament NOT IN (SELECT tournament FROM conclusions) "
@@ -448,6 +480,7 @@ class PostgresStore final : public Store {
 
   Expected<std::int64_t> renew(const std::string& worker,
                                std::chrono::milliseconds lease) override {
+    if (worker_) return worker_renew(worker, lease);
     return run([&](pqxx::connection& c) -> Expected<std::int64_t> {
       pqxx::work tx(c);
       const auto r = tx.exec_params(
@@ -462,6 +495,7 @@ class PostgresStore final : public Store {
 
   Expected<bool> complete(std::int64_t job, const std::string& worker,
                           const JobResult& result) override {
+    if (worker_) return worker_complete(job, worker, result);
     return run([&](pqxx::connection& c) -> Expected<bool> {
       pqxx::work tx(c);
       const auto row =
@@ -479,6 +513,7 @@ class PostgresStore final : public Store {
   }
 
   Expected<void> append_live(const std::vector<LiveBatch>& batches) override {
+    if (worker_) return worker_append_live(batches);
     return run([&](pqxx::connection& c) -> Expected<void> {
       pqxx::work tx(c);
       for (const LiveBatch& b : batches) {
@@ -533,6 +568,7 @@ class PostgresStore final : public Store {
   }
 
   Expected<std::int64_t> release(const std::string& worker) override {
+    if (worker_) return worker_release(worker);
     auto released = run([&](pqxx::connection& c) -> Expected<std::int64_t> {
       pqxx::work tx(c);
       const auto r = tx.exec_params(
@@ -549,6 +585,7 @@ class PostgresStore final : public Store {
   }
 
   Expected<Progress> progress(std::int64_t tournament) override {
+    if (worker_) return worker_progress(tournament);
     return run([&](pqxx::connection& c) -> Expected<Progress> {
       pqxx::nontransaction tx(c);
       const auto r = tx.exec_params(
@@ -744,6 +781,7 @@ class PostgresStore final : public Store {
   }
 
   Expected<std::vector<BotVersion>> bot_versions(const std::string& name) override {
+    if (worker_) return worker_bot_versions(name);
     return run([&](pqxx::connection& c) -> Expected<std::vector<BotVersion>> {
       pqxx::nontransaction tx(c);
       std::vector<BotVersion> out;
@@ -780,6 +818,7 @@ class PostgresStore final : public Store {
   }
 
   Expected<std::optional<std::string>> blob(const std::string& hash) override {
+    if (worker_) return worker_blob(hash);
     return run([&](pqxx::connection& c) -> Expected<std::optional<std::string>> {
       pqxx::nontransaction tx(c);
       const auto r = tx.exec_params("SELECT bytes FROM blobs WHERE hash = $1", hash);
@@ -1010,6 +1049,145 @@ class PostgresStore final : public Store {
   }
 
  private:
+  // What a worker's role calls instead (worker_roles.h): functions that know the caller.
+
+  Expected<std::vector<Job>> worker_claim(const std::string& worker, std::int64_t max,
+                                          std::chrono::milliseconds lease, std::int64_t only) {
+    return run([&](pqxx::connection& c) -> Expected<std::vector<Job>> {
+      pqxx::work tx(c);
+      const auto r = tx.exec_params("SELECT * FROM arbiter_worker.claim($1, $2, $3, $4)", worker,
+                                    max, std::int64_t{lease.count()}, only);
+      std::vector<Job> jobs;
+      for (const auto& row : r)
+        jobs.push_back({row[0].as<std::int64_t>(), row[1].as<std::int64_t>(),
+                        row[2].as<std::int64_t>(), row[3].as<std::int64_t>(),
+                        parse_stored(row[4], "job spec"), row[5].as<std::int64_t>()});
+      tx.commit();
+      std::sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.id < b.id; });
+      return jobs;
+    });
+  }
+
+  Expected<std::int64_t> worker_renew(const std::string& worker,
+                                      std::chrono::milliseconds lease) {
+    return run([&](pqxx::connection& c) -> Expected<std::int64_t> {
+      pqxx::work tx(c);
+      const auto n = tx.exec_params1("SELECT arbiter_worker.renew($1, $2)", worker,
+                                     std::int64_t{lease.count()})[0]
+                         .as<std::int64_t>();
+      tx.commit();
+      return n;
+    });
+  }
+
+  // A result for a job this role no longer holds (its lease ran out and another worker took
+  // it) is refused by the server; the copy is dropped as a duplicate would be.
+  Expected<bool> worker_complete(std::int64_t job, const std::string& worker,
+                                 const JobResult& result) {
+    return run([&](pqxx::connection& c) -> Expected<bool> {
+      pqxx::work tx(c);
+      try {
+        tx.exec_params("SELECT arbiter_worker.complete($1, $2, $3, $4, $5, $6, $7)", job, worker,
+                       dump(result.result), pqxx::binarystring(pack_log(result.log)),
+                       result.seconds,
+                       pqxx::binarystring(result.stderr_tails.is_null()
+                                              ? std::string()
+                                              : pack_log(dump(result.stderr_tails))),
+                       log_checksum(result.log));
+      } catch (const pqxx::sql_error& e) {
+        if (e.sqlstate() == "AW001") return false;
+        throw;
+      }
+      tx.commit();
+      return true;
+    });
+  }
+
+  Expected<void> worker_append_live(const std::vector<LiveBatch>& batches) {
+    return run([&](pqxx::connection& c) -> Expected<void> {
+      pqxx::work tx(c);
+      for (const LiveBatch& b : batches) {
+        if (b.lines.empty()) continue;
+        tx.exec_params("SELECT arbiter_worker.append_live($1, $2, $3, $4)", b.job, b.attempt,
+                       b.first, dump(Json(b.lines)));
+      }
+      tx.commit();
+      return {};
+    });
+  }
+
+  Expected<std::int64_t> worker_release(const std::string& worker) {
+    auto released = run([&](pqxx::connection& c) -> Expected<std::int64_t> {
+      pqxx::work tx(c);
+      const auto n =
+          tx.exec_params1("SELECT arbiter_worker.release($1)", worker)[0].as<std::int64_t>();
+      tx.commit();
+      return n;
+    });
+    if (released && *released > 0) wake_local_waiters();
+    return released;
+  }
+
+  Expected<std::optional<TournamentRecord>> worker_tournament(std::int64_t id) {
+    return run([&](pqxx::connection& c) -> Expected<std::optional<TournamentRecord>> {
+      pqxx::work tx(c);
+      const auto r = tx.exec_params("SELECT * FROM arbiter_worker.tournament($1)", id);
+      tx.commit();
+      if (r.empty()) return std::nullopt;
+      return tournament_record(r[0]);
+    });
+  }
+
+  Expected<std::vector<TournamentRecord>> worker_tournaments() {
+    return run([&](pqxx::connection& c) -> Expected<std::vector<TournamentRecord>> {
+      pqxx::work tx(c);
+      std::vector<TournamentRecord> out;
+      for (const auto& row : tx.exec("SELECT * FROM arbiter_worker.tournaments()"))
+        out.push_back({row[0].as<std::int64_t>(), "", row[1].as<std::string>(), Json(),
+                       row[2].as<std::int64_t>(), ""});
+      tx.commit();
+      return out;
+    });
+  }
+
+  Expected<Progress> worker_progress(std::int64_t tournament) {
+    return run([&](pqxx::connection& c) -> Expected<Progress> {
+      pqxx::work tx(c);
+      const auto r = tx.exec_params("SELECT * FROM arbiter_worker.progress($1)", tournament);
+      tx.commit();
+      if (r.empty()) throw StoreError(fmt::format("no tournament {}", tournament));
+      const auto& row = r[0];
+      Progress p{row[0].as<std::int64_t>(), row[1].as<std::int64_t>(),
+                 row[2].as<std::int64_t>(), row[3].as<std::int64_t>(),
+                 row[4].as<std::int64_t>(), std::nullopt};
+      if (!row[5].is_null()) p.concluded = row[5].as<std::string>();
+      return p;
+    });
+  }
+
+  Expected<std::vector<BotVersion>> worker_bot_versions(const std::string& name) {
+    return run([&](pqxx::connection& c) -> Expected<std::vector<BotVersion>> {
+      pqxx::work tx(c);
+      std::vector<BotVersion> out;
+      for (const auto& r : tx.exec_params("SELECT * FROM arbiter_worker.bot_versions($1)", name))
+        out.push_back({r[0].as<std::string>(), r[1].as<std::int64_t>(), r[2].as<std::string>(),
+                       json_or_null(r[3]), "", r[4].as<std::string>(), r[5].as<std::string>(),
+                       "", r[6].as<std::string>(), ""});
+      tx.commit();
+      return out;
+    });
+  }
+
+  Expected<std::optional<std::string>> worker_blob(const std::string& hash) {
+    return run([&](pqxx::connection& c) -> Expected<std::optional<std::string>> {
+      pqxx::work tx(c);
+      const auto r = tx.exec_params1("SELECT arbiter_worker.blob($1)", hash);
+      tx.commit();
+      if (r[0].is_null()) return std::nullopt;
+      return pqxx::binarystring(r[0]).str();
+    });
+  }
+
   enum class Heard { work, nothing, failed };
 
   // Runs `body` on the connection under the mutex; connects first if needed. Runs it once more
@@ -1100,6 +1278,7 @@ class PostgresStore final : public Store {
   }
 
   const std::string url_;
+  bool worker_ = false;  // opened by a worker's role: it may call arbiter_worker's functions only
 
   std::mutex mutex_;  // guards conn_
   std::unique_ptr<pqxx::connection> conn_;
@@ -1117,7 +1296,7 @@ class PostgresStore final : public Store {
 Expected<std::unique_ptr<Store>> open_postgres_store(const std::string& url) {
   try {
     auto store = std::make_unique<PostgresStore>(url);
-    if (auto schema = store->create_schema(); !schema) return std::unexpected(schema.error());
+    if (auto opened = store->open(); !opened) return std::unexpected(opened.error());
     return store;
   } catch (const std::exception& e) {
     return std::unexpected(postgres_error(e.what()));

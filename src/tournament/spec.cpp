@@ -113,6 +113,9 @@ Json encode_spec(const TournamentSpec& spec) {
                    {"benched", spec.ladder->benched},
                    {"placement", spec.ladder->placement},
                    {"rating", spec.ladder->rating}};
+  j["checks"] = {{"on_arrival", spec.checks.on_arrival},
+                 {"replay_share", spec.checks.replay_share},
+                 {"replay_first", spec.checks.replay_first}};
   if (spec.sprt)
     j["sprt"] = {{"elo0", spec.sprt->elo0},
                  {"elo1", spec.sprt->elo1},
@@ -150,6 +153,29 @@ Expected<Ladder> decode_ladder(const Json& j) {
   return ladder;
 }
 
+Expected<ResultChecks> decode_checks(const Json& j) {
+  constexpr std::string_view what = "checks";
+  if (auto ok = only_keys(j, {"on_arrival", "replay_share", "replay_first"}, what); !ok)
+    return std::unexpected(ok.error());
+  ResultChecks checks;
+  if (j.contains("on_arrival")) {
+    if (!j["on_arrival"].is_boolean()) return fail("checks: on_arrival: expected true or false");
+    checks.on_arrival = j["on_arrival"].get<bool>();
+  }
+  if (j.contains("replay_share")) {
+    const Json& share = j["replay_share"];
+    if (!share.is_number() || !(share.get<double>() >= 0 && share.get<double>() <= 1))
+      return fail("checks: replay_share: expected a share from 0 to 1");
+    checks.replay_share = share.get<double>();
+  }
+  if (j.contains("replay_first")) {
+    auto first = int_field(j, "replay_first", 0, 1'000'000, what);
+    if (!first) return std::unexpected(first.error());
+    checks.replay_first = *first;
+  }
+  return checks;
+}
+
 }  // namespace
 
 Expected<TournamentSpec> decode_spec(const Json& j) {
@@ -157,7 +183,7 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
   if (auto ok = only_keys(j,
                           {"name", "game", "players", "schedule", "seats", "rounds", "seed",
                            "config", "per_call_ms", "hero", "program", "clock", "pairing", "sprt",
-                           "program_key", "listen", "ladder"},
+                           "program_key", "listen", "ladder", "checks"},
                           what);
       !ok)
     return std::unexpected(ok.error());
@@ -303,6 +329,11 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
     if (!ladder) return std::unexpected(ladder.error());
     spec.ladder = std::move(*ladder);
   }
+  if (j.contains("checks")) {
+    auto checks = decode_checks(j["checks"]);
+    if (!checks) return std::unexpected(checks.error());
+    spec.checks = *checks;
+  }
   if (spec.ladder.has_value() != (spec.schedule == Schedule::ladder))
     return fail("a ladder's spec has ladder terms, and only a ladder's");
   return spec;
@@ -320,7 +351,7 @@ Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
   toml::table& table = *parsed;
   static const std::set<std::string> known{"name",  "game",     "schedule", "seats",  "rounds",
                                            "seed",  "per_call", "hero",     "config", "player",
-                                           "clock", "pairing",  "sprt"};
+                                           "clock", "pairing",  "sprt",     "checks"};
   const auto is_term = [](std::string_view key) {
     return std::find(std::begin(kTermKeys), std::end(kTermKeys), key) != std::end(kTermKeys);
   };
@@ -328,7 +359,8 @@ Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
     if (!known.contains(std::string(key.str())) && !is_term(key.str()))
       return fail(fmt::format(
           "{}:{}: unknown key \"{}\" (known: name, game, schedule, seats, "
-          "rounds, seed, per_call, hero, clock, pairing, [sprt], [config], [[player]], and the "
+          "rounds, seed, per_call, hero, clock, pairing, [sprt], [checks], [config], [[player]], "
+          "and the "
           "program terms memory, processes, cpu_time, cpus, output, open_files, dir, "
           "stderr, network, read_only, env, sandbox)",
           path, value.source().begin.line, key.str()));

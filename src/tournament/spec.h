@@ -71,6 +71,13 @@ struct Ladder {
   Json rating;  // the rating model and its parameters, as league/ladder.h wrote them
 };
 
+// The checks of results from untrusted workers (PostgreSQL worker roles: worker_roles.h).
+struct ResultChecks {
+  bool on_arrival = true;      // replay each stored log and match it to its result and its job
+  double replay_share = 0.05;  // the share of matches played again by another worker
+  std::int64_t replay_first = 20;  // a new worker's first results, each played again
+};
+
 struct TournamentSpec {
   std::string name = "tournament";
   std::string game;
@@ -100,6 +107,9 @@ struct TournamentSpec {
   // reproduce commands of their matches carry it. Empty: no tcp entrants.
   std::string listen;
   std::optional<Ladder> ladder;  // present exactly when schedule is ladder
+  // How results stored by untrusted workers' roles are checked (checker.h); results of the
+  // organizer's own workers are not.
+  ResultChecks checks;
 };
 
 // A spec as a new tournament starts from: an unguessable master seed and a fresh program key.

@@ -396,6 +396,13 @@ class Store {
                                                            std::int64_t entrant,
                                                            std::int64_t from_index = 0) = 0;
 
+  // True for a store opened with an untrusted worker's role (PostgreSQL, worker_roles.h): it
+  // may claim, renew, complete and release jobs, append live lines, and read the specs of the
+  // tournaments it holds jobs of (without their master seeds), progress, and playable bot
+  // versions and their files; every other call is refused by the server. Swiss rounds, SPRT
+  // verdicts and result checks are then the organizer's (workers check).
+  virtual bool worker_only() const { return false; }
+
   // Blocks until jobs may have been added or released (PostgreSQL: LISTEN/NOTIFY from any
   // process), or until `timeout`. May return early without cause; callers re-check by claiming.
   virtual void wait_for_work(std::chrono::milliseconds timeout) = 0;

@@ -388,6 +388,7 @@ class Pool {
       if (!f) return f;
       if (*f) continue;
       all_done = false;
+      if (store_.worker_only()) continue;  // rounds are the organizer's to add
       auto spec = spec_of(id);
       if (!spec) return std::unexpected(spec.error());
       if (auto advanced = advance(store_, id, *spec); !advanced)
@@ -435,6 +436,7 @@ class Pool {
                 report_.write_errors.push_back(e.get<std::string>());
         }
         if (options_.on_result) options_.on_result(job, result, *first);
+        if (store_.worker_only()) continue;  // verdicts and rounds are the organizer's
         if (spec->sprt) {
           // One walk per tournament, shared by this process's threads, taken in turns.
           std::lock_guard turn(sprt_mu_);
