@@ -4,6 +4,9 @@
 # ARBITER_TEST_POSTGRES_URL, runs the command, then stops the server and removes everything.
 # Usage: bash scripts/with_postgres.sh COMMAND [ARGS...]; exits with the command's status, or
 # non-zero with the server's log when the server cannot be started.
+# WITH_POSTGRES_LISTEN: more addresses to listen on (comma-separated; they must exist now);
+# WITH_POSTGRES_HBA: lines added to pg_hba.conf (e.g. password logins from them). The command
+# also gets ARBITER_TEST_POSTGRES_DATA and ARBITER_TEST_POSTGRES_BIN, to restart the server.
 set -euo pipefail
 
 if [[ $# -eq 0 ]]; then
@@ -73,6 +76,9 @@ if ! init_out=$(as_server_user "$pg_bin/initdb" -D "$data" -A trust -U postgres 
   echo "$init_out" >&2
   fail_with_log "initdb failed"
 fi
+if [[ -n ${WITH_POSTGRES_HBA:-} ]]; then
+  printf '%s\n' "$WITH_POSTGRES_HBA" >>"$data/pg_hba.conf"
+fi
 
 free_port() {
   if command -v python3 >/dev/null 2>&1; then
@@ -89,7 +95,7 @@ for _ in 1 2 3; do
   candidate=$(free_port)
   # The settings trade durability for speed: the data dies with this script anyway.
   if as_server_user "$pg_bin/pg_ctl" -D "$data" -l "$server_log" -w -t 30 -o \
-      "-c listen_addresses=127.0.0.1 -p $candidate -c unix_socket_directories=$dir \
+      "-c listen_addresses=127.0.0.1${WITH_POSTGRES_LISTEN:+,$WITH_POSTGRES_LISTEN} -p $candidate -c unix_socket_directories=$dir \
        -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
       start >/dev/null 2>&1; then
     port=$candidate
@@ -107,6 +113,7 @@ done
   fail_with_log "could not create the database arbiter"
 
 export ARBITER_TEST_POSTGRES_URL="postgresql://postgres@127.0.0.1:$port/arbiter"
+export ARBITER_TEST_POSTGRES_DATA=$data ARBITER_TEST_POSTGRES_BIN=$pg_bin
 
 set +e
 "$@"

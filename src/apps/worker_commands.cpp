@@ -5,6 +5,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -70,7 +71,7 @@ void add_store(CLI::App* cmd, RoleArgs& a) {
       ->required();
 }
 
-void add_create(CLI::App* top, const std::shared_ptr<RoleArgs>& a, int& exit_code) {
+void add_role_create(CLI::App* top, const std::shared_ptr<RoleArgs>& a, int& exit_code) {
   auto* create = top->add_subcommand(
       "create",
       "Make a database role for one worker: it can claim, play and report matches and nothing "
@@ -241,9 +242,19 @@ void run_checker(const RoleArgs& a, int& exit_code) {
   tournament::Checker checker(*o.store, *o.roles, unguessable_seed());
   tournament::CheckReport total;
   std::cerr << fmt::format("arbiter: checking workers' results on {}", a.store) << std::endl;
+  auto failing_since = std::chrono::steady_clock::time_point::max();
   while (!stop_flag().load()) {
     auto report = checker.check();
-    if (!report) return report_error(report.error().message), void(exit_code = kFailed);
+    if (!report) {
+      // A server that restarts is back within seconds; one away for a minute is reported.
+      const auto now = std::chrono::steady_clock::now();
+      if (failing_since == std::chrono::steady_clock::time_point::max()) failing_since = now;
+      if (now - failing_since > std::chrono::seconds(60))
+        return report_error(report.error().message), void(exit_code = kFailed);
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      continue;
+    }
+    failing_since = std::chrono::steady_clock::time_point::max();
     for (const auto& note : report->notes) std::cerr << "arbiter: " << note << std::endl;
     total.seen += report->seen;
     total.passed += report->passed;
@@ -255,8 +266,7 @@ void run_checker(const RoleArgs& a, int& exit_code) {
     if (report->seen > 0) continue;
     if (a.until_finished) {
       auto settled = all_settled(*o.store, *o.roles);
-      if (!settled) return report_error(settled.error().message), void(exit_code = kFailed);
-      if (*settled) break;
+      if (settled && *settled) break;  // a failure shows in the next check()
     }
     o.roles->wait_for_arrivals(std::chrono::milliseconds(500));
   }
@@ -284,7 +294,7 @@ void add_worker_role_commands(CLI::App& app, int& exit_code) {
       "  arbiter workers check --store postgresql://organizer@db/arbiter  # the organizer\n"
       "  arbiter worker-role block lab1 --store ...; arbiter worker-role void lab1 --store ...");
   auto a = std::make_shared<RoleArgs>();
-  add_create(top, a, exit_code);
+  add_role_create(top, a, exit_code);
   add_manage(top, a, exit_code);
 }
 

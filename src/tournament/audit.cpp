@@ -53,6 +53,10 @@ std::string header_damage(const TournamentSpec& spec, const Json& job_spec, cons
   if (string_or(header, "game") != spec.game)
     return fmt::format("its log is of game \"{}\", the tournament's is {}",
                        string_or(header, "game"), spec.game);
+  if (field_or_null(header, "seed") != field_or_null(job_spec, "seed"))
+    return fmt::format("its log is of seed {}, the match's is {}",
+                       excerpt(field_or_null(header, "seed")),
+                       excerpt(field_or_null(job_spec, "seed")));
   const Json names = field_or_null(header, "seats");
   const auto seats = seated(job_spec);
   for (std::size_t s = 0; s < seats.size() && s < names.size(); ++s)

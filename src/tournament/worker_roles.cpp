@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <mutex>
+#include <thread>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -238,13 +239,15 @@ constexpr std::int64_t kInstallLock = 0x6172626974657232;  // "arbiter2"
 
 class PostgresWorkerRoles final : public WorkerRoles {
  public:
-  explicit PostgresWorkerRoles(std::string url) : url_(std::move(url)), conn_(url_) {}
+  explicit PostgresWorkerRoles(std::string url)
+      : url_(std::move(url)), conn_(std::make_unique<pqxx::connection>(url_)) {}
+  ~PostgresWorkerRoles() override { reset(); }
 
   Expected<std::string> create(const std::string& name) override {
     if (auto ok = check_role_name(name); !ok) return std::unexpected(ok.error());
     const std::string password = to_hex(unguessable_bytes(24));
     return guarded([&]() -> Expected<std::string> {
-      pqxx::work tx(conn_);
+      pqxx::work tx(*conn_);
       install(tx);
       if (!tx.exec_params("SELECT 1 FROM pg_roles WHERE rolname = $1", name).empty())
         return fail(fmt::format("PostgreSQL already has a role {} (worker-role list shows the "
@@ -260,7 +263,7 @@ class PostgresWorkerRoles final : public WorkerRoles {
 
   Expected<std::vector<WorkerRole>> list() override {
     return guarded([&]() -> Expected<std::vector<WorkerRole>> {
-      pqxx::nontransaction tx(conn_);
+      pqxx::nontransaction tx(*conn_);
       const auto rows = tx.exec(R"sql(
         SELECT w.name, w.state,
                to_char(w.created AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), w.arrivals,
@@ -290,7 +293,7 @@ class PostgresWorkerRoles final : public WorkerRoles {
 
   Expected<void> set_blocked(const std::string& name, bool blocked) override {
     return guarded([&]() -> Expected<void> {
-      pqxx::work tx(conn_);
+      pqxx::work tx(*conn_);
       if (tx.exec_params("UPDATE worker_roles SET state = $2 WHERE name = $1", name,
                          std::string(blocked ? "blocked" : "active"))
               .affected_rows() == 0)
@@ -309,7 +312,7 @@ class PostgresWorkerRoles final : public WorkerRoles {
 
   Expected<std::int64_t> void_results(const std::string& name) override {
     return guarded([&]() -> Expected<std::int64_t> {
-      pqxx::work tx(conn_);
+      pqxx::work tx(*conn_);
       if (tx.exec_params("SELECT 1 FROM worker_roles WHERE name = $1", name).empty())
         return fail(fmt::format("no worker role {} (worker-role list shows them)", name));
       const auto n = tx.exec_params1(R"sql(
@@ -334,7 +337,7 @@ class PostgresWorkerRoles final : public WorkerRoles {
 
   Expected<std::vector<Arrival>> arrivals(std::int64_t max) override {
     return guarded([&]() -> Expected<std::vector<Arrival>> {
-      pqxx::nontransaction tx(conn_);
+      pqxx::nontransaction tx(*conn_);
       std::vector<Arrival> out;
       for (const auto& r : tx.exec_params(
                "SELECT r.job, r.tournament, j.idx, coalesce(r.role, ''), r.worker, "
@@ -351,7 +354,7 @@ class PostgresWorkerRoles final : public WorkerRoles {
 
   Expected<std::vector<AsideResult>> open_questions(std::int64_t job) override {
     return guarded([&]() -> Expected<std::vector<AsideResult>> {
-      pqxx::nontransaction tx(conn_);
+      pqxx::nontransaction tx(*conn_);
       std::vector<AsideResult> out;
       for (const auto& r : tx.exec_params(
                "SELECT id, job, coalesce(role, ''), worker, state, result, log FROM set_aside "
@@ -369,7 +372,7 @@ class PostgresWorkerRoles final : public WorkerRoles {
 
   Expected<void> pass(const Arrival& arrival) override {
     return guarded([&]() -> Expected<void> {
-      pqxx::work tx(conn_);
+      pqxx::work tx(*conn_);
       tx.exec_params("UPDATE results SET check_state = 'passed' WHERE job = $1", arrival.job);
       tx.exec_params("UPDATE worker_roles SET arrivals = arrivals + 1 WHERE name = $1",
                      arrival.role);
@@ -382,7 +385,7 @@ class PostgresWorkerRoles final : public WorkerRoles {
                             const std::string& why,
                             const std::vector<std::string>& excluded) override {
     return guarded([&]() -> Expected<void> {
-      pqxx::work tx(conn_);
+      pqxx::work tx(*conn_);
       Json roles = Json::array();
       for (const auto& r : excluded)
         if (!r.empty()) roles.push_back(r);
@@ -410,7 +413,7 @@ class PostgresWorkerRoles final : public WorkerRoles {
   Expected<void> settle(std::int64_t aside, const std::string& state,
                         const std::string& why) override {
     return guarded([&]() -> Expected<void> {
-      pqxx::work tx(conn_);
+      pqxx::work tx(*conn_);
       tx.exec_params("UPDATE set_aside SET state = $2, why = $3 WHERE id = $1", aside, state, why);
       tx.commit();
       return {};
@@ -419,7 +422,7 @@ class PostgresWorkerRoles final : public WorkerRoles {
 
   Expected<std::int64_t> unsettled(std::int64_t tournament) override {
     return guarded([&]() -> Expected<std::int64_t> {
-      pqxx::nontransaction tx(conn_);
+      pqxx::nontransaction tx(*conn_);
       return tx
           .exec_params1("SELECT (SELECT count(*) FROM results WHERE tournament = $1 AND "
                         "check_state = 'pending') + (SELECT count(*) FROM set_aside WHERE "
@@ -432,24 +435,28 @@ class PostgresWorkerRoles final : public WorkerRoles {
   void wait_for_arrivals(std::chrono::milliseconds timeout) override {
     std::lock_guard lock(mu_);
     try {
+      if (!conn_) conn_ = std::make_unique<pqxx::connection>(url_);
       if (!receiver_) {
-        receiver_ = std::make_unique<Receiver>(conn_);
+        receiver_ = std::make_unique<Receiver>(*conn_);
         return;  // what was sent before the LISTEN is not heard: look now
       }
-      conn_.await_notification(timeout.count() / 1000, (timeout.count() % 1000) * 1000);
+      conn_->await_notification(timeout.count() / 1000, (timeout.count() % 1000) * 1000);
     } catch (const std::exception&) {
+      reset();
+      std::this_thread::sleep_for(timeout);  // the server is away: no spinning
     }
   }
 
   std::string worker_url(const std::string& name, const std::string& password) override {
     std::lock_guard lock(mu_);
-    const char* host = conn_.hostname();
+    if (!conn_) return fmt::format("postgresql://{}:{}@HOST/DB", name, password);
+    const char* host = conn_->hostname();
     std::string where = host != nullptr && host[0] != '\0' && host[0] != '/' ? host : "HOST";
     if (where.find(':') != std::string::npos) where = "[" + where + "]";
-    const char* port = conn_.port();
+    const char* port = conn_->port();
     return fmt::format("postgresql://{}:{}@{}{}/{}", name, password, where,
                        port != nullptr && port[0] != '\0' ? std::string(":") + port : "",
-                       conn_.dbname() != nullptr ? conn_.dbname() : "");
+                       conn_->dbname() != nullptr ? conn_->dbname() : "");
   }
 
  private:
@@ -491,19 +498,34 @@ class PostgresWorkerRoles final : public WorkerRoles {
     tx.exec(fmt::format("REVOKE ALL ON ALL SEQUENCES IN SCHEMA {} FROM {}", quoted, kWorkerGroup));
   }
 
+  // Runs `body` on the connection; once more on a new connection when the old one broke (the
+  // server restarted).
   template <class F>
   std::invoke_result_t<F&> guarded(F&& body) {
     std::lock_guard lock(mu_);
-    try {
-      return body();
-    } catch (const std::exception& e) {
-      return std::unexpected(postgres_error(e.what()));
+    for (int attempt = 0;; ++attempt) {
+      try {
+        if (!conn_) conn_ = std::make_unique<pqxx::connection>(url_);
+        return body();
+      } catch (const pqxx::broken_connection& e) {
+        reset();
+        if (attempt > 0) return std::unexpected(postgres_error(e.what()));
+      } catch (const std::exception& e) {
+        if (conn_ && !conn_->is_open()) reset();
+        return std::unexpected(postgres_error(e.what()));
+      }
     }
+  }
+
+  void reset() {
+    if (conn_) conn_->disconnect();  // first, so that the receiver sends no UNLISTEN
+    receiver_.reset();
+    conn_.reset();
   }
 
   const std::string url_;
   std::mutex mu_;
-  pqxx::connection conn_;
+  std::unique_ptr<pqxx::connection> conn_;
   struct Receiver final : pqxx::notification_receiver {
     explicit Receiver(pqxx::connection_base& c)
         : pqxx::notification_receiver(c, "arbiter_results") {}
