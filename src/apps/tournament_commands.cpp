@@ -658,6 +658,9 @@ void add_worker(CLI::App& app, const std::shared_ptr<RunArgs>& run_args, int& ex
     fmt::print("worker {}: played {} matches, {} results stored, {} duplicates ignored, {} "
                "errors\n",
                options.id, report->played, report->stored, report->duplicates, report->errors);
+    if (!report->claim_ms.empty())
+      fmt::print("claims: {}, latency p50 {:.2f} ms, p99 {:.2f} ms\n", report->claim_ms.size(),
+                 quantile(report->claim_ms, 0.5), quantile(report->claim_ms, 0.99));
     for (const auto& e : report->write_errors) report_error("--stderr-dir: " + e);
     if (!report->write_errors.empty()) exit_code = kFailed;
   });

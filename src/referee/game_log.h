@@ -90,6 +90,9 @@ Expected<std::vector<Json>> read_game_log(std::istream& in);
 
 // The line without its timing fields.
 Json without_timing(const Json& line);
+// Whether two lines are equal but for their timing (without_timing(a) == without_timing(b)),
+// without copying either.
+bool same_without_timing(const Json& a, const Json& b);
 
 // The first line where two logs differ apart from timing, described in one line; nothing if
 // they are the same.

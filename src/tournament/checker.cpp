@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <atomic>
 #include <set>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -43,30 +45,49 @@ Expected<const TournamentSpec*> Checker::spec_of(std::int64_t tournament) {
   return &specs_.emplace(tournament, std::move(*spec)).first->second;
 }
 
-std::map<std::int64_t, JobSpec> Checker::scheduled(std::int64_t tournament,
-                                                   const TournamentSpec& spec,
-                                                   const StoredResult& row) {
+std::shared_ptr<const std::map<std::int64_t, JobSpec>> Checker::scheduled(
+    std::int64_t tournament, const TournamentSpec& spec, const StoredResult& row) {
+  using Schedule_ = std::map<std::int64_t, JobSpec>;
   // A ladder's job is checked by its own row; Swiss rounds need the results before them; the
   // other schedules are fixed, so made once.
-  if (spec.schedule == Schedule::ladder) return scheduled_jobs(spec, {row});
+  if (spec.schedule == Schedule::ladder)
+    return std::make_shared<const Schedule_>(scheduled_jobs(spec, {row}));
   if (spec.schedule == Schedule::swiss) {
     auto all = store_.results(tournament);
-    return scheduled_jobs(spec, all ? *all : std::vector<StoredResult>{row});
+    return std::make_shared<const Schedule_>(
+        scheduled_jobs(spec, all ? *all : std::vector<StoredResult>{row}));
   }
-  auto [it, fresh] = fixed_schedules_.try_emplace(tournament);
-  if (fresh) it->second = scheduled_jobs(spec, {});
-  return it->second;
+  std::lock_guard lock(schedule_mu_);
+  auto& fixed = fixed_schedules_[tournament];
+  if (!fixed) fixed = std::make_shared<const Schedule_>(scheduled_jobs(spec, {}));
+  return fixed;
 }
 
 Expected<CheckReport> Checker::check(std::int64_t max) {
   auto arrivals = roles_.arrivals(max);
   if (!arrivals) return std::unexpected(arrivals.error());
+  // The replays, the costly part, run on every core; the verdicts are then taken in order.
+  std::vector<Audit> audits(arrivals->size());
+  for (const Arrival& a : *arrivals)
+    if (auto spec = spec_of(a.tournament); !spec) return std::unexpected(spec.error());
+  std::atomic<std::size_t> next{0};
+  auto audit_some = [&] {
+    for (std::size_t i; (i = next++) < arrivals->size();) audits[i] = audit((*arrivals)[i]);
+  };
+  std::vector<std::thread> helpers;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned t = 1; t < cores && t < arrivals->size(); ++t) helpers.emplace_back(audit_some);
+  audit_some();
+  for (auto& h : helpers) h.join();
+
   CheckReport report;
   std::set<std::int64_t> touched;
   std::map<std::string, std::int64_t> counted;  // per role, this batch
-  for (Arrival& a : *arrivals) {
+  for (std::size_t i = 0; i < arrivals->size(); ++i) {
+    Arrival& a = (*arrivals)[i];
     a.role_arrivals += counted[a.role]++;
-    if (auto ok = check_one(a, report); !ok) return std::unexpected(ok.error());
+    if (!audits[i].ok) return std::unexpected(audits[i].ok.error());
+    if (auto ok = check_one(a, audits[i], report); !ok) return std::unexpected(ok.error());
     touched.insert(a.tournament);
   }
   for (std::int64_t t : touched) {
@@ -81,26 +102,32 @@ Expected<CheckReport> Checker::check(std::int64_t max) {
   return report;
 }
 
-Expected<void> Checker::check_one(const Arrival& a, CheckReport& report) {
-  ++report.seen;
-  auto spec = spec_of(a.tournament);
-  if (!spec) return std::unexpected(spec.error());
-  const ResultChecks& terms = (*spec)->checks;
+Checker::Audit Checker::audit(const Arrival& a) {
+  Audit out;
+  const TournamentSpec& spec = specs_.at(a.tournament);
   auto rows = store_.results_at(a.tournament, {a.index});
-  if (!rows) return std::unexpected(rows.error());
-  if (rows->empty() || rows->front().job != a.job) return {};  // voided meanwhile
-  const StoredResult& row = rows->front();
+  if (!rows) return {std::unexpected(rows.error())};
+  if (rows->empty() || rows->front().job != a.job) return out;  // voided meanwhile
+  out.row = rows->front();
+  if (!spec.checks.on_arrival && !a.role.empty()) return out;
+  auto why = audit_result(store_, spec, *out.row, *scheduled(a.tournament, spec, *out.row));
+  if (!why) return {std::unexpected(why.error())};
+  out.damage = *why;
+  return out;
+}
+
+Expected<void> Checker::check_one(const Arrival& a, const Audit& audit, CheckReport& report) {
+  ++report.seen;
+  const ResultChecks& terms = specs_.at(a.tournament).checks;
+  if (!audit.row) return {};  // voided meanwhile
+  const StoredResult& row = *audit.row;
   const bool trusted = a.role.empty();
   // 1. On arrival: the row, its job and its log vouch for the result.
-  if (terms.on_arrival || trusted) {
-    auto why = audit_result(store_, **spec, row, scheduled(a.tournament, **spec, row));
-    if (!why) return std::unexpected(why.error());
-    if (!why->empty()) {
-      ++report.failed;
-      report.notes.push_back(fmt::format("tournament {} match {}: {}'s result failed its check: {}",
-                                         a.tournament, a.index, a.worker, *why));
-      return roles_.take_aside(a, "failed", *why, {a.role});
-    }
+  if (!audit.damage.empty()) {
+    ++report.failed;
+    report.notes.push_back(fmt::format("tournament {} match {}: {}'s result failed its check: {}",
+                                       a.tournament, a.index, a.worker, audit.damage));
+    return roles_.take_aside(a, "failed", audit.damage, {a.role});
   }
   // 2. A re-play of a result set aside, or the third play of a dispute.
   auto questions = roles_.open_questions(a.job);
@@ -216,10 +243,11 @@ std::map<std::string, Outlier> outlier_scores(const TournamentSpec& spec,
     ++matches[p.role];
     for (std::size_t s = 0; s < p.points.size(); ++s) {
       const double mean = (everyone.sum[s] - mine.sum[s]) / others;
-      // The variance of a 0/1 score with a mean pulled toward 1/2 by one half-point of prior
-      // (few others, or all of one result, must not make every deviation look large).
+      // The variance of a 0/1 score with a mean pulled toward 1/2 by one half-point of prior,
+      // and at least 0.05: a pairing one side nearly always wins would make each rare upset a
+      // huge deviation, and the sum far from normal.
       const double shrunk = (everyone.sum[s] - mine.sum[s] + 0.5) / (others + 1);
-      const double var = shrunk * (1 - shrunk);
+      const double var = std::max(0.05, shrunk * (1 - shrunk));
       auto& [d, v] = deviation[p.role][p.pairing[s]];
       d += p.points[s] - mean;
       v += var;

@@ -17,6 +17,9 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,16 +51,27 @@ class Checker {
   Expected<CheckReport> check(std::int64_t max = 200);
 
  private:
-  Expected<void> check_one(const Arrival& arrival, CheckReport& report);
+  // What the replay of one arrival found: its row (none: voided meanwhile) and why it cannot
+  // be believed (empty: it can, or it was not checked).
+  struct Audit {
+    Expected<void> ok;
+    std::optional<StoredResult> row;
+    std::string damage;
+  };
+  Audit audit(const Arrival& arrival);  // thread-safe once its tournament's spec is loaded
+  Expected<void> check_one(const Arrival& arrival, const Audit& audit, CheckReport& report);
   Expected<const TournamentSpec*> spec_of(std::int64_t tournament);
-  std::map<std::int64_t, JobSpec> scheduled(std::int64_t tournament, const TournamentSpec& spec,
-                                            const StoredResult& row);
+  // The schedule a row is checked against (thread-safe).
+  std::shared_ptr<const std::map<std::int64_t, JobSpec>> scheduled(
+      std::int64_t tournament, const TournamentSpec& spec, const StoredResult& row);
 
   Store& store_;
   WorkerRoles& roles_;
   Rng rng_;
   std::map<std::int64_t, TournamentSpec> specs_;
-  std::map<std::int64_t, std::map<std::int64_t, JobSpec>> fixed_schedules_;
+  std::mutex schedule_mu_;  // guards fixed_schedules_
+  std::map<std::int64_t, std::shared_ptr<const std::map<std::int64_t, JobSpec>>>
+      fixed_schedules_;
   std::map<std::string, std::int64_t> arrivals_;  // per role, as the checker counted them
 };
 

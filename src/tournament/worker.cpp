@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <condition_variable>
 #include <fstream>
 #include <cerrno>
@@ -399,11 +400,18 @@ class Pool {
 
   void work() {
     while (!stopping()) {
+      const auto asked = std::chrono::steady_clock::now();
       auto jobs = with_retries([&] {
         return store_.claim(options_.id, std::max(1, options_.batch), options_.lease,
                             options_.only);
       });
       if (!jobs) return give_up(jobs.error().message);
+      if (!jobs->empty()) {
+        const std::chrono::duration<double, std::milli> took =
+            std::chrono::steady_clock::now() - asked;
+        std::lock_guard lock(mu_);
+        if (report_.claim_ms.size() < 100'000) report_.claim_ms.push_back(took.count());
+      }
       if (jobs->empty()) {
         auto over = all_finished();
         if (!over) return give_up(over.error().message);
@@ -578,6 +586,16 @@ class Pool {
 };
 
 }  // namespace
+
+double quantile(std::vector<double> samples, double q) {
+  if (samples.empty()) return 0;
+  const auto rank = static_cast<std::size_t>(
+      std::ceil(std::clamp(q, 0.0, 1.0) * static_cast<double>(samples.size())));
+  const std::size_t at = rank == 0 ? 0 : rank - 1;
+  std::nth_element(samples.begin(), samples.begin() + static_cast<std::ptrdiff_t>(at),
+                   samples.end());
+  return samples[at];
+}
 
 Expected<WorkerReport> run_worker(Store& store, const WorkerOptions& options) {
   Pool pool(store, options);

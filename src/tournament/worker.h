@@ -157,7 +157,13 @@ struct WorkerReport {
   // quick_exit) rather than run static destructors under them.
   std::int64_t stray_threads = 0;
   std::int64_t live_write_failures = 0;  // writes of live lines that failed (retried)
+  // How long each claim that returned jobs took, in ms, as the worker measured it (the first
+  // 100,000), for the claim latency of a store under load.
+  std::vector<double> claim_ms;
 };
+
+// The q-quantile (0..1) of `samples` (nearest rank); 0 for none.
+double quantile(std::vector<double> samples, double q);
 
 // Runs until the condition in `options` holds, or until `stop` (then within stop_grace plus a
 // store write). Fails only when the store does (after retries); leases of unplayed jobs are

@@ -34,7 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 WORKERS = 6
 NET = "10.78"
-ENTRANTS = ["a:random", "b:hunt", "c:tracker", "d:random+uniform", "e:hunt+uniform"]
+ENTRANTS = ["a:random", "b:hunt", "c:tracker", "d:hunt+evasive", "e:tracker+uniform"]
 SEED = "20261129"
 
 
@@ -75,6 +75,8 @@ def outer(args):
     if os.geteuid() != 0:
         raise SystemExit("FAIL: the chaos test needs root (ip netns)")
     n = WORKERS + 1
+    # A timeout's SIGTERM must still take the namespaces and links down.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         make_links(n)
         env = dict(os.environ)
