@@ -34,7 +34,7 @@ struct SpecArgs {
   ProgramOptions program;
   std::string clock;
   bool no_pairing = false;
-  std::optional<double> replay_share;       // checks of untrusted workers' results
+  std::optional<double> replay_share;  // checks of untrusted workers' results
   std::optional<std::int64_t> replay_first;
   bool no_arrival_check = false;
   std::vector<double> sprt;                   // ELO0 ELO1

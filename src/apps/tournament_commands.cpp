@@ -618,8 +618,9 @@ void add_worker(CLI::App& app, const std::shared_ptr<RunArgs>& run_args, int& ex
     auto store = open_or_report(run_args->store, OpenMode::existing, exit_code);
     if (!store) return;
     if (!ladder->empty() && store->worker_only()) {
-      report_error("--ladder: a worker role cannot look ladders up by name; give --tournament "
-                   "ID (arbiter ladder status shows it)");
+      report_error(
+          "--ladder: a worker role cannot look ladders up by name; give --tournament "
+          "ID (arbiter ladder status shows it)");
       exit_code = kBadInput;
       return;
     }

@@ -41,9 +41,10 @@ struct Opened {
 };
 Opened open_roles(const RoleArgs& a, int& exit_code) {
   if (!is_postgres(a.store)) {
-    report_error(fmt::format("--store {}: worker roles live in PostgreSQL (a postgresql:// URL); "
-                             "an SQLite store has one machine's workers only",
-                             a.store.empty() ? std::string("is missing") : a.store));
+    report_error(
+        fmt::format("--store {}: worker roles live in PostgreSQL (a postgresql:// URL); "
+                    "an SQLite store has one machine's workers only",
+                    a.store.empty() ? std::string("is missing") : a.store));
     exit_code = kBadInput;
     return {};
   }
@@ -51,8 +52,9 @@ Opened open_roles(const RoleArgs& a, int& exit_code) {
   o.store = open_or_report(a.store, tournament::OpenMode::existing, exit_code);
   if (!o.store) return {};
   if (o.store->worker_only()) {
-    report_error("--store: this URL logs in as a worker's role; worker roles are the "
-                 "organizer's to manage (use the organizer's URL)");
+    report_error(
+        "--store: this URL logs in as a worker's role; worker roles are the "
+        "organizer's to manage (use the organizer's URL)");
     exit_code = kBadInput;
     return {};
   }
@@ -91,9 +93,10 @@ void add_role_create(CLI::App* top, const std::shared_ptr<RoleArgs>& a, int& exi
     const std::string url = o.roles->worker_url(a->name, *password);
     if (!a->url_file.empty()) {
       if (auto ok = write_secret_file(a->url_file, url + "\n"); !ok) {
-        report_error(fmt::format("{} (the role {} was made: arbiter worker-role block {} and "
-                                 "make another)",
-                                 ok.error().message, a->name, a->name));
+        report_error(
+            fmt::format("{} (the role {} was made: arbiter worker-role block {} and "
+                        "make another)",
+                        ok.error().message, a->name, a->name));
         exit_code = kFailed;
         return;
       }
@@ -145,8 +148,9 @@ void add_manage(CLI::App* top, const std::shared_ptr<RoleArgs>& a, int& exit_cod
     });
   }
   auto* voided = top->add_subcommand(
-      "void", "Take every result a worker stored out of the standings and play its matches again "
-              "on other workers");
+      "void",
+      "Take every result a worker stored out of the standings and play its matches again "
+      "on other workers");
   voided->add_option("NAME", a->name, "The worker role")->required();
   add_store(voided, *a);
   voided->callback([a, &exit_code] {
@@ -190,10 +194,17 @@ void show_workers(const RoleArgs& a, int& exit_code) {
     Json out = Json::array();
     for (const auto& r : *roles) {
       const auto& s = (*scores)[r.name];
-      out.push_back({{"worker", r.name}, {"state", r.state}, {"results", r.standing},
-                     {"pending", r.pending}, {"agreed", r.agreed}, {"disputes", r.disputes},
-                     {"overruled", r.overruled}, {"failures", r.failures}, {"voided", r.voided},
-                     {"outlier_z", s.z}, {"outlier_entrant", s.entrant},
+      out.push_back({{"worker", r.name},
+                     {"state", r.state},
+                     {"results", r.standing},
+                     {"pending", r.pending},
+                     {"agreed", r.agreed},
+                     {"disputes", r.disputes},
+                     {"overruled", r.overruled},
+                     {"failures", r.failures},
+                     {"voided", r.voided},
+                     {"outlier_z", s.z},
+                     {"outlier_entrant", s.entrant},
                      {"outlier_matches", s.matches},
                      {"flagged", r.overruled > 0 || r.failures > 0 ||
                                      (s.matches >= tournament::kOutlierMinMatches &&
@@ -204,8 +215,7 @@ void show_workers(const RoleArgs& a, int& exit_code) {
     return;
   }
   fmt::print("{:<16} {:<8} {:>8} {:>7} {:>8} {:>9} {:>7} {:>7} {:>8}  {}\n", "worker", "state",
-             "results", "agreed", "disputes", "overruled", "failed", "voided", "outlier",
-             "flag");
+             "results", "agreed", "disputes", "overruled", "failed", "voided", "outlier", "flag");
   for (const auto& r : *roles) {
     const auto& s = (*scores)[r.name];
     std::string flag;
@@ -270,10 +280,11 @@ void run_checker(const RoleArgs& a, int& exit_code) {
     }
     o.roles->wait_for_arrivals(std::chrono::milliseconds(500));
   }
-  fmt::print("checked {} results: {} stand, {} failed their check, {} played again ({} agreed, "
-             "{} disputed, {} disputes decided)\n",
-             total.seen, total.passed, total.failed, total.replays, total.agreed, total.disputes,
-             total.decided);
+  fmt::print(
+      "checked {} results: {} stand, {} failed their check, {} played again ({} agreed, "
+      "{} disputed, {} disputes decided)\n",
+      total.seen, total.passed, total.failed, total.replays, total.agreed, total.disputes,
+      total.decided);
 }
 
 }  // namespace

@@ -3,8 +3,8 @@
 #include "tournament/checker.h"
 
 #include <algorithm>
-#include <cmath>
 #include <atomic>
+#include <cmath>
 #include <set>
 #include <thread>
 
@@ -136,8 +136,9 @@ Expected<void> Checker::check_one(const Arrival& a, const Audit& audit, CheckRep
     auto log = store_.log(a.job);
     if (!log) return std::unexpected(log.error());
     const std::string text = *log && (*log)->damage.empty() ? (*log)->text : std::string();
-    const bool awaiting = std::any_of(questions->begin(), questions->end(),
-                                      [](const AsideResult& q) { return q.state == "awaiting-replay"; });
+    const bool awaiting =
+        std::any_of(questions->begin(), questions->end(),
+                    [](const AsideResult& q) { return q.state == "awaiting-replay"; });
     std::vector<std::string> excluded{a.role};
     bool disagreed = false;
     for (const AsideResult& q : *questions) {
@@ -145,8 +146,8 @@ Expected<void> Checker::check_one(const Arrival& a, const Audit& audit, CheckRep
       if (awaiting && q.state == "awaiting-replay") {
         if (difference.empty() || trusted) {
           // The organizer's own play decides at once.
-          if (auto ok = roles_.settle(q.id, difference.empty() ? "agreed" : "overruled",
-                                      difference);
+          if (auto ok =
+                  roles_.settle(q.id, difference.empty() ? "agreed" : "overruled", difference);
               !ok)
             return ok;
           ++(difference.empty() ? report.agreed : report.decided);
@@ -156,9 +157,9 @@ Expected<void> Checker::check_one(const Arrival& a, const Audit& audit, CheckRep
           ++report.disputes;
           disagreed = true;
           excluded.push_back(q.role);
-          report.notes.push_back(fmt::format(
-              "tournament {} match {}: {} and {} disagree: {}; a third worker decides",
-              a.tournament, a.index, q.worker, a.worker, difference));
+          report.notes.push_back(
+              fmt::format("tournament {} match {}: {} and {} disagree: {}; a third worker decides",
+                          a.tournament, a.index, q.worker, a.worker, difference));
         }
       } else if (!awaiting) {
         // The third play: it sides with one of the two.

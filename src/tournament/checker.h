@@ -31,13 +31,13 @@
 namespace arbiter::tournament {
 
 struct CheckReport {
-  std::int64_t seen = 0;       // arrivals looked at
-  std::int64_t passed = 0;     // arrivals that stand
-  std::int64_t failed = 0;     // arrivals that failed their check on arrival
-  std::int64_t replays = 0;    // arrivals set aside to be played again
-  std::int64_t agreed = 0;     // re-plays that agreed
-  std::int64_t disputes = 0;   // re-plays that disagreed
-  std::int64_t decided = 0;    // disputes a third play decided
+  std::int64_t seen = 0;           // arrivals looked at
+  std::int64_t passed = 0;         // arrivals that stand
+  std::int64_t failed = 0;         // arrivals that failed their check on arrival
+  std::int64_t replays = 0;        // arrivals set aside to be played again
+  std::int64_t agreed = 0;         // re-plays that agreed
+  std::int64_t disputes = 0;       // re-plays that disagreed
+  std::int64_t decided = 0;        // disputes a third play decided
   std::vector<std::string> notes;  // one line per failure or dispute, for the log
 };
 
@@ -62,16 +62,16 @@ class Checker {
   Expected<void> check_one(const Arrival& arrival, const Audit& audit, CheckReport& report);
   Expected<const TournamentSpec*> spec_of(std::int64_t tournament);
   // The schedule a row is checked against (thread-safe).
-  std::shared_ptr<const std::map<std::int64_t, JobSpec>> scheduled(
-      std::int64_t tournament, const TournamentSpec& spec, const StoredResult& row);
+  std::shared_ptr<const std::map<std::int64_t, JobSpec>> scheduled(std::int64_t tournament,
+                                                                   const TournamentSpec& spec,
+                                                                   const StoredResult& row);
 
   Store& store_;
   WorkerRoles& roles_;
   Rng rng_;
   std::map<std::int64_t, TournamentSpec> specs_;
   std::mutex schedule_mu_;  // guards fixed_schedules_
-  std::map<std::int64_t, std::shared_ptr<const std::map<std::int64_t, JobSpec>>>
-      fixed_schedules_;
+  std::map<std::int64_t, std::shared_ptr<const std::map<std::int64_t, JobSpec>>> fixed_schedules_;
   std::map<std::string, std::int64_t> arrivals_;  // per role, as the checker counted them
 };
 
@@ -85,9 +85,9 @@ std::string plays_differ(const Json& result_a, const std::string& log_a, const J
 // scored when played by others; z is the largest |sum(observed - expected) / sqrt(sum var)|
 // over the entrants. Results of the organizer's own workers count as others' for every role.
 struct Outlier {
-  std::int64_t matches = 0;   // the role's results with a comparable pairing
-  double z = 0;               // the largest |z| over the entrants
-  std::string entrant;        // whose it is
+  std::int64_t matches = 0;  // the role's results with a comparable pairing
+  double z = 0;              // the largest |z| over the entrants
+  std::string entrant;       // whose it is
 };
 std::map<std::string, Outlier> outlier_scores(const TournamentSpec& spec,
                                               const std::vector<StoredResult>& results);

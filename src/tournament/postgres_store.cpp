@@ -331,11 +331,12 @@ class PostgresStore final : public Store {
   Expected<void> open() {
     return run([&](pqxx::connection& c) -> Expected<void> {
       pqxx::work tx(c);
-      worker_ = tx.exec_params1("SELECT EXISTS (SELECT 1 FROM pg_auth_members m "
-                                "JOIN pg_roles g ON g.oid = m.roleid "
-                                "JOIN pg_roles u ON u.oid = m.member "
-                                "WHERE g.rolname = $1 AND u.rolname = session_user)",
-                                std::string(kWorkerGroup))[0]
+      worker_ = tx.exec_params1(
+                      "SELECT EXISTS (SELECT 1 FROM pg_auth_members m "
+                      "JOIN pg_roles g ON g.oid = m.roleid "
+                      "JOIN pg_roles u ON u.oid = m.member "
+                      "WHERE g.rolname = $1 AND u.rolname = session_user)",
+                      std::string(kWorkerGroup))[0]
                     .as<bool>();
       if (worker_) return {};
       tx.exec_params("SELECT pg_advisory_xact_lock($1)", kSchemaLock);
@@ -1068,8 +1069,7 @@ class PostgresStore final : public Store {
     });
   }
 
-  Expected<std::int64_t> worker_renew(const std::string& worker,
-                                      std::chrono::milliseconds lease) {
+  Expected<std::int64_t> worker_renew(const std::string& worker, std::chrono::milliseconds lease) {
     return run([&](pqxx::connection& c) -> Expected<std::int64_t> {
       pqxx::work tx(c);
       const auto n = tx.exec_params1("SELECT arbiter_worker.renew($1, $2)", worker,
@@ -1087,13 +1087,12 @@ class PostgresStore final : public Store {
     return run([&](pqxx::connection& c) -> Expected<bool> {
       pqxx::work tx(c);
       try {
-        tx.exec_params("SELECT arbiter_worker.complete($1, $2, $3, $4, $5, $6, $7)", job, worker,
-                       dump(result.result), pqxx::binarystring(pack_log(result.log)),
-                       result.seconds,
-                       pqxx::binarystring(result.stderr_tails.is_null()
-                                              ? std::string()
-                                              : pack_log(dump(result.stderr_tails))),
-                       log_checksum(result.log));
+        tx.exec_params(
+            "SELECT arbiter_worker.complete($1, $2, $3, $4, $5, $6, $7)", job, worker,
+            dump(result.result), pqxx::binarystring(pack_log(result.log)), result.seconds,
+            pqxx::binarystring(result.stderr_tails.is_null() ? std::string()
+                                                             : pack_log(dump(result.stderr_tails))),
+            log_checksum(result.log));
       } catch (const pqxx::sql_error& e) {
         if (e.sqlstate() == "AW001") return false;
         throw;
@@ -1157,9 +1156,8 @@ class PostgresStore final : public Store {
       tx.commit();
       if (r.empty()) throw StoreError(fmt::format("no tournament {}", tournament));
       const auto& row = r[0];
-      Progress p{row[0].as<std::int64_t>(), row[1].as<std::int64_t>(),
-                 row[2].as<std::int64_t>(), row[3].as<std::int64_t>(),
-                 row[4].as<std::int64_t>(), std::nullopt};
+      Progress p{row[0].as<std::int64_t>(), row[1].as<std::int64_t>(), row[2].as<std::int64_t>(),
+                 row[3].as<std::int64_t>(), row[4].as<std::int64_t>(), std::nullopt};
       if (!row[5].is_null()) p.concluded = row[5].as<std::string>();
       return p;
     });
@@ -1171,8 +1169,8 @@ class PostgresStore final : public Store {
       std::vector<BotVersion> out;
       for (const auto& r : tx.exec_params("SELECT * FROM arbiter_worker.bot_versions($1)", name))
         out.push_back({r[0].as<std::string>(), r[1].as<std::int64_t>(), r[2].as<std::string>(),
-                       json_or_null(r[3]), "", r[4].as<std::string>(), r[5].as<std::string>(),
-                       "", r[6].as<std::string>(), ""});
+                       json_or_null(r[3]), "", r[4].as<std::string>(), r[5].as<std::string>(), "",
+                       r[6].as<std::string>(), ""});
       tx.commit();
       return out;
     });

@@ -73,8 +73,8 @@ struct Ladder {
 
 // The checks of results from untrusted workers (PostgreSQL worker roles: worker_roles.h).
 struct ResultChecks {
-  bool on_arrival = true;      // replay each stored log and match it to its result and its job
-  double replay_share = 0.05;  // the share of matches played again by another worker
+  bool on_arrival = true;          // replay each stored log and match it to its result and its job
+  double replay_share = 0.05;      // the share of matches played again by another worker
   std::int64_t replay_first = 20;  // a new worker's first results, each played again
 };
 

@@ -4,10 +4,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <condition_variable>
 #include <fstream>
-#include <cerrno>
 #include <map>
 #include <mutex>
 #include <optional>

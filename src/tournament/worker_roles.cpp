@@ -4,8 +4,8 @@
 
 #include <cctype>
 #include <mutex>
-#include <thread>
 #include <string_view>
+#include <thread>
 
 #include <fmt/format.h>
 #include <pqxx/pqxx>
@@ -18,9 +18,9 @@ namespace arbiter::tournament {
 namespace {
 
 // Every table of the store: row-level security is enabled on each.
-constexpr const char* kTables[] = {"tournaments", "jobs",      "results",      "live_lines",
+constexpr const char* kTables[] = {"tournaments", "jobs",         "results",    "live_lines",
                                    "conclusions", "bot_versions", "bot_owners", "authors",
-                                   "webhooks",    "blobs",     "ladders",      "rating_steps",
+                                   "webhooks",    "blobs",        "ladders",    "rating_steps",
                                    "ratings_now", "worker_roles", "set_aside"};
 
 // The functions, with {S} for the store's schema. Each checks its caller first (me()), bounds
@@ -250,9 +250,10 @@ class PostgresWorkerRoles final : public WorkerRoles {
       pqxx::work tx(*conn_);
       install(tx);
       if (!tx.exec_params("SELECT 1 FROM pg_roles WHERE rolname = $1", name).empty())
-        return fail(fmt::format("PostgreSQL already has a role {} (worker-role list shows the "
-                                "workers)",
-                                name));
+        return fail(
+            fmt::format("PostgreSQL already has a role {} (worker-role list shows the "
+                        "workers)",
+                        name));
       tx.exec(fmt::format("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE {} CONNECTION LIMIT 200",
                           tx.quote_name(name), tx.quote(password), kWorkerGroup));
       tx.exec_params("INSERT INTO worker_roles(name, state) VALUES ($1, 'active')", name);
@@ -285,8 +286,7 @@ class PostgresWorkerRoles final : public WorkerRoles {
         out.push_back({r[0].as<std::string>(), r[1].as<std::string>(), r[2].as<std::string>(),
                        r[3].as<std::int64_t>(), r[4].as<std::int64_t>(), r[5].as<std::int64_t>(),
                        r[6].as<std::int64_t>(), r[7].as<std::int64_t>(), r[8].as<std::int64_t>(),
-                       r[9].as<std::int64_t>(), r[10].as<std::int64_t>(),
-                       r[11].as<std::string>()});
+                       r[9].as<std::int64_t>(), r[10].as<std::int64_t>(), r[11].as<std::string>()});
       return out;
     });
   }
@@ -327,8 +327,8 @@ class PostgresWorkerRoles final : public WorkerRoles {
                  lease_role = NULL, exclude_roles = array_append(exclude_roles, $1)
           WHERE id IN (SELECT job FROM kept) RETURNING id)
         SELECT count(*) FROM reopened)sql",
-                                             name)[0]
-                       .as<std::int64_t>();
+                                     name)[0]
+                         .as<std::int64_t>();
       if (n > 0) tx.exec("SELECT pg_notify('arbiter_jobs', '')");
       tx.commit();
       return n;
@@ -346,8 +346,7 @@ class PostgresWorkerRoles final : public WorkerRoles {
                "ORDER BY r.job LIMIT $1",
                max))
         out.push_back({r[0].as<std::int64_t>(), r[1].as<std::int64_t>(), r[2].as<std::int64_t>(),
-                       r[3].as<std::string>(), r[4].as<std::string>(),
-                       r[5].as<std::int64_t>()});
+                       r[3].as<std::string>(), r[4].as<std::string>(), r[5].as<std::int64_t>()});
       return out;
     });
   }
@@ -424,10 +423,11 @@ class PostgresWorkerRoles final : public WorkerRoles {
     return guarded([&]() -> Expected<std::int64_t> {
       pqxx::nontransaction tx(*conn_);
       return tx
-          .exec_params1("SELECT (SELECT count(*) FROM results WHERE tournament = $1 AND "
-                        "check_state = 'pending') + (SELECT count(*) FROM set_aside WHERE "
-                        "tournament = $1 AND state IN ('awaiting-replay', 'disputed'))",
-                        tournament)[0]
+          .exec_params1(
+              "SELECT (SELECT count(*) FROM results WHERE tournament = $1 AND "
+              "check_state = 'pending') + (SELECT count(*) FROM set_aside WHERE "
+              "tournament = $1 AND state IN ('awaiting-replay', 'disputed'))",
+              tournament)[0]
           .as<std::int64_t>();
     });
   }
@@ -463,10 +463,10 @@ class PostgresWorkerRoles final : public WorkerRoles {
   // Creates what is missing and replaces the functions, in the caller's transaction.
   void install(pqxx::work& tx) {
     tx.exec_params("SELECT pg_advisory_xact_lock($1)", kInstallLock);
-    tx.exec(fmt::format(
-        "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{0}') THEN "
-        "CREATE ROLE {0} NOLOGIN; END IF; END $$",
-        kWorkerGroup));
+    tx.exec(
+        fmt::format("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{0}') THEN "
+                    "CREATE ROLE {0} NOLOGIN; END IF; END $$",
+                    kWorkerGroup));
     const std::string schema = tx.exec1("SELECT current_schema()")[0].as<std::string>();
     const std::string quoted = tx.quote_name(schema);
     tx.exec("CREATE SCHEMA IF NOT EXISTS arbiter_worker");
@@ -477,8 +477,8 @@ class PostgresWorkerRoles final : public WorkerRoles {
     tx.exec(fmt::format("REVOKE CREATE ON SCHEMA {} FROM PUBLIC", quoted));
     tx.exec(replace_all(kFunctions, "{S}", quoted));
     tx.exec("REVOKE ALL ON ALL FUNCTIONS IN SCHEMA arbiter_worker FROM PUBLIC");
-    tx.exec(fmt::format("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA arbiter_worker TO {}",
-                        kWorkerGroup));
+    tx.exec(
+        fmt::format("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA arbiter_worker TO {}", kWorkerGroup));
     for (const char* table : kTables) {
       tx.exec(fmt::format("REVOKE ALL ON {} FROM {}", table, kWorkerGroup));
       if (!tx.exec_params1("SELECT relrowsecurity FROM pg_class WHERE oid = $1::regclass",
@@ -489,11 +489,11 @@ class PostgresWorkerRoles final : public WorkerRoles {
                          "AND policyname = 'arbiter_not_workers'",
                          schema, std::string(table))
               .empty())
-        tx.exec(fmt::format(
-            "CREATE POLICY arbiter_not_workers ON {} "
-            "USING ((SELECT NOT pg_has_role(current_user, '{}', 'MEMBER'))) "
-            "WITH CHECK ((SELECT NOT pg_has_role(current_user, '{}', 'MEMBER')))",
-            table, kWorkerGroup, kWorkerGroup));
+        tx.exec(
+            fmt::format("CREATE POLICY arbiter_not_workers ON {} "
+                        "USING ((SELECT NOT pg_has_role(current_user, '{}', 'MEMBER'))) "
+                        "WITH CHECK ((SELECT NOT pg_has_role(current_user, '{}', 'MEMBER')))",
+                        table, kWorkerGroup, kWorkerGroup));
     }
     tx.exec(fmt::format("REVOKE ALL ON ALL SEQUENCES IN SCHEMA {} FROM {}", quoted, kWorkerGroup));
   }
@@ -538,12 +538,12 @@ class PostgresWorkerRoles final : public WorkerRoles {
 
 Expected<void> check_role_name(const std::string& name) {
   bool ok = !name.empty() && name.size() <= 40 && name[0] >= 'a' && name[0] <= 'z';
-  for (char c : name)
-    ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
+  for (char c : name) ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
   if (!ok)
-    return fail(fmt::format("\"{}\" is not a worker role name: a lower-case letter, then up to "
-                            "39 lower-case letters, digits or _",
-                            name.substr(0, 60)));
+    return fail(
+        fmt::format("\"{}\" is not a worker role name: a lower-case letter, then up to "
+                    "39 lower-case letters, digits or _",
+                    name.substr(0, 60)));
   if (name == kWorkerGroup || name.starts_with("pg_"))
     return fail(fmt::format("\"{}\" is reserved", name));
   return {};
@@ -561,11 +561,13 @@ Expected<bool> is_worker_role(const std::string& url) {
   try {
     pqxx::connection c(url);
     pqxx::nontransaction tx(c);
-    return tx.exec_params1("SELECT EXISTS (SELECT 1 FROM pg_auth_members m "
-                           "JOIN pg_roles g ON g.oid = m.roleid "
-                           "JOIN pg_roles u ON u.oid = m.member "
-                           "WHERE g.rolname = $1 AND u.rolname = session_user)",
-                           std::string(kWorkerGroup))[0]
+    return tx
+        .exec_params1(
+            "SELECT EXISTS (SELECT 1 FROM pg_auth_members m "
+            "JOIN pg_roles g ON g.oid = m.roleid "
+            "JOIN pg_roles u ON u.oid = m.member "
+            "WHERE g.rolname = $1 AND u.rolname = session_user)",
+            std::string(kWorkerGroup))[0]
         .as<bool>();
   } catch (const std::exception& e) {
     return std::unexpected(postgres_error(e.what()));

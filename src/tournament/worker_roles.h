@@ -81,9 +81,8 @@ struct AsideResult {
 //   upheld, overruled the third play agreed with it, or did not
 //   failed            it failed its check on arrival (its log does not vouch for it)
 //   voided            the organizer voided its worker's results (worker-role void)
-inline constexpr std::string_view kAsideStates[] = {"awaiting-replay", "agreed", "disputed",
-                                                    "upheld",          "overruled", "failed",
-                                                    "voided"};
+inline constexpr std::string_view kAsideStates[] = {
+    "awaiting-replay", "agreed", "disputed", "upheld", "overruled", "failed", "voided"};
 
 // What the organizer runs, with full rights on the store.
 class WorkerRoles {

@@ -23,7 +23,9 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 
-void on_signal(int) { g_stop = true; }
+void on_signal(int) {
+  g_stop = true;
+}
 
 // The result with the winners turned around: the first seat that did not win now did.
 Json wrong_winner(Json result, std::size_t seats) {
@@ -45,11 +47,16 @@ int main(int argc, char** argv) {
   int forge = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--store") url = value;
-    else if (flag == "--tournament") only = std::stoll(value);
-    else if (flag == "--lie-share") share = std::stod(value);
-    else if (flag == "--forge") forge = std::stoi(value);
-    else if (flag == "--id") id = value;
+    if (flag == "--store")
+      url = value;
+    else if (flag == "--tournament")
+      only = std::stoll(value);
+    else if (flag == "--lie-share")
+      share = std::stod(value);
+    else if (flag == "--forge")
+      forge = std::stoi(value);
+    else if (flag == "--id")
+      id = value;
     else {
       std::cerr << "lying-worker: unknown flag " << flag << "\n";
       return 2;
@@ -85,9 +92,9 @@ int main(int argc, char** argv) {
       return play_job(forged_spec, job);
     }
     JobResult result = play_job(spec, job);
-    const bool lie = !result.result.contains("error") &&
-                     static_cast<double>(Rng(Rng::derive(42, "lie", job.id)).below(1000)) <
-                         share * 1000;
+    const bool lie =
+        !result.result.contains("error") &&
+        static_cast<double>(Rng(Rng::derive(42, "lie", job.id)).below(1000)) < share * 1000;
     if (lie) {
       ++lied;
       result.result = wrong_winner(result.result, seats.size());
