@@ -174,12 +174,14 @@ Expected<void> Checker::check_one(const Arrival& a, const Audit& audit, CheckRep
     return roles_.pass(a);
   }
   // 3. A first result: played again by another worker, for a new worker always, otherwise by
-  // the tournament's share.
+  // the tournament's share. A match a worker says it could not play has no log to replay, so
+  // it is always played again: otherwise a worker could wipe out the matches it dislikes.
   if (!trusted) {
     const bool newcomer = a.role_arrivals < terms.replay_first;
+    const bool unplayed = row.result.contains("error");
     const bool drawn = terms.replay_share > 0 &&
                        static_cast<double>(rng_.below(1'000'000)) < terms.replay_share * 1e6;
-    if (newcomer || drawn) {
+    if (newcomer || unplayed || drawn) {
       ++report.replays;
       return roles_.take_aside(a, "awaiting-replay", "", {a.role});
     }

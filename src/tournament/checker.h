@@ -10,7 +10,8 @@
 //     (outcome_of, and the logs line by line without their timing). Agreement settles it;
 //     a disagreement marks both disputed and a third play by a worker of neither decides;
 //   - which results are played again is drawn by the checker: a worker cannot know which of its
-//     results will be.
+//     results will be. A result that says the match could not be played ({"error": ...}) has
+//     nothing to replay and is always played again.
 // The checker also adds Swiss rounds and SPRT verdicts, which untrusted workers cannot, once
 // every result of the tournament is settled.
 #pragma once

@@ -7,6 +7,7 @@ checker settles their results, and a worker's results are voided and played agai
 Usage (under scripts/with_postgres.sh): worker_roles_e2e.py --arbiter PATH
 """
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -185,13 +186,31 @@ def main():
     # The organizer's own worker too: a job both roles are kept from (w1 voided, w2 to be
     # checked) is played by a worker of neither.
     own = subprocess.Popen([a.arbiter, "worker", "--store", org, "--workers", "1", "--no-live",
-                            "--until-finished", "--tournament", "1"], stdout=subprocess.PIPE,
+                            "--until-finished"], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
     p = arbiter("workers", "check", "--store", org, "--until-finished")
     for proc in (w, w2p, own):
         proc.communicate(timeout=240)
     _, out = psql(org, "SELECT count(*), count(*) FILTER (WHERE role = 'w1') FROM results")
     check(out == "14|0", f"every match stored again, none by w1 ({out})")
+
+    # "I could not play it": no log to replay, so it is always played again.
+    arbiter("tournament", "create", "-g", "battleship", "-p", "a:hunt", "-p", "b:random",
+            "--rounds", "1", "--seed", "9", "--replay-share", "0", "--replay-first", "0",
+            "--store", org)
+    ok, out = psql(w2, "SELECT job FROM arbiter_worker.claim('p9', 1, 60000, 3)")
+    err_job = int(out) if ok and out.isdigit() else 0
+    empty_sha = hashlib.sha256(b"").hexdigest()
+    ok, out = psql(w2, f"SELECT arbiter_worker.complete({err_job}, 'p9', "
+                       "'{\"error\": \"the match failed: no\"}', ''::bytea, 1, NULL, "
+                       f"'{empty_sha}')")
+    check(ok, f"w2 says job {err_job} could not be played")
+    subprocess.run(["timeout", "-s", "INT", "4", a.arbiter, "workers", "check", "--store", org],
+                   capture_output=True)
+    _, state = psql(org, f"SELECT state FROM set_aside WHERE job = {err_job}")
+    _, standing = psql(org, f"SELECT count(*) FROM results WHERE job = {err_job}")
+    check(state == "awaiting-replay" and standing == "0",
+          f"an unplayed match is always played again, even with re-plays off ({state})")
 
     print(f"{len(failures)} failures")
     return 1 if failures else 0
