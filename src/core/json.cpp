@@ -155,7 +155,12 @@ Expected<std::vector<Json>> read_json_values(std::istream& in) {
 std::string excerpt(const Json& j, std::size_t max) {
   std::string s;
   render(j, s, max, 0);
-  if (s.size() > max) s = s.substr(0, max) + "...";
+  if (s.size() > max) {
+    // Never in the middle of a UTF-8 character: back up over continuation bytes.
+    std::size_t cut = max;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+    s = s.substr(0, cut) + "...";
+  }
   return s;
 }
 

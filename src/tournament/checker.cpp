@@ -53,9 +53,11 @@ std::shared_ptr<const std::map<std::int64_t, JobSpec>> Checker::scheduled(
   if (spec.schedule == Schedule::ladder)
     return std::make_shared<const Schedule_>(scheduled_jobs(spec, {row}));
   if (spec.schedule == Schedule::swiss) {
+    // The settled results, and this one (its round may have no settled result yet).
     auto all = store_.results(tournament);
-    return std::make_shared<const Schedule_>(
-        scheduled_jobs(spec, all ? *all : std::vector<StoredResult>{row}));
+    std::vector<StoredResult> rows = all ? *all : std::vector<StoredResult>{};
+    rows.push_back(row);
+    return std::make_shared<const Schedule_>(scheduled_jobs(spec, rows));
   }
   std::lock_guard lock(schedule_mu_);
   auto& fixed = fixed_schedules_[tournament];

@@ -33,7 +33,11 @@ Expected<std::string> unpack_log(const std::string& stored) {
     return stored;
   std::uint64_t length = 0;
   std::memcpy(&length, stored.data() + kTagSize, 8);
-  if (length > (std::uint64_t{1} << 34)) return fail("a stored game log is damaged (its length)");
+  // zlib inflates at most about 1032 to 1; a length beyond that, or beyond 1 GiB, is a lie
+  // (it would be allocated before the bytes could say otherwise).
+  const std::uint64_t packed = stored.size() - kTagSize - 8;
+  if (length > (std::uint64_t{1} << 30) || length > packed * 1032 + 64)
+    return fail("a stored game log is damaged (its length)");
   std::string out(length, '\0');
   uLongf size = static_cast<uLongf>(length);
   const int rc = uncompress(reinterpret_cast<Bytef*>(out.data()), &size,

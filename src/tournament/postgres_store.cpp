@@ -590,7 +590,8 @@ class PostgresStore final : public Store {
     return run([&](pqxx::connection& c) -> Expected<Progress> {
       pqxx::nontransaction tx(c);
       const auto r = tx.exec_params(
-          "SELECT t.planned, count(j.id), count(j.id) FILTER (WHERE j.done), "
+          "SELECT t.planned, count(j.id), count(j.id) FILTER (WHERE j.done AND NOT EXISTS ("
+          "SELECT 1 FROM results p WHERE p.job = j.id AND p.check_state = 'pending')), "
           "count(j.id) FILTER (WHERE NOT j.done AND j.lease_until >= clock_timestamp()), "
           "coalesce(sum(j.duplicates), 0)::bigint "
           "FROM tournaments t LEFT JOIN jobs j ON j.tournament = t.id "
@@ -646,7 +647,8 @@ class PostgresStore final : public Store {
     return result_rows(
         "SELECT r.job, j.idx, j.round, j.spec, r.result, r.worker, r.seconds "
         "FROM jobs j JOIN results r ON r.job = j.id WHERE j.tournament = $1 AND j.idx >= $2 "
-        "ORDER BY j.idx",
+        // A worker role's result waiting for its check is not counted yet (worker_roles.h).
+        "AND r.check_state <> 'pending' ORDER BY j.idx",
         tournament, from_index);
   }
 

@@ -274,13 +274,16 @@ class Store {
   virtual Expected<std::vector<Lease>> leases(std::int64_t tournament) = 0;
 
   // The results of a tournament, by job index (logs left out: see log()), of the jobs with an
-  // index of at least `from_index`. Each row is checked against its job (integrity.h:
+  // index of at least `from_index`, but for those of untrusted workers still waiting for their
+  // check (worker_roles.h). Each row is checked against its job (integrity.h:
   // result_damage); a damaged row comes back with its damage set.
   virtual Expected<std::vector<StoredResult>> results(std::int64_t tournament,
                                                       std::int64_t from_index = 0) = 0;
 
   // The results of the jobs of `tournament` with the given indices (those that have one), by
   // index, checked as results() checks them. For reading a few matches of a long tournament.
+  // Unlike results() (and progress()'s done), it includes the results of untrusted workers
+  // still waiting for their check (worker_roles.h): the checker reads them here.
   virtual Expected<std::vector<StoredResult>> results_at(
       std::int64_t tournament, const std::vector<std::int64_t>& indices) = 0;
 

@@ -11,6 +11,7 @@
 #include <pqxx/pqxx>
 
 #include "core/entropy.h"
+#include "core/printable.h"
 #include "tournament/log_codec.h"
 #include "tournament/postgres_text.h"
 
@@ -44,8 +45,9 @@ END $f$;
 CREATE OR REPLACE FUNCTION arbiter_worker.check_id(p_id text, p_lease_ms bigint) RETURNS void
 LANGUAGE plpgsql IMMUTABLE AS $f$
 BEGIN
-  IF p_id IS NULL OR length(p_id) NOT BETWEEN 1 AND 200 THEN
-    RAISE EXCEPTION 'a worker id has 1 to 200 characters' USING ERRCODE = '22023';
+  IF p_id IS NULL OR p_id !~ '^[A-Za-z0-9._:-]{1,200}$' THEN
+    RAISE EXCEPTION 'a worker id is 1 to 200 letters, digits, ., _, : or -'
+      USING ERRCODE = '22023';
   END IF;
   IF p_lease_ms IS NULL OR p_lease_ms NOT BETWEEN 1000 AND 3600000 THEN
     RAISE EXCEPTION 'a lease is 1 s to 1 h' USING ERRCODE = '22023';
@@ -63,17 +65,26 @@ BEGIN
   IF p_max IS NULL OR p_max NOT BETWEEN 1 AND 64 OR p_only IS NULL THEN
     RAISE EXCEPTION 'a claim is of 1 to 64 jobs' USING ERRCODE = '22023';
   END IF;
+  IF (SELECT count(*) FROM jobs h WHERE h.lease_role = r AND NOT h.done
+      AND h.lease_until >= clock_timestamp()) + p_max > 256 THEN
+    RAISE EXCEPTION 'worker % holds 256 live leases at most', r USING ERRCODE = '54000';
+  END IF;
+  -- Live lines of the jobs' earlier attempts go: a job claimed again starts with none.
   RETURN QUERY
-  UPDATE jobs j SET lease_owner = r || '/' || p_id, lease_role = r,
-         lease_until = clock_timestamp() + p_lease_ms * interval '1 millisecond',
-         attempts = j.attempts + 1
-  WHERE j.id IN (SELECT c.id FROM jobs c WHERE NOT c.done
-                 AND (c.lease_until IS NULL OR c.lease_until < clock_timestamp())
-                 AND (p_only = 0 OR c.tournament = p_only)
-                 AND NOT (r = ANY (c.exclude_roles))
-                 AND c.tournament NOT IN (SELECT k.tournament FROM conclusions k)
-                 ORDER BY c.id LIMIT p_max FOR UPDATE SKIP LOCKED)
-  RETURNING j.id, j.tournament, j.idx, j.round, j.spec, j.attempts;
+  WITH claimed AS (
+    UPDATE jobs j SET lease_owner = r || '/' || p_id, lease_role = r,
+           lease_until = clock_timestamp() + p_lease_ms * interval '1 millisecond',
+           attempts = j.attempts + 1
+    WHERE j.id IN (SELECT c.id FROM jobs c WHERE NOT c.done
+                   AND (c.lease_until IS NULL OR c.lease_until < clock_timestamp())
+                   AND (p_only = 0 OR c.tournament = p_only)
+                   AND NOT (r = ANY (c.exclude_roles))
+                   AND c.tournament NOT IN (SELECT k.tournament FROM conclusions k)
+                   ORDER BY c.id LIMIT p_max FOR UPDATE SKIP LOCKED)
+    RETURNING j.id, j.tournament, j.idx, j.round, j.spec, j.attempts),
+  dropped AS (
+    DELETE FROM live_lines l USING claimed c WHERE l.job = c.id AND l.attempt < c.attempts)
+  SELECT c.id, c.tournament, c.idx, c.round, c.spec, c.attempts FROM claimed c;
 END $f$;
 
 CREATE OR REPLACE FUNCTION arbiter_worker.renew(p_id text, p_lease_ms bigint) RETURNS bigint
@@ -137,8 +148,8 @@ RETURNS bigint
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = {S}, pg_temp AS $f$
 DECLARE r text := arbiter_worker.me(); n bigint;
 BEGIN
-  IF p_first IS NULL OR p_first NOT BETWEEN 0 AND 1000000 OR json_typeof(p_lines) <> 'array'
-     OR json_array_length(p_lines) > 10000 THEN
+  IF p_first IS NULL OR p_first NOT BETWEEN 0 AND 100000 OR json_typeof(p_lines) <> 'array'
+     OR json_array_length(p_lines) > 10000 OR octet_length(p_lines::text) > 4194304 THEN
     RAISE EXCEPTION 'live lines beyond their bounds' USING ERRCODE = '22023';
   END IF;
   IF NOT EXISTS (SELECT 1 FROM jobs WHERE id = p_job AND lease_role = r
@@ -146,8 +157,9 @@ BEGIN
     RETURN 0;
   END IF;
   INSERT INTO live_lines(job, attempt, n, line)
-  SELECT p_job, p_attempt, p_first + rows.n - 1, left(rows.e, 65536)
+  SELECT p_job, p_attempt, p_first + rows.n - 1, rows.e
   FROM json_array_elements_text(p_lines) WITH ORDINALITY AS rows(e, n)
+  WHERE p_first + rows.n - 1 < 100000 AND octet_length(rows.e) <= 65536
   ON CONFLICT DO NOTHING;
   GET DIAGNOSTICS n = ROW_COUNT;
   RETURN n;
@@ -254,8 +266,14 @@ class PostgresWorkerRoles final : public WorkerRoles {
             fmt::format("PostgreSQL already has a role {} (worker-role list shows the "
                         "workers)",
                         name));
-      tx.exec(fmt::format("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE {} CONNECTION LIMIT 200",
+      // A worker process holds two connections; a statement or a transaction left open holds
+      // row locks (claims of others skip them), so the server ends either after a minute.
+      tx.exec(fmt::format("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE {} CONNECTION LIMIT 32",
                           tx.quote_name(name), tx.quote(password), kWorkerGroup));
+      for (const char* setting :
+           {"statement_timeout = '60s'", "idle_in_transaction_session_timeout = '60s'",
+            "temp_buffers = '800kB'"})
+        tx.exec(fmt::format("ALTER ROLE {} SET {}", tx.quote_name(name), setting));
       tx.exec_params("INSERT INTO worker_roles(name, state) VALUES ($1, 'active')", name);
       tx.commit();
       return password;
@@ -299,6 +317,21 @@ class PostgresWorkerRoles final : public WorkerRoles {
               .affected_rows() == 0)
         return fail(fmt::format("no worker role {} (worker-role list shows them)", name));
       tx.exec(fmt::format("ALTER ROLE {} {}", tx.quote_name(name), blocked ? "NOLOGIN" : "LOGIN"));
+      if (blocked) {
+        // Its sessions end now: one holding a transaction open would keep its rows locked.
+        // Needs the right to signal its backends (pg_signal_backend, or a superuser); without
+        // it the functions still refuse the role, and its timeouts end what it holds.
+        pqxx::subtransaction ending(tx, "end_sessions");
+        try {
+          ending.exec_params(
+              "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+              "WHERE usename = $1",
+              name);
+          ending.commit();
+        } catch (const pqxx::sql_error&) {
+          ending.abort();
+        }
+      }
       if (blocked &&
           tx.exec_params("UPDATE jobs SET lease_owner = NULL, lease_until = NULL, lease_role = "
                          "NULL WHERE lease_role = $1 AND NOT done",
@@ -394,15 +427,17 @@ class PostgresWorkerRoles final : public WorkerRoles {
                               log_sha256, state, why, finished)
         SELECT job, tournament, role, worker, result, log, seconds, stderr, log_sha256, $2, $3,
                finished FROM moved)sql",
-                                        arrival.job, state, why);
+                                        arrival.job, state, printable_line(why));
       if (moved.affected_rows() == 0) return {};  // voided meanwhile
       tx.exec_params(
           "UPDATE jobs SET done = false, lease_owner = NULL, lease_until = NULL, "
           "lease_role = NULL, exclude_roles = ARRAY(SELECT DISTINCT e FROM unnest(exclude_roles "
           "|| ARRAY(SELECT json_array_elements_text($2::json))) AS e) WHERE id = $1",
           arrival.job, dump(roles));
-      tx.exec_params("UPDATE worker_roles SET arrivals = arrivals + 1 WHERE name = $1",
-                     arrival.role);
+      // A result that failed its check does not count toward a new worker's first ones.
+      if (state != "failed")
+        tx.exec_params("UPDATE worker_roles SET arrivals = arrivals + 1 WHERE name = $1",
+                       arrival.role);
       tx.exec("SELECT pg_notify('arbiter_jobs', '')");
       tx.commit();
       return {};
@@ -413,7 +448,8 @@ class PostgresWorkerRoles final : public WorkerRoles {
                         const std::string& why) override {
     return guarded([&]() -> Expected<void> {
       pqxx::work tx(*conn_);
-      tx.exec_params("UPDATE set_aside SET state = $2, why = $3 WHERE id = $1", aside, state, why);
+      tx.exec_params("UPDATE set_aside SET state = $2, why = $3 WHERE id = $1", aside, state,
+                     printable_line(why));
       tx.commit();
       return {};
     });
@@ -475,6 +511,13 @@ class PostgresWorkerRoles final : public WorkerRoles {
     // On servers before 15, everyone may create objects in public: a worker's function there
     // could stand in for one the functions call.
     tx.exec(fmt::format("REVOKE CREATE ON SCHEMA {} FROM PUBLIC", quoted));
+    // Temporary tables are storage outside every bound: not for workers (PUBLIC has TEMP on a
+    // new database; the organizer keeps it).
+    tx.exec(fmt::format("REVOKE TEMPORARY ON DATABASE {} FROM PUBLIC",
+                        tx.quote_name(tx.exec1("SELECT current_database()")[0].as<std::string>())));
+    tx.exec(fmt::format("GRANT TEMPORARY ON DATABASE {} TO {}",
+                        tx.quote_name(tx.exec1("SELECT current_database()")[0].as<std::string>()),
+                        tx.quote_name(tx.exec1("SELECT current_user")[0].as<std::string>())));
     tx.exec(replace_all(kFunctions, "{S}", quoted));
     tx.exec("REVOKE ALL ON ALL FUNCTIONS IN SCHEMA arbiter_worker FROM PUBLIC");
     tx.exec(

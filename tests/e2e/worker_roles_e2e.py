@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 TABLES = ["tournaments", "jobs", "results", "live_lines", "conclusions", "bot_versions",
           "bot_owners", "authors", "webhooks", "blobs", "ladders", "rating_steps", "ratings_now",
@@ -211,6 +212,59 @@ def main():
     _, standing = psql(org, f"SELECT count(*) FROM results WHERE job = {err_job}")
     check(state == "awaiting-replay" and standing == "0",
           f"an unplayed match is always played again, even with re-plays off ({state})")
+
+    # The red team's: results made to break the checker, a session holding its claims open, a
+    # worker id made to forge the checker's notes, temporary tables, leases without end.
+    arbiter("tournament", "create", "-g", "battleship", "-p", "a:hunt", "-p", "b:random",
+            "--rounds", "150", "--seed", "10", "--store", org)  # tournament 4: 300 matches
+    ok, out = psql(w2, "SELECT job FROM arbiter_worker.claim('p9', 2, 60000, 4)")
+    bad = [int(j) for j in out.split()] if ok else []
+    long_winners = '{"winners": ["' + "\u00e9" * 40 + '"], "ejections": [], "scores": [0, 0]}'
+    bomb = "5a4c4231" + (1 << 34).to_bytes(8, "little").hex() + "deadbeef"
+    ok1, _ = psql(w2, f"SELECT arbiter_worker.complete({bad[0]}, 'p9', '{long_winners}', "
+                      f"''::bytea, 1, NULL, '{empty_sha}')") if bad else (False, "")
+    ok2, _ = psql(w2, f"SELECT arbiter_worker.complete({bad[1]}, 'p9', '{{\"winners\":[0]}}', "
+                      f"'\\x{bomb}'::bytea, 1, NULL, '{empty_sha}')") if bad else (False, "")
+    check(ok1 and ok2, "w2 stores a result whose damage reads in cut UTF-8, and a 16-byte log "
+                       "that says it inflates to 16 GiB")
+    r = arbiter("tournament", "results", "4", "--print-json", "--store", org)
+    check(r.returncode == 0 and json.loads(r.stdout).get("done") == 0,
+          "results waiting for their check count nowhere yet (done 0 of tournament 4)")
+    p = subprocess.run(["timeout", "-s", "INT", "6", a.arbiter, "workers", "check", "--store",
+                        org], capture_output=True, text=True)
+    _, states = psql(org, "SELECT string_agg(state, ',' ORDER BY job) FROM set_aside WHERE job IN "
+                          f"({bad[0] if bad else 0}, {bad[1] if bad else 0})")
+    # (124: still running when `timeout` stopped it, as it should be.)
+    check(p.returncode == 124 and "terminate" not in p.stderr and states == "failed,failed",
+          f"the checker survives both and sets them aside as failed ({p.returncode}, {states})")
+    ok, out = psql(w1, "SELECT arbiter_worker.claim(E'p1\\nw2/p1''s result', 1, 60000, 0)")
+    check(not ok and "a worker id is" in out, "a worker id with a line break is refused")
+    ok, out = psql(w1, "CREATE TEMP TABLE hoard(x text)")
+    check(not ok and "permission denied" in out, "a worker cannot make temporary tables")
+    held = 0
+    for _ in range(5):
+        ok, out = psql(w1, "SELECT count(*) FROM arbiter_worker.claim('p5', 64, 600000, 4)")
+        held += int(out) if ok else 0
+    check(held == 256 and not ok and "256 live leases" in out,
+          f"a worker holds 256 live leases at most ({held})")
+    psql(w1, "SELECT arbiter_worker.release('p5')")
+    hold = subprocess.Popen(["psql", w1, "-qAtX", "-c", "BEGIN", "-c",
+                             "SELECT count(*) FROM arbiter_worker.claim('hold', 64, 1000, 4)",
+                             "-c", "SELECT pg_sleep(50)"], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    time.sleep(1.5)
+    started = time.monotonic()
+    arbiter("worker-role", "block", "w1", "--store", org)
+    try:
+        hold.communicate(timeout=20)
+        ended = time.monotonic() - started
+    except subprocess.TimeoutExpired:
+        hold.kill()
+        ended = 99
+    ok, out = psql(w2, "SELECT count(*) FROM arbiter_worker.claim('p8', 1, 60000, 4)")
+    check(ended < 10 and ok and out == "1",
+          f"blocking ends a session that held its claims open in a transaction (after "
+          f"{ended:.1f} s); its jobs are claimable at once")
 
     print(f"{len(failures)} failures")
     return 1 if failures else 0
