@@ -14,7 +14,7 @@ Afterwards it checks, from the organizer's side:
   - every lie caught (failed on arrival, or overruled after a dispute) and the match played
     again by another worker;
   - `tournament verify` clean, and the standings equal to a clean run's on the same seed;
-  - the liar flagged by `arbiter workers`, the honest workers not.
+  - the liar flagged by `arbiter workers`, no honest worker failing a check or overruled.
 It prints the counts. Needs root (ip netns). Usage:
   chaos.py --arbiter PATH --liar PATH [--rounds 200] [--budget 300]
 """
@@ -274,9 +274,12 @@ class Chaos:
         by_name = {w["worker"]: w for w in workers}
         if not by_name.get("liar", {}).get("flagged"):
             failures.append(f"the liar is not flagged: {by_name.get('liar')}")
-        honest_flagged = [w for w in workers if w["worker"] != "liar" and w["flagged"]]
-        if honest_flagged:
-            failures.append(f"honest workers flagged: {honest_flagged}")
+        # Caught lying: an honest worker never. (The outlier score is a statistical test: it is
+        # printed, not held to, here.)
+        honest_caught = [w for w in workers if w["worker"] != "liar" and
+                         (w["overruled"] > 0 or w["failures"] > 0)]
+        if honest_caught:
+            failures.append(f"honest workers caught lying: {honest_caught}")
         aside = q("SELECT state, count(*) FROM set_aside GROUP BY state ORDER BY state")
         print("counts:")
         print(f"  matches planned {planned}, stored {stored} (distinct jobs {distinct}), lost "
