@@ -31,6 +31,8 @@ struct LadderArgs {
   std::string clock;
   std::int64_t placement = 10;
   std::string seed;
+  tournament::ResultChecks checks;  // of untrusted workers' results
+  bool no_arrival_check = false;
   std::int64_t queue = 0;
   std::int64_t until_rated = 0;
   bool json = false;
@@ -111,6 +113,18 @@ void add_ladder_create(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& e
                    "Master seed (default: drawn, unguessable; stored, shown once frozen)")
       ->check(natural_validator());
   add_store_option(create, a->run);
+  create
+      ->add_option("--replay-share", a->checks.replay_share,
+                   "Untrusted workers (worker-role): the share of their matches played again "
+                   "by another worker (default 0.05)")
+      ->check(CLI::Range(0.0, 1.0));
+  create
+      ->add_option("--replay-first", a->checks.replay_first,
+                   "Untrusted workers: a new worker's first N results each played again "
+                   "(default 20)")
+      ->check(CLI::Range(0, 1'000'000));
+  create->add_flag("--no-arrival-check", a->no_arrival_check,
+                   "Untrusted workers: do not replay each stored log on arrival");
   create->callback([a, &exit_code] {
     auto spec = ladder_spec_of(*a);
     if (!spec) {
@@ -118,6 +132,8 @@ void add_ladder_create(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& e
       exit_code = kBadInput;
       return;
     }
+    spec->checks = a->checks;
+    if (a->no_arrival_check) spec->checks.on_arrival = false;
     auto store = open_or_report(a->run.store, OpenMode::create, exit_code);
     if (!store) return;
     auto id = league::create_ladder(*store, *spec);
