@@ -203,8 +203,8 @@ BEGIN
   RETURN QUERY
   -- A result waiting for its check is not done yet: the checker may send its job out again.
   SELECT t.planned, count(j.id),
-         count(j.id) FILTER (WHERE j.done AND NOT EXISTS (
-           SELECT 1 FROM results p WHERE p.job = j.id AND p.check_state = 'pending')),
+         count(j.id) FILTER (WHERE j.done) - (SELECT count(*) FROM results p
+           WHERE p.tournament = t.id AND p.check_state = 'pending'),
          count(j.id) FILTER (WHERE NOT j.done AND j.lease_until >= clock_timestamp()),
          coalesce(sum(j.duplicates), 0)::bigint,
          (SELECT k.verdict FROM conclusions k WHERE k.tournament = t.id)
