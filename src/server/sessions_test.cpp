@@ -60,7 +60,8 @@ TEST_F(SessionsTest, ASessionLastsUntilItExpiresIsClosedOrItsAuthorIsRevoked) {
   EXPECT_EQ(who->name, "ann");
   EXPECT_TRUE(who->by_cookie);
   EXPECT_EQ(who->csrf.size(), 64u);
-  EXPECT_FALSE(alive(b, "0" + ann.substr(1)));
+  // Another first character (a token starts with "0" one time in sixteen).
+  EXPECT_FALSE(alive(b, (ann[0] == '0' ? "1" : "0") + ann.substr(1)));
   EXPECT_FALSE(b.open("ann." + std::string(64, '0'), "192.0.2.1").value());
   b.close(ben);
   EXPECT_FALSE(alive(b, ben));
