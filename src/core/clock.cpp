@@ -1,5 +1,6 @@
 #include "core/clock.h"
 
+#include <pthread.h>
 #include <time.h>
 
 #include <algorithm>
@@ -32,7 +33,34 @@ bool ManualClock::wait_until(std::unique_lock<std::mutex>& lock, std::condition_
 }
 
 Duration Deadline::remaining() const {
-  return std::max(Duration::zero(), std::chrono::duration_cast<Duration>(at_ - clock_->now()));
+  Duration left =
+      std::max(Duration::zero(), std::chrono::duration_cast<Duration>(at_ - clock_->now()));
+  if (meter_ != nullptr)
+    if (const auto used = meter_->used())
+      left = std::min(left, std::max(Duration::zero(), cpu_at_ - *used));
+  return left;
+}
+
+bool Deadline::cpu_spent() const {
+  if (meter_ == nullptr) return false;
+  const auto used = meter_->used();
+  return used && *used >= cpu_at_;
+}
+
+bool Deadline::passed() const {
+  return clock_->now() >= at_ || cpu_spent();
+}
+
+ThreadCpuMeter ThreadCpuMeter::of(pthread_t thread) {
+  clockid_t id{};
+  if (::pthread_getcpuclockid(thread, &id) != 0) id = CLOCK_THREAD_CPUTIME_ID;
+  return ThreadCpuMeter(id);
+}
+
+std::optional<Duration> ThreadCpuMeter::used() const {
+  timespec ts{};
+  if (::clock_gettime(id_, &ts) != 0) return std::nullopt;
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
 }
 
 Duration thread_cpu_time() {

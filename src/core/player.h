@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/clock.h"
 #include "core/ejection.h"
 #include "core/rules.h"
 
@@ -53,6 +54,10 @@ class Player {
   // as remote players doing deadline-bounded I/O: the referee calls them on its own thread
   // instead of an abandonable one.
   virtual bool in_process() const { return true; }
+  // The meter of the CPU time the player's own processes use (a program's cgroup), for players
+  // that are not in process; null where there is none (a tcp client, a machine without cgroups).
+  // In-process players are measured on the thread that runs their calls.
+  virtual const CpuMeter* cpu_meter() const { return nullptr; }
   // Called by the referee itself (never through guarded_call) on players that are not in
   // process, when it is done with the seat at the end of the match. Closes connections, kills
   // processes. Must not block for long.

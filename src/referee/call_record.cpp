@@ -8,13 +8,18 @@ void CallRecord::set_clock(Duration remaining) {
   clock_us_ = std::chrono::duration_cast<std::chrono::microseconds>(remaining).count();
 }
 
-std::string CallRecord::text(const Ejection* ejection, Duration elapsed) && {
+std::string CallRecord::text(const Ejection* ejection, Duration elapsed,
+                             std::optional<Duration> cpu) && {
   std::string out = std::move(line_);
   out += ",\"call\":";
   append_json_string(out, call_);
   if (clock_us_) {
     out += ",\"clock_us\":";
     append_json_int(out, *clock_us_);
+  }
+  if (cpu) {
+    out += ",\"cpu_us\":";
+    append_json_int(out, std::chrono::duration_cast<std::chrono::microseconds>(*cpu).count());
   }
   if (ejection != nullptr) {
     out += ",\"detail\":";

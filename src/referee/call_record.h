@@ -34,8 +34,10 @@ class CallRecord {
   void set_reply(std::string reply) { reply_ = std::move(reply); }
 
   // The whole line, closed with how the call ended: "verdict" ("ok" or the ejection's reason),
-  // its "detail" when it failed, and "elapsed_us". Once only: the record gives its line away.
-  std::string text(const Ejection* ejection, Duration elapsed) &&;
+  // its "detail" when it failed, "elapsed_us", and "cpu_us" when the CPU time the player used
+  // was measured. Once only: the record gives its line away.
+  std::string text(const Ejection* ejection, Duration elapsed,
+                   std::optional<Duration> cpu = std::nullopt) &&;
 
  private:
   Seat seat_;

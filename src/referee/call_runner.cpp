@@ -1,5 +1,6 @@
 #include "referee/call_runner.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/interrupt.h"
@@ -85,6 +86,7 @@ void work(const std::shared_ptr<CallPool::Handoff>& h) {
 struct CallPool::Worker {
   std::shared_ptr<Handoff> handoff = std::make_shared<Handoff>();
   std::thread thread{[h = handoff] { work(h); }};
+  ThreadCpuMeter cpu = ThreadCpuMeter::of(thread.native_handle());
 
   ~Worker() {
     if (!thread.joinable()) return;
@@ -100,9 +102,14 @@ struct CallPool::Worker {
     thread.join();
   }
 
-  // Hands `job` over and waits until it is done (true) or `deadline` passes (false: the worker is
-  // abandoned and must not be used again).
-  bool run(const std::function<void()>& job, const Deadline& deadline) {
+  // Hands `job` over and waits until it is done (true) or `wall` passes, or with a `cpu_limit`
+  // the thread has used that much CPU time (false: the worker is abandoned and must not be used
+  // again).
+  bool run(const std::function<void()>& job, const Deadline& wall,
+           std::optional<Duration> cpu_limit) {
+    std::optional<Duration> cpu_start;
+    if (cpu_limit) cpu_start = cpu.used();
+    const Deadline deadline = cpu_start ? wall.with_cpu(cpu, *cpu_start + *cpu_limit) : wall;
     Handoff& h = *handoff;
     bool wake = false;
     {
@@ -117,8 +124,14 @@ struct CallPool::Worker {
     if (spin_until([&] { return h.done.load(); }, [&] { return !deadline.passed(); })) return true;
     std::unique_lock lock(h.mu);
     h.caller_asleep = true;
-    const bool finished =
-        deadline.clock().wait_until(lock, h.cv, deadline.at(), [&] { return h.done.load(); });
+    // Woken early by a CPU budget not yet spent (the call was waiting, not computing): wait on.
+    bool finished = false;
+    const Clock& clock = deadline.clock();
+    do {
+      finished =
+          clock.wait_until(lock, h.cv, std::min(deadline.at(), clock.now() + deadline.remaining()),
+                           [&] { return h.done.load(); });
+    } while (!finished && !deadline.passed());
     h.caller_asleep = false;
     if (finished) return true;
     g_strays.fetch_add(1);
@@ -155,14 +168,15 @@ CallRunner::CallRunner(Isolation isolation, std::shared_ptr<CallPool> pool)
 
 CallRunner::~CallRunner() = default;
 
-bool CallRunner::run(const std::function<void()>& job, const Deadline& deadline) {
+bool CallRunner::run(const std::function<void()>& job, const Deadline& deadline,
+                     std::optional<Duration> cpu_limit) {
   if (abandoned_) return false;
   if (isolation_ == Isolation::inline_call) {
     job();
     return !deadline.passed();
   }
   auto worker = pool_->take();
-  if (worker->run(job, deadline)) {
+  if (worker->run(job, deadline, cpu_limit)) {
     pool_->give_back(std::move(worker));
     return true;
   }

@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -57,8 +58,12 @@ class CallRunner {
   // Runs `job` and waits for it until `deadline`. Returns true if it finished in time (in inline
   // mode: if it finished before the deadline had passed). After a false return in threaded mode
   // the runner is abandoned and every later run() returns false at once.
+  // `cpu_limit`: in threaded mode the call is also given up once the thread running it has used
+  // this much CPU time (its thread CPU clock), `deadline` being the wall-clock backstop; inline
+  // calls are judged afterwards by whoever measured them.
   // REQUIRES: job does not throw (wrap it; guarded_call does).
-  bool run(const std::function<void()>& job, const Deadline& deadline);
+  bool run(const std::function<void()>& job, const Deadline& deadline,
+           std::optional<Duration> cpu_limit = std::nullopt);
 
   bool abandoned() const { return abandoned_; }
 

@@ -103,7 +103,7 @@ Expected<std::vector<Json>> read_game_log(std::istream& in) {
 namespace {
 
 bool is_timing(const std::string& key) {
-  return key == "elapsed_us" || key == "clock_us" || key == "hosting";
+  return key == "elapsed_us" || key == "cpu_us" || key == "clock_us" || key == "hosting";
 }
 
 }  // namespace
@@ -126,6 +126,7 @@ Json without_timing(const Json& line) {
   Json copy = line;
   if (copy.is_object()) {
     copy.erase("elapsed_us");
+    copy.erase("cpu_us");
     copy.erase("clock_us");
     copy.erase("hosting");
   }

@@ -19,8 +19,11 @@ std::expected<Json, Ejection> LiveSeat::exchange(const char* call, std::string_v
                                                  const Json& args, Duration& elapsed) {
   if (!unstarted_.empty()) return std::unexpected(Ejection{seat_, Why::hang_up, call, unstarted_});
   const Deadline deadline = Deadline::after(clock_, per_call_);
-  auto outcome = guarded_call(seat_, call, runner_, deadline,
-                              [ask = ask_, request = wire::call(method, args)] { return ask(request); });
+  // Not measured: an outside team's CPU time is its program's, which this seat cannot see.
+  auto outcome = guarded_call(
+      seat_, call, runner_, deadline,
+      [ask = ask_, request = wire::call(method, args)] { return ask(request); }, std::nullopt,
+      CpuRule{.measure = false});
   elapsed = outcome.elapsed;
   if (!outcome.value) return std::unexpected(outcome.value.error());
   return std::move(*outcome.value);

@@ -2,6 +2,10 @@
 
 namespace arbiter {
 
+std::string_view limit_by_name(LimitBy by) {
+  return by == LimitBy::cpu ? "cpu" : "wall";
+}
+
 Json encode_result(const MatchResult& result) {
   Json ejections = Json::array();
   for (const auto& e : result.ejections)

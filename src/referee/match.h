@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/clock.h"
@@ -19,6 +20,12 @@
 
 namespace arbiter {
 
+// What a player's time limits are judged on: the wall clock (the default), or the CPU time its
+// calls used, with a wall-clock backstop of RefereeOptions::backstop times the limit (a program
+// that sleeps or waits on I/O is still stopped).
+enum class LimitBy { wall, cpu };
+std::string_view limit_by_name(LimitBy by);  // "wall", "cpu"
+
 struct RefereeOptions {
   Duration per_call = std::chrono::seconds(6);  // the limit for each single call to a player
   Isolation isolation = Isolation::thread;      // see CallRunner
@@ -32,6 +39,16 @@ struct RefereeOptions {
   // both, lockstep matches (Abalone) the per-call limit.
   std::vector<std::optional<Duration>> seat_per_call;
   std::vector<std::optional<TimeControl>> seat_time_control;
+  // Turn-based matches: each call's CPU time is measured and logged ("cpu_us") where it can be:
+  // a program's own cgroup (Player::cpu_meter), the thread running an in-process player.
+  bool measure_cpu = true;
+  LimitBy limit_by = LimitBy::wall;
+  double backstop = kDefaultBackstop;  // with LimitBy::cpu: the wall-clock limit's multiple
+
+  static constexpr double kDefaultBackstop = 3.0;
+  Duration backstop_of(Duration cpu_limit) const {
+    return std::chrono::duration_cast<Duration>(cpu_limit * backstop);
+  }
 
   Duration per_call_of(Seat seat) const {
     const auto i = static_cast<std::size_t>(seat);

@@ -8,6 +8,7 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct ReplayScript {
   std::vector<std::string> names;  // by seat, for messages
   std::int64_t per_call_us = 0;    // the header's per-call limit; 0: not stated, not judged
   std::vector<std::int64_t> seat_per_call_us;  // a seat's own limit, where the header gives one
+  // Judged on CPU time (the header's "limit_by": "cpu"): the per-call limit bounds cpu_us, and
+  // the wall-clock backstop, this many times it, bounds elapsed_us.
+  std::optional<double> backstop;
   std::string divergence;  // the first way the referee's calls departed from the log
 
   // The recorded call that answers `call` of `seat` with `args`: after checking that the
@@ -63,9 +67,8 @@ struct ReplayScript {
     const std::int64_t limit_us = static_cast<std::size_t>(seat) < seat_per_call_us.size()
                                       ? seat_per_call_us[static_cast<std::size_t>(seat)]
                                       : per_call_us;
-    if (limit_us > 0 && (verdict == "ok" || verdict == "foul") && took > limit_us + 1000)
-      diverge(seat, fmt::format("{} is recorded as answered after {} us, past the per-call limit of {} us",
-                                call, took, limit_us));
+    const bool answered = verdict == "ok" || verdict == "foul";
+    if (limit_us > 0 && answered) check_timing(seat, call, record, took, limit_us);
     // A recorded reply is answered again, so that the rules (a foul) and the decoder (a
     // malformed answer the referee decoded) judge it as they did then; a failed call without
     // one (a timeout, a hang-up, a foul the channel called: an unsolicited line) re-raises its
@@ -76,6 +79,31 @@ struct ReplayScript {
       throw PlayerFault(*why, string_or(record, "detail"));
     }
     return record;
+  }
+
+  // An answer's recorded time was possible: on the wall clock within the limit, or judged on
+  // CPU time, its CPU time within the limit and its wall time within the backstop.
+  void check_timing(Seat seat, const char* call, const Json& record, std::int64_t took,
+                    std::int64_t limit_us) {
+    if (!backstop) {
+      if (took > limit_us + 1000)
+        diverge(seat, fmt::format("{} is recorded as answered after {} us, past the per-call "
+                                  "limit of {} us",
+                                  call, took, limit_us));
+      return;
+    }
+    const auto wall_us = static_cast<std::int64_t>(static_cast<double>(limit_us) * *backstop);
+    if (took > wall_us + 1000)
+      diverge(seat, fmt::format("{} is recorded as answered after {} us, past the wall-clock "
+                                "backstop of {} us",
+                                call, took, wall_us));
+    const Json cpu = field_or_null(record, "cpu_us");
+    if (!cpu.is_null() && (!cpu.is_number_integer() || cpu.get<std::int64_t>() < 0))
+      diverge(seat, fmt::format("{} has no valid cpu_us", call));
+    if (cpu.is_number_integer() && cpu.get<std::int64_t>() > limit_us + 1000)
+      diverge(seat, fmt::format("{} is recorded as answered after {} us of CPU time, past the "
+                                "per-call limit of {} us",
+                                call, cpu.get<std::int64_t>(), limit_us));
   }
 
   [[noreturn]] void diverge(Seat seat, const std::string& what) {
@@ -185,6 +213,21 @@ Expected<ReplayReport> replay(const std::vector<Json>& log) {
   options.isolation = Isolation::inline_call;
   options.clock = &clock;
   options.log = &fresh;
+  options.measure_cpu = false;
+  if (header.contains("limit_by")) {
+    const Json& by = header["limit_by"];
+    const Json& backstop = field_or_null(header, "backstop");
+    if (by != "cpu" && by != "wall")
+      return fail("the header's limit_by: expected \"wall\" or \"cpu\"");
+    if (by == "cpu") {
+      if (!backstop.is_number() ||
+          !(backstop.get<double>() >= 1.0 && backstop.get<double>() <= 100.0))
+        return fail("the header's backstop: expected a number from 1 to 100");
+      options.limit_by = LimitBy::cpu;
+      options.backstop = backstop.get<double>();
+      script->backstop = options.backstop;
+    }
+  }
   if (header.contains("clock")) {
     auto tc = header["clock"].is_string() ? parse_time_control(header["clock"].get<std::string>())
                                           : Expected<TimeControl>(fail("not a string"));

@@ -170,14 +170,18 @@ class TurnReferee {
         bank_bound = true;
       }
     }
-    const Deadline deadline = Deadline::after(*options_.clock, allowance);
+    const CpuRule rule = cpu_rule(seat, allowance);
+    const Deadline deadline =
+        Deadline::after(*options_.clock, rule.limit ? options_.backstop_of(allowance) : allowance);
     std::optional<CallRecord> record;
     if (options_.log != nullptr)
       record.emplace(seat, method, args, options_.log->line_buffer());
     if (told && record) record->set_clock(told->remaining);
-    auto outcome = guarded_call(seat, method, *runners_[seat], deadline, std::move(fn), told);
+    auto outcome = guarded_call(seat, method, *runners_[seat], deadline, std::move(fn), told, rule);
     if (told) {
-      const Duration used = std::max(Duration::zero(), outcome.elapsed - grace);
+      // Judged on CPU time, the bank pays the CPU time the call used.
+      const Duration took = rule.limit ? outcome.cpu.value_or(outcome.elapsed) : outcome.elapsed;
+      const Duration used = std::max(Duration::zero(), took - grace);
       if (!outcome.value && outcome.value.error().why == Why::timeout && bank_bound) {
         banks_[seat] = Duration::zero();
         outcome.value = std::unexpected(Ejection{
@@ -210,13 +214,24 @@ class TurnReferee {
     }
     if (record)
       options_.log->write_text(
-          std::move(*record).text(ejection ? &*ejection : nullptr, outcome.elapsed));
+          std::move(*record).text(ejection ? &*ejection : nullptr, outcome.elapsed, outcome.cpu));
     if (ejection) {
       state_.eject(seat);
       if (!players_[seat]->in_process()) players_[seat]->ejected(*ejection);
       result_.ejections.push_back(std::move(*ejection));
     }
     return answer;
+  }
+
+  // How the seat's calls are timed: its CPU time measured where it can be (a program's cgroup,
+  // or the thread of an in-process player) and, with LimitBy::cpu, judged against `allowance`.
+  CpuRule cpu_rule(Seat seat, Duration allowance) const {
+    const Player<G>& player = *players_[seat];
+    CpuRule rule{.measure = options_.measure_cpu, .meter = player.cpu_meter()};
+    const bool measurable = player.in_process() || rule.meter != nullptr;
+    rule.measure = rule.measure && measurable;
+    if (options_.limit_by == LimitBy::cpu && measurable) rule.limit = allowance;
+    return rule;
   }
 
   void log_header() {
@@ -230,6 +245,10 @@ class TurnReferee {
                 {"per_call_ms",
                  std::chrono::duration_cast<std::chrono::milliseconds>(options_.per_call).count()}};
     if (options_.time_control) header["clock"] = format_time_control(*options_.time_control);
+    if (options_.limit_by == LimitBy::cpu) {
+      header["limit_by"] = "cpu";
+      header["backstop"] = options_.backstop;
+    }
     if (options_.seats_differ()) {
       Json limits = Json::array();
       for (std::size_t s = 0; s < players_.size(); ++s) {

@@ -5,8 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -26,8 +29,12 @@ struct Layout {
   std::string memory;  // v1: the referee's group in the memory hierarchy; v2: its group
   std::string pids;    // v1: ... in the pids hierarchy; v2: same as memory
   std::string cpu;     // v1: ... in the cpu hierarchy; v2: same as memory; empty: none writable
+  std::string cpuacct;  // v1: ... in the cpuacct hierarchy (may be cpu's); v2: same as memory
+  std::string cpuset;   // v1: ... in the cpuset hierarchy; v2: same as memory; empty: none
   std::string why_not;  // empty when usable
   std::string cpu_why_not;  // empty when CPU shares can be capped
+  std::string cpuacct_why_not;
+  std::string cpuset_why_not;
 };
 
 std::string read_small(const std::string& path) {
@@ -66,7 +73,7 @@ Layout find_layout() {
   // mountinfo fields: id parent major:minor root mountpoint options ... - fstype source superopts
   std::istringstream mounts(read_small("/proc/self/mountinfo"));
   std::string memory_mount, memory_root, pids_mount, pids_root, cpu_mount, cpu_root, v2_mount,
-      v2_root;
+      v2_root, acct_mount, acct_root, set_mount, set_root;
   for (std::string line; std::getline(mounts, line);) {
     std::istringstream f(line);
     std::string id, parent, dev, root, point, options;
@@ -85,12 +92,14 @@ Layout find_layout() {
         if (o == "memory") memory_mount = point, memory_root = root;
         if (o == "pids") pids_mount = point, pids_root = root;
         if (o == "cpu") cpu_mount = point, cpu_root = root;
+        if (o == "cpuacct") acct_mount = point, acct_root = root;
+        if (o == "cpuset") set_mount = point, set_root = root;
       }
     }
   }
   // /proc/self/cgroup: "id:controllers:path"; v2 is "0::path".
   std::istringstream groups(read_small("/proc/self/cgroup"));
-  std::string memory_path, pids_path, cpu_path, v2_path;
+  std::string memory_path, pids_path, cpu_path, v2_path, acct_path, set_path;
   for (std::string line; std::getline(groups, line);) {
     const auto a = line.find(':'), b = line.find(':', a + 1);
     if (a == std::string::npos || b == std::string::npos) continue;
@@ -101,6 +110,8 @@ Layout find_layout() {
       if (name == "memory") memory_path = path;
       if (name == "pids") pids_path = path;
       if (name == "cpu") cpu_path = path;
+      if (name == "cpuacct") acct_path = path;
+      if (name == "cpuset") set_path = path;
     }
   }
   // The group's directory: the mount point plus the path below the mount's own root.
@@ -117,6 +128,16 @@ Layout find_layout() {
       if (!writable_dir(l.cpu)) {
         l.cpu.clear();
         l.cpu_why_not = "no writable cgroup v1 cpu hierarchy";
+      }
+      if (!acct_mount.empty()) l.cpuacct = join(acct_mount, acct_root, acct_path);
+      if (!writable_dir(l.cpuacct)) {
+        l.cpuacct.clear();
+        l.cpuacct_why_not = "no writable cgroup v1 cpuacct hierarchy";
+      }
+      if (!set_mount.empty()) l.cpuset = join(set_mount, set_root, set_path);
+      if (!writable_dir(l.cpuset)) {
+        l.cpuset.clear();
+        l.cpuset_why_not = "no writable cgroup v1 cpuset hierarchy";
       }
       return l;
     }
@@ -135,6 +156,13 @@ Layout find_layout() {
         l.cpu = own;
       else
         l.cpu_why_not = fmt::format("cgroup v2 at {}: the cpu controller is not delegated", own);
+      l.cpuacct = own;  // every v2 group has cpu.stat
+      if (read_small(own + "/cgroup.subtree_control").find("cpuset") != std::string::npos ||
+          write_small(own + "/cgroup.subtree_control", "+cpuset"))
+        l.cpuset = own;
+      else
+        l.cpuset_why_not =
+            fmt::format("cgroup v2 at {}: the cpuset controller is not delegated", own);
       return l;
     }
     l.why_not = fmt::format(
@@ -169,7 +197,8 @@ const Layout& layout() {
     if (found.why_not.empty()) {
       remove_stale(found.memory);
       if (found.pids != found.memory) remove_stale(found.pids);
-      if (!found.cpu.empty() && found.cpu != found.memory) remove_stale(found.cpu);
+      for (const std::string* dir : {&found.cpu, &found.cpuacct, &found.cpuset})
+        if (!dir->empty() && *dir != found.memory && *dir != found.pids) remove_stale(*dir);
     }
     return found;
   }();
@@ -189,96 +218,151 @@ Expected<void> ProgramCgroup::cpu_available() {
   return {};
 }
 
-Expected<std::unique_ptr<ProgramCgroup>> ProgramCgroup::create(
-    std::optional<std::uint64_t> memory_bytes, std::optional<std::uint64_t> processes,
-    std::optional<std::uint64_t> cpu_millis) {
+Expected<void> ProgramCgroup::accounting_available() {
+  if (!layout().why_not.empty()) return fail(layout().why_not);
+  if (!layout().cpuacct_why_not.empty()) return fail(layout().cpuacct_why_not);
+  return {};
+}
+
+Expected<void> ProgramCgroup::pin_available() {
+  if (!layout().why_not.empty()) return fail(layout().why_not);
+  if (!layout().cpuset_why_not.empty()) return fail(layout().cpuset_why_not);
+  return {};
+}
+
+Expected<std::unique_ptr<ProgramCgroup>> ProgramCgroup::create(const CgroupCaps& caps) {
   const Layout& l = layout();
   if (!l.why_not.empty()) return fail(l.why_not);
+  if (!caps.cpus.empty() && l.cpuset.empty())
+    return fail("cannot pin a program to CPUs: " + l.cpuset_why_not);
   static std::atomic<std::uint64_t> serial{0};
   const std::string name = fmt::format("arbiter-{}-{}", ::getpid(), serial.fetch_add(1));
   std::unique_ptr<ProgramCgroup> group(new ProgramCgroup);
-  const auto make = [&](const std::string& parent) -> Expected<std::string> {
+  // The group's directory in the hierarchy mounted at `parent`: made once, and joined once,
+  // however many of the controllers wanted share that hierarchy (v1 may mount cpu,cpuacct).
+  const auto dir_in = [&](const std::string& parent) -> Expected<std::string> {
     const std::string dir = parent + "/" + name;
+    if (std::find(group->dirs_.begin(), group->dirs_.end(), dir) != group->dirs_.end()) return dir;
     if (::mkdir(dir.c_str(), 0700) < 0)
       return fail(fmt::format("cannot make the cgroup {}: {}", dir, std::strerror(errno)));
     group->dirs_.push_back(dir);
     return dir;
   };
-  const auto set = [](const std::string& file, std::uint64_t value) -> Expected<void> {
-    if (!write_small(file, std::to_string(value)))
-      return fail(fmt::format("cannot set {}: {}", file, std::strerror(errno)));
-    return {};
-  };
-  const auto set_text = [](const std::string& file, const std::string& value) -> Expected<void> {
+  const auto set = [](const std::string& file, const std::string& value) -> Expected<void> {
     if (!write_small(file, value))
       return fail(fmt::format("cannot set {}: {}", file, std::strerror(errno)));
     return {};
   };
-  const auto join = [&](const std::string& dir) -> Expected<void> {
+  std::vector<std::string> to_join;
+  const auto join_later = [&](const std::string& dir) {
+    if (std::find(to_join.begin(), to_join.end(), dir) == to_join.end()) to_join.push_back(dir);
+  };
+  const auto count_cpu = [&](const std::string& file, bool stat) -> Expected<void> {
+    group->usage_fd_ = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (group->usage_fd_ < 0)
+      return fail(fmt::format("cannot open {}: {}", file, std::strerror(errno)));
+    group->usage_in_stat_ = stat;
+    return {};
+  };
+#define ARBITER_TRY(expr) \
+  if (auto ok_ = (expr); !ok_) return std::unexpected(ok_.error())
+  if (l.v2) {
+    auto dir = dir_in(l.memory);
+    if (!dir) return std::unexpected(dir.error());
+    if (caps.memory_bytes) {
+      ARBITER_TRY(set(*dir + "/memory.max", std::to_string(*caps.memory_bytes)));
+      write_small(*dir + "/memory.swap.max", "0");  // absent without swap accounting
+      group->memory_events_ = *dir + "/memory.events";
+    }
+    if (caps.processes) {
+      ARBITER_TRY(set(*dir + "/pids.max", std::to_string(*caps.processes)));
+      group->pids_events_ = *dir + "/pids.events";
+    }
+    // Equal weight, and a quota per period of 100 ms.
+    if (caps.cpu_millis && !l.cpu.empty()) {
+      ARBITER_TRY(set(*dir + "/cpu.max", fmt::format("{} {}", *caps.cpu_millis * 100, 100000)));
+      write_small(*dir + "/cpu.weight", "100");
+    }
+    if (!caps.cpus.empty()) ARBITER_TRY(set(*dir + "/cpuset.cpus", caps.cpus));
+    ARBITER_TRY(count_cpu(*dir + "/cpu.stat", true));
+    group->memory_key_ = "oom_kill";
+    join_later(*dir);
+  } else {
+    if (caps.memory_bytes) {
+      auto dir = dir_in(l.memory);
+      if (!dir) return std::unexpected(dir.error());
+      ARBITER_TRY(set(*dir + "/memory.limit_in_bytes", std::to_string(*caps.memory_bytes)));
+      // RAM plus swap, where swap is accounted, so that the cap cannot be dodged into swap.
+      write_small(*dir + "/memory.memsw.limit_in_bytes", std::to_string(*caps.memory_bytes));
+      group->memory_events_ = *dir + "/memory.oom_control";
+      group->memory_key_ = "oom_kill";
+      join_later(*dir);
+    }
+    if (caps.processes) {
+      auto dir = dir_in(l.pids);
+      if (!dir) return std::unexpected(dir.error());
+      ARBITER_TRY(set(*dir + "/pids.max", std::to_string(*caps.processes)));
+      group->pids_events_ = *dir + "/pids.events";
+      join_later(*dir);
+    }
+    if (caps.cpu_millis && !l.cpu.empty()) {
+      auto dir = dir_in(l.cpu);
+      if (!dir) return std::unexpected(dir.error());
+      // Equal weight (the default shares), and a quota per period of 100 ms.
+      ARBITER_TRY(set(*dir + "/cpu.shares", "1024"));
+      ARBITER_TRY(set(*dir + "/cpu.cfs_period_us", "100000"));
+      ARBITER_TRY(set(*dir + "/cpu.cfs_quota_us", std::to_string(*caps.cpu_millis * 100)));
+      join_later(*dir);
+    }
+    if (!l.cpuacct.empty()) {
+      auto dir = dir_in(l.cpuacct);
+      if (!dir) return std::unexpected(dir.error());
+      ARBITER_TRY(count_cpu(*dir + "/cpuacct.usage", false));
+      join_later(*dir);
+    }
+    if (!caps.cpus.empty()) {
+      auto dir = dir_in(l.cpuset);
+      if (!dir) return std::unexpected(dir.error());
+      // A v1 cpuset takes no process before it has memory nodes: the parent's.
+      std::string mems = read_small(l.cpuset + "/cpuset.mems");
+      while (!mems.empty() && std::isspace(static_cast<unsigned char>(mems.back())))
+        mems.pop_back();
+      ARBITER_TRY(set(*dir + "/cpuset.mems", mems));
+      ARBITER_TRY(set(*dir + "/cpuset.cpus", caps.cpus));
+      join_later(*dir);
+    }
+  }
+#undef ARBITER_TRY
+  for (const std::string& dir : to_join) {
     const std::string procs = dir + "/cgroup.procs";
     const int fd = ::open(procs.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) return fail(fmt::format("cannot open {}: {}", procs, std::strerror(errno)));
     group->join_fds_.push_back(fd);
-    return {};
-  };
-  if (l.v2) {
-    auto dir = make(l.memory);
-    if (!dir) return std::unexpected(dir.error());
-    if (memory_bytes) {
-      if (auto ok = set(*dir + "/memory.max", *memory_bytes); !ok) return std::unexpected(ok.error());
-      write_small(*dir + "/memory.swap.max", "0");  // absent without swap accounting
-      group->memory_events_ = *dir + "/memory.events";
-    }
-    if (processes) {
-      if (auto ok = set(*dir + "/pids.max", *processes); !ok) return std::unexpected(ok.error());
-      group->pids_events_ = *dir + "/pids.events";
-    }
-    // Equal weight, and a quota per period of 100 ms.
-    if (cpu_millis && !l.cpu.empty()) {
-      if (auto ok = set_text(*dir + "/cpu.max", fmt::format("{} {}", *cpu_millis * 100, 100000));
-          !ok)
-        return std::unexpected(ok.error());
-      write_small(*dir + "/cpu.weight", "100");
-    }
-    if (auto ok = join(*dir); !ok) return std::unexpected(ok.error());
-    group->memory_key_ = "oom_kill";
-    return group;
-  }
-  if (memory_bytes) {
-    auto dir = make(l.memory);
-    if (!dir) return std::unexpected(dir.error());
-    if (auto ok = set(*dir + "/memory.limit_in_bytes", *memory_bytes); !ok)
-      return std::unexpected(ok.error());
-    // RAM plus swap, where swap is accounted, so that the cap cannot be dodged into swap.
-    write_small(*dir + "/memory.memsw.limit_in_bytes", std::to_string(*memory_bytes));
-    group->memory_events_ = *dir + "/memory.oom_control";
-    group->memory_key_ = "oom_kill";
-    if (auto ok = join(*dir); !ok) return std::unexpected(ok.error());
-  }
-  if (processes) {
-    auto dir = make(l.pids);
-    if (!dir) return std::unexpected(dir.error());
-    if (auto ok = set(*dir + "/pids.max", *processes); !ok) return std::unexpected(ok.error());
-    group->pids_events_ = *dir + "/pids.events";
-    if (auto ok = join(*dir); !ok) return std::unexpected(ok.error());
-  }
-  if (cpu_millis && !l.cpu.empty()) {
-    const std::string dir = l.cpu + "/" + name;
-    if (::mkdir(dir.c_str(), 0700) < 0)
-      return fail(fmt::format("cannot make the cgroup {}: {}", dir, std::strerror(errno)));
-    group->dirs_.push_back(dir);
-    // Equal weight (the default shares), and a quota per period of 100 ms.
-    for (const auto& [file, value] : {std::pair<const char*, std::uint64_t>{"cpu.shares", 1024},
-                                      {"cpu.cfs_period_us", 100000},
-                                      {"cpu.cfs_quota_us", *cpu_millis * 100}})
-      if (auto ok = set(dir + "/" + file, value); !ok) return std::unexpected(ok.error());
-    if (auto ok = join(dir); !ok) return std::unexpected(ok.error());
   }
   return group;
 }
 
+std::optional<Duration> ProgramCgroup::used() const {
+  if (usage_fd_ < 0) return std::nullopt;
+  char buf[512];
+  const ssize_t n = ::pread(usage_fd_, buf, sizeof buf - 1, 0);
+  if (n <= 0) return std::nullopt;
+  buf[n] = '\0';
+  const char* p = buf;
+  if (usage_in_stat_) {
+    p = std::strstr(buf, "usage_usec ");
+    if (p == nullptr) return std::nullopt;
+    p += std::strlen("usage_usec ");
+  }
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(p, &end, 10);
+  if (end == p) return std::nullopt;
+  return usage_in_stat_ ? Duration(std::chrono::microseconds(value)) : Duration(value);
+}
+
 ProgramCgroup::~ProgramCgroup() {
   for (int fd : join_fds_) ::close(fd);
+  if (usage_fd_ >= 0) ::close(usage_fd_);
   // The processes were killed; the kernel may still be tearing the last ones down.
   for (auto it = dirs_.rbegin(); it != dirs_.rend(); ++it)
     for (int attempt = 0; attempt < 200 && ::rmdir(it->c_str()) < 0 && errno == EBUSY; ++attempt)

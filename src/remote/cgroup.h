@@ -1,10 +1,12 @@
 // ProgramCgroup: a control group of one program player's own, where the kernel lets the referee
 // make one: its memory (RAM, including the page cache it causes), its number of processes and
 // threads, and the CPU it uses at once are capped by the kernel for the whole process tree, and
-// counters tell afterwards whether a cap was hit (an OOM kill; a refused fork). Works on cgroup v1
-// (the memory and pids hierarchies) and on cgroup v2 (a delegated subtree with the memory and pids
-// controllers). Where neither is writable, ChildProcess falls back to RLIMIT_AS and RLIMIT_NPROC,
-// which cap as well but cannot say afterwards that they did.
+// counters tell afterwards whether a cap was hit (an OOM kill; a refused fork); it may be pinned to
+// CPUs of its own (cpuset), and it counts the CPU time the whole tree used. Works on cgroup v1
+// (the memory and pids hierarchies; cpu, cpuacct and cpuset where mounted) and on cgroup v2 (a
+// delegated subtree with the memory and pids controllers; cpu and cpuset where delegated). Where
+// neither is writable, ChildProcess falls back to RLIMIT_AS and RLIMIT_NPROC, which cap as well but
+// cannot say afterwards that they did.
 #pragma once
 
 #include <sys/types.h>
@@ -15,19 +17,30 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/json.h"
 
 namespace arbiter {
 
-class ProgramCgroup {
+// What a program's group caps (nullopt or empty: not capped).
+struct CgroupCaps {
+  std::optional<std::uint64_t> memory_bytes;
+  std::optional<std::uint64_t> processes;
+  // CPU in thousandths of a CPU: a quota per 100 ms period, at the same weight as every other
+  // program; left out where cpu_available() says no.
+  std::optional<std::uint64_t> cpu_millis;
+  // The CPUs it may run on, as the kernel writes a list ("2", "0-1,3"): a cpuset group of its
+  // own; create() fails where pin_available() says no.
+  std::string cpus;
+};
+
+// Besides the caps, every group counts the CPU time its processes use (used(): cpuacct.usage on
+// cgroup v1, cpu.stat's usage_usec on v2), where accounting_available().
+class ProgramCgroup final : public CpuMeter {
  public:
-  // A new group under the referee's own, with the given caps (nullopt: none): memory, processes,
-  // and CPU in thousandths of a CPU (a quota per 100 ms period, at the same weight as every other
-  // program; left out where cpu_available() says no). Fails with a one-line Error when this
-  // machine has no writable cgroup with the memory and pids controllers.
-  static Expected<std::unique_ptr<ProgramCgroup>> create(
-      std::optional<std::uint64_t> memory_bytes, std::optional<std::uint64_t> processes,
-      std::optional<std::uint64_t> cpu_millis = {});
+  // A new group under the referee's own, with the given caps. Fails with a one-line Error when
+  // this machine has no writable cgroup with the memory and pids controllers.
+  static Expected<std::unique_ptr<ProgramCgroup>> create(const CgroupCaps& caps);
   // Removes the group (its processes must be dead by then; ChildProcess kills them first).
   ~ProgramCgroup();
   ProgramCgroup(const ProgramCgroup&) = delete;
@@ -41,16 +54,29 @@ class ProgramCgroup {
   // a thread for the process cap. Read from the group's event counters.
   bool memory_hit() const;
   bool processes_hit() const;
+  // Whether it has a memory or a process cap whose hits those say.
+  bool caps_counted() const { return !memory_events_.empty() || !pids_events_.empty(); }
+
+  // The CPU time the group's processes have used so far (all of them, children and threads
+  // too); nullopt without accounting. A read of one small file kept open.
+  std::optional<Duration> used() const override;
+  bool counts_cpu() const { return usage_fd_ >= 0; }
 
   // Whether this machine lets the referee make such groups, and if not why (one line).
   static Expected<void> available();
   // Whether their CPU can be capped too (a writable cpu controller), and if not why.
   static Expected<void> cpu_available();
+  // Whether they count the CPU time their processes use (cpuacct, or cgroup v2), and if not why.
+  static Expected<void> accounting_available();
+  // Whether they can be pinned to CPUs (a writable cpuset controller), and if not why.
+  static Expected<void> pin_available();
 
  private:
   ProgramCgroup() = default;
   std::vector<std::string> dirs_;  // created, removed in reverse
   std::vector<int> join_fds_;
+  int usage_fd_ = -1;  // cpuacct.usage (nanoseconds) or cpu.stat (usage_usec)
+  bool usage_in_stat_ = false;
   std::string memory_events_;  // the file with the OOM-kill count, and the key before it
   std::string memory_key_;
   std::string pids_events_;

@@ -399,7 +399,7 @@ struct ChildProcess::State {
             static_cast<int>(std::clamp<std::int64_t>((at - now_ns()) / 1'000'000 + 1, 0, 60'000));
       // A program that hits a cgroup cap may go on running (a refused fork is only an error to
       // it): the counters are looked at every kCgroupPoll and the first hit ends it.
-      if (cgroup && hit.load() == -1) {
+      if (cgroup && cgroup->caps_counted() && hit.load() == -1) {
         if (auto found = cgroup_hit()) record_hit(found->why, std::move(found->detail));
         timeout = timeout < 0 ? kCgroupPollMs : std::min(timeout, kCgroupPollMs);
       }
@@ -565,9 +565,12 @@ Expected<std::unique_ptr<ProgramCgroup>> prepare_caps(const ChildSpec& spec,
   std::optional<std::uint64_t> processes = spec.limits.processes;
   if (processes && own_namespace) *processes += 1;
   std::unique_ptr<ProgramCgroup> cgroup;
-  if ((spec.limits.memory_bytes || processes || spec.limits.cpu_millis) &&
-      ProgramCgroup::available()) {
-    auto made = ProgramCgroup::create(spec.limits.memory_bytes, processes, spec.limits.cpu_millis);
+  // A group even without caps, where the machine has them: it counts the program's CPU time.
+  if (ProgramCgroup::available()) {
+    auto made = ProgramCgroup::create({.memory_bytes = spec.limits.memory_bytes,
+                                       .processes = processes,
+                                       .cpu_millis = spec.limits.cpu_millis,
+                                       .cpus = spec.limits.cpus});
     if (!made) return fail(fmt::format("cannot run \"{}\": {}", name, made.error().message));
     cgroup = std::move(*made);
     l.cgroup_joins = &cgroup->join_fds();
@@ -853,6 +856,10 @@ std::optional<LimitHit> ChildProcess::limit_hit(Duration wait) {
 
 bool ChildProcess::in_own_cgroup() const {
   return s_->cgroup != nullptr;
+}
+
+const CpuMeter* ChildProcess::cpu_meter() const {
+  return s_->cgroup != nullptr && s_->cgroup->counts_cpu() ? s_->cgroup.get() : nullptr;
 }
 
 std::uint64_t ChildProcess::stderr_bytes() const {

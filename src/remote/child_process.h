@@ -44,6 +44,9 @@ struct ChildLimits {
   // program forking spinners slows only itself. Where the machine has no writable cpu
   // controller it is not enforced (arbiter sandbox check says so).
   std::optional<std::uint64_t> cpu_millis;
+  // The CPUs it may run on ("3", "0-1"), a cpuset group of its own (pinning); empty: any.
+  // Spawning fails where the machine cannot pin (ProgramCgroup::pin_available).
+  std::string cpus;
   friend bool operator==(const ChildLimits&, const ChildLimits&) = default;
 };
 
@@ -136,6 +139,10 @@ class ChildProcess {
 
   // Whether the memory and process caps are the kernel's cgroup ones (see ChildLimits).
   bool in_own_cgroup() const;
+  // The CPU time the program and everything it started have used (its cgroup's count); null
+  // where the machine does not count it (ProgramCgroup::accounting_available). Lives as long as
+  // this ChildProcess.
+  const CpuMeter* cpu_meter() const;
 
   // Bytes the child wrote to stderr so far, including those beyond the cap.
   std::uint64_t stderr_bytes() const;

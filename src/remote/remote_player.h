@@ -65,6 +65,7 @@ class RemotePlayer final : public Player<G> {
   void win(bool won) override { expect_void(wire::kWin, call(wire::kWin, Json::array({won}))); }
 
   bool in_process() const override { return false; }
+  const CpuMeter* cpu_meter() const override { return child_ ? child_->cpu_meter() : nullptr; }
 
   // Closes the channel; the child has wire::kLastMessageGrace to see its input end and exit by
   // itself (bot check's "exits") before it is killed. It is reaped when the player is destroyed

@@ -29,6 +29,7 @@ def strip_timing(path: pathlib.Path):
     for line in path.read_text().splitlines():
         record = json.loads(line)
         record.pop("elapsed_us", None)
+        record.pop("cpu_us", None)
         lines.append(json.dumps(record, sort_keys=True))
     return lines
 
