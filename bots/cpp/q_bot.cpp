@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <memory>
 
 #include <CLI/CLI.hpp>
 
@@ -11,6 +12,35 @@
 #include "remote/fd_channel.h"
 #include "remote/serve.h"
 #include "remote/tcp.h"
+
+namespace {
+
+// The bot, computing for `think` of its own CPU time before every move (the fairness experiment
+// of docs/benchmarks.md: a bot that uses most of its limit, on a busy machine).
+class Thinker final : public arbiter::Player<arbiter::q::Q> {
+ public:
+  Thinker(std::shared_ptr<arbiter::Player<arbiter::q::Q>> inner, arbiter::Duration think)
+      : inner_(std::move(inner)), think_(think) {}
+  std::string name() override { return inner_->name(); }
+  void setup(const arbiter::q::Q::View& view) override { inner_->setup(view); }
+  arbiter::q::Q::Action take_turn(const arbiter::q::Q::View& view) override {
+    const arbiter::Duration until = arbiter::thread_cpu_time() + think_;
+    volatile std::uint64_t sink = 0;
+    while (arbiter::thread_cpu_time() < until)
+      for (int i = 0; i < 1000; ++i) sink = sink + static_cast<std::uint64_t>(i);
+    return inner_->take_turn(view);
+  }
+  void new_tiles(const arbiter::HandOf_t<arbiter::q::Q>& tiles) override {
+    inner_->new_tiles(tiles);
+  }
+  void win(bool won) override { inner_->win(won); }
+
+ private:
+  std::shared_ptr<arbiter::Player<arbiter::q::Q>> inner_;
+  arbiter::Duration think_;
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace arbiter;
@@ -24,6 +54,9 @@ int main(int argc, char** argv) {
                  "The seat's token to sign up with (tcp; the organizer has it from arbiter play)");
   app.add_option("--strategy", strategy, "dag or ldasg (default dag)");
   app.add_option("--tcp", tcp, "HOST:PORT of a referee to connect to instead of stdio");
+  double think_ms = 0;
+  app.add_option("--think", think_ms, "Milliseconds of CPU time to spend before every move")
+      ->check(CLI::Range(0.0, 600000.0));
   CLI11_PARSE(app, argc, argv);
 
   auto spec = q::decode_actor_spec(Json::array({name, strategy}), q::Dialect::m9);
@@ -31,7 +64,11 @@ int main(int argc, char** argv) {
     std::cerr << "q-bot: " << spec.error().message << std::endl;
     return 2;
   }
-  auto player = q::make_actor(*spec);
+  std::shared_ptr<Player<q::Q>> player = q::make_actor(*spec);
+  if (think_ms > 0)
+    player = std::make_shared<Thinker>(
+        player,
+        std::chrono::duration_cast<Duration>(std::chrono::duration<double, std::milli>(think_ms)));
 
   std::unique_ptr<Channel> channel;
   if (tcp.empty()) {

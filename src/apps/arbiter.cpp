@@ -58,6 +58,7 @@ struct PlayArgs {
   std::size_t max_pending = 64;
   std::string stderr_dir;
   ProgramOptions program;
+  LimitOptions limits;
   std::string clock;
   std::string tokens_file;
   std::string serve;    // HOST:PORT of the live viewer; empty: none
@@ -85,6 +86,12 @@ std::string play_reproduce_command(const PlayArgs& a) {
   });
   for (const std::string& setting : a.entrant_settings)
     flags.insert(flags.end(), {"--entrant", setting});
+  LimitBy by = LimitBy::wall;
+  double backstop = RefereeOptions::kDefaultBackstop;
+  if (apply_limit_options(a.limits, by, backstop)) {
+    const auto limits = limit_flags(by, backstop);
+    flags.insert(flags.end(), limits.begin(), limits.end());
+  }
   // The programs' seeds come from the key (only programs have them).
   if (std::any_of(a.players.begin(), a.players.end(), is_program_player))
     flags.insert(flags.end(), {"--program-key", a.program_key});
@@ -188,6 +195,8 @@ Expected<PlaySpec> play_spec(const PlayArgs& a, const GameEntry& game, BotShelf*
     spec.config = *config;
   }
   spec.options.per_call = std::chrono::milliseconds(std::llround(a.per_call * 1000));
+  if (auto ok = apply_limit_options(a.limits, spec.options.limit_by, spec.options.backstop); !ok)
+    return fail(ok.error().message);
   if (!a.clock.empty()) {
     auto tc = parse_time_control(a.clock);
     if (!tc) {
@@ -481,6 +490,7 @@ void add_play_command(CLI::App& app, int& exit_code) {
       ->add_option("--per-call", play_args.per_call,
                    "Seconds a player may take per call (default 6)")
       ->check(seconds_validator());
+  add_limit_options(play_cmd, play_args.limits);
   play_cmd->add_option("--store", play_args.store,
                        "Where bot:NAME players are stored (sqlite:FILE or postgresql://...)");
   play_cmd->add_option("--bot-cache", play_args.bot_cache,

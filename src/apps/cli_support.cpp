@@ -74,6 +74,42 @@ bool ProgramOptions::given() const {
          unsafe_no_sandbox || !workdir.empty();
 }
 
+void add_limit_options(CLI::App* command, LimitOptions& o) {
+  command
+      ->add_option("--limit-by", o.limit_by,
+                   "What the per-call limit and the clock are judged on: wall (the default) or "
+                   "cpu, the CPU time each call used (a program's processes together, measured "
+                   "by its cgroup), with a wall-clock backstop")
+      ->check(CLI::IsMember({"wall", "cpu"}));
+  command
+      ->add_option("--backstop", o.backstop,
+                   fmt::format("With --limit-by cpu: the wall-clock limit of a call, as a "
+                               "multiple of its CPU-time limit (default {:g})",
+                               RefereeOptions::kDefaultBackstop))
+      ->check(CLI::Range(tournament::kMinBackstop, tournament::kMaxBackstop));
+}
+
+Expected<void> apply_limit_options(const LimitOptions& o, LimitBy& by, double& backstop) {
+  if (!o.limit_by.empty()) {
+    auto parsed = tournament::parse_limit_by(o.limit_by);
+    if (!parsed) return fail("--" + parsed.error().message);
+    by = *parsed;
+  }
+  if (o.backstop) {
+    if (by != LimitBy::cpu) return fail("--backstop: only with --limit-by cpu");
+    backstop = *o.backstop;
+  }
+  return {};
+}
+
+std::vector<std::string> limit_flags(LimitBy by, double backstop) {
+  if (by != LimitBy::cpu) return {};
+  std::vector<std::string> flags{"--limit-by", "cpu"};
+  if (backstop != RefereeOptions::kDefaultBackstop)
+    flags.insert(flags.end(), {"--backstop", fmt::format("{}", backstop)});
+  return flags;
+}
+
 void add_program_options(CLI::App* command, ProgramOptions& o) {
   const ProgramTerms defaults;
   const auto group = "Program players (cmd:)";

@@ -109,6 +109,18 @@ void add_program_options(CLI::App* command, ProgramOptions& options);
 // naming the option ("--memory \"5X\": ...").
 Expected<void> apply_program_options(const ProgramOptions& options, ProgramTerms& terms);
 
+// --limit-by wall|cpu and --backstop X (play, tournament run/create, ladder create).
+struct LimitOptions {
+  std::string limit_by;            // empty: not given
+  std::optional<double> backstop;  // not given: the default (or a file's)
+};
+void add_limit_options(CLI::App* command, LimitOptions& options);
+// Sets the given ones over `by` and `backstop`; --backstop without --limit-by cpu (here or from
+// a file) is an error, as it would change nothing.
+Expected<void> apply_limit_options(const LimitOptions& options, LimitBy& by, double& backstop);
+// The flags that give `by` and `backstop` back (none for the wall clock).
+std::vector<std::string> limit_flags(LimitBy by, double backstop);
+
 inline constexpr const char* kEntrantHelp =
     "NAME:KEY=VALUE, a setting of one player, as its [[player]] keys in a tournament file: "
     "per_call, clock, dir, stderr, memory, processes, cpu_time, cpus, output, open_files, env, "

@@ -29,6 +29,7 @@ struct LadderArgs {
   std::vector<std::string> anchors;
   double per_call = 0;
   std::string clock;
+  LimitOptions limits;
   std::int64_t placement = 10;
   std::string seed;
   tournament::ResultChecks checks;  // of untrusted workers' results
@@ -73,6 +74,8 @@ Expected<tournament::TournamentSpec> ladder_spec_of(const LadderArgs& a) {
     if (!tc) return std::unexpected(tc.error());
     spec.clock = *tc;
   }
+  if (auto ok = apply_limit_options(a.limits, spec.limit_by, spec.backstop); !ok)
+    return std::unexpected(ok.error());
   return spec;
 }
 
@@ -104,6 +107,7 @@ void add_ladder_create(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& e
   create->add_option("--per-call", a->per_call, "Seconds per call (default 6)")
       ->check(seconds_validator());
   create->add_option("--clock", a->clock, "A chess clock per seat, e.g. 10s+0.1s");
+  add_limit_options(create, a->limits);
   create
       ->add_option("--placement", a->placement,
                    "A new version's first games, played with priority (default 10)")

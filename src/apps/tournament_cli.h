@@ -32,6 +32,7 @@ struct SpecArgs {
   std::string hero;
   std::string name;
   ProgramOptions program;
+  LimitOptions limits;
   std::string clock;
   bool no_pairing = false;
   std::optional<double> replay_share;  // checks of untrusted workers' results

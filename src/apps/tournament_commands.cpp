@@ -85,6 +85,7 @@ void add_spec_options(CLI::App* cmd, SpecArgs& a) {
                   "A chess clock per seat, BANK+INCREMENT[/GRACE][~DELAY], e.g. 10s+0.1s (q, "
                   "battleship)");
   cmd->add_option("--entrant", a.entrant_settings, kEntrantHelp);
+  add_limit_options(cmd, a.limits);
   cmd->add_flag("--no-pairing", a.no_pairing,
                 "Give every match its own seed (by default the matches of one set of entrants in "
                 "a round, one per seat order, share a seed, so the luck of the deal cancels)");
@@ -149,6 +150,8 @@ Expected<TournamentSpec> build_spec(const SpecArgs& a) {
     if (!tc) return std::unexpected(tc.error());
     spec.clock = *tc;
   }
+  if (auto ok = apply_limit_options(a.limits, spec.limit_by, spec.backstop); !ok)
+    return std::unexpected(ok.error());
   if (a.no_pairing) spec.pairing = false;
   if (a.replay_share) spec.checks.replay_share = *a.replay_share;
   if (a.replay_first) spec.checks.replay_first = *a.replay_first;

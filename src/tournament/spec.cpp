@@ -104,6 +104,10 @@ Json encode_spec(const TournamentSpec& spec) {
          {"per_call_ms", spec.per_call_ms},
          {"program", encode_terms(spec.program)}};
   if (!spec.hero.empty()) j["hero"] = spec.hero;
+  if (spec.limit_by == LimitBy::cpu) {
+    j["limit_by"] = "cpu";
+    j["backstop"] = spec.backstop;
+  }
   if (!spec.program_key.empty()) j["program_key"] = to_hex(spec.program_key);
   if (!spec.listen.empty()) j["listen"] = spec.listen;
   if (spec.clock) j["clock"] = format_time_control(*spec.clock);
@@ -178,13 +182,19 @@ Expected<ResultChecks> decode_checks(const Json& j) {
 
 }  // namespace
 
+Expected<LimitBy> parse_limit_by(std::string_view text) {
+  if (text == "wall") return LimitBy::wall;
+  if (text == "cpu") return LimitBy::cpu;
+  return fail(fmt::format("limit-by: expected wall (the default) or cpu, got \"{}\"", text));
+}
+
 Expected<TournamentSpec> decode_spec(const Json& j) {
   constexpr std::string_view what = "the tournament spec";
-  if (auto ok = only_keys(j,
-                          {"name", "game", "players", "schedule", "seats", "rounds", "seed",
-                           "config", "per_call_ms", "hero", "program", "clock", "pairing", "sprt",
-                           "program_key", "listen", "ladder", "checks"},
-                          what);
+  if (auto ok = only_keys(
+          j, {"name",        "game",        "players", "schedule", "seats",    "rounds",  "seed",
+              "config",      "per_call_ms", "hero",    "program",  "clock",    "pairing", "sprt",
+              "program_key", "listen",      "ladder",  "checks",   "limit_by", "backstop"},
+          what);
       !ok)
     return std::unexpected(ok.error());
   TournamentSpec spec;
@@ -285,6 +295,20 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
     if (!ms) return std::unexpected(ms.error());
     spec.per_call_ms = *ms;
   }
+  if (j.contains("limit_by")) {
+    auto text = arbiter::to_string(j["limit_by"], "limit_by");
+    if (!text) return std::unexpected(text.error());
+    auto by = parse_limit_by(*text);
+    if (!by) return std::unexpected(by.error());
+    spec.limit_by = *by;
+  }
+  if (j.contains("backstop")) {
+    const Json& b = j["backstop"];
+    if (!b.is_number() || !(b.get<double>() >= kMinBackstop && b.get<double>() <= kMaxBackstop))
+      return fail(fmt::format("backstop: expected a multiple of the CPU-time limit from {} to {}",
+                              kMinBackstop, kMaxBackstop));
+    spec.backstop = b.get<double>();
+  }
   if (j.contains("hero")) {
     auto hero = arbiter::to_string(j["hero"], "the hero");
     if (!hero) return std::unexpected(hero.error());
@@ -349,9 +373,9 @@ Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
   auto parsed = parse_toml_table(*text, path);
   if (!parsed) return std::unexpected(parsed.error());
   toml::table& table = *parsed;
-  static const std::set<std::string> known{"name",  "game",     "schedule", "seats",  "rounds",
-                                           "seed",  "per_call", "hero",     "config", "player",
-                                           "clock", "pairing",  "sprt",     "checks"};
+  static const std::set<std::string> known{
+      "name",   "game",   "schedule", "seats",   "rounds", "seed",   "per_call", "hero",
+      "config", "player", "clock",    "pairing", "sprt",   "checks", "limit_by", "backstop"};
   const auto is_term = [](std::string_view key) {
     return std::find(std::begin(kTermKeys), std::end(kTermKeys), key) != std::end(kTermKeys);
   };
@@ -359,7 +383,8 @@ Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
     if (!known.contains(std::string(key.str())) && !is_term(key.str()))
       return fail(fmt::format(
           "{}:{}: unknown key \"{}\" (known: name, game, schedule, seats, "
-          "rounds, seed, per_call, hero, clock, pairing, [sprt], [checks], [config], [[player]], "
+          "rounds, seed, per_call, hero, clock, limit_by, backstop, pairing, [sprt], [checks], "
+          "[config], [[player]], "
           "and the "
           "program terms memory, processes, cpu_time, cpus, output, open_files, dir, "
           "stderr, network, read_only, env, sandbox)",

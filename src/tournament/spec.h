@@ -11,6 +11,7 @@
 
 #include "core/json.h"
 #include "core/time_control.h"
+#include "referee/match.h"
 #include "remote/program_terms.h"
 
 namespace arbiter {
@@ -110,7 +111,17 @@ struct TournamentSpec {
   // How results stored by untrusted workers' roles are checked (checker.h); results of the
   // organizer's own workers are not.
   ResultChecks checks;
+  // What the time limits are judged on (referee/match.h): the wall clock, or each call's CPU
+  // time under a wall-clock backstop of `backstop` times the limit.
+  LimitBy limit_by = LimitBy::wall;
+  double backstop = RefereeOptions::kDefaultBackstop;
 };
+
+// "wall" or "cpu"; a one-line error naming both otherwise.
+Expected<LimitBy> parse_limit_by(std::string_view text);
+// The backstop's bounds: a multiple of the CPU-time limit.
+inline constexpr double kMinBackstop = 1.0;
+inline constexpr double kMaxBackstop = 100.0;
 
 // A spec as a new tournament starts from: an unguessable master seed and a fresh program key.
 TournamentSpec new_tournament_spec();
@@ -125,7 +136,7 @@ Expected<TournamentSpec> decode_spec(const Json& j);
 // drawn):
 //   name = "league"      game = "q"       schedule = "round-robin"   seats = 2   rounds = 10
 //   seed = 1             per_call = 6.0   hero = "alice"    clock = "10s+0.1s"
-//   pairing = true
+//   pairing = true       limit_by = "cpu" backstop = 3
 //   [sprt]               elo0 = 0   elo1 = 10   alpha = 0.05   beta = 0.05   model = "pentanomial"
 //   [config]             # the game's config overrides
 //   [[player]]           name = "alice"   bot = "dag"

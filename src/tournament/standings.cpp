@@ -310,6 +310,11 @@ std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec, 
         return e < spec.players.size() && spec.players[e].bot == "tcp";
       }))
     flags.insert(flags.end(), {"--listen", spec.listen});
+  if (spec.limit_by == LimitBy::cpu) {
+    flags.insert(flags.end(), {"--limit-by", "cpu"});
+    if (spec.backstop != RefereeOptions::kDefaultBackstop)
+      flags.insert(flags.end(), {"--backstop", fmt::format("{}", spec.backstop)});
+  }
   // An entrant's own time limits, as play takes them.
   for (std::size_t e : seated(job_spec)) {
     if (e >= spec.players.size()) continue;

@@ -104,6 +104,8 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
   play.seed = job.spec["seed"].get<std::uint64_t>();
   play.config = spec.config;
   play.options.per_call = std::chrono::milliseconds(spec.per_call_ms);
+  play.options.limit_by = spec.limit_by;
+  play.options.backstop = spec.backstop;
   play.options.time_control = spec.clock;
   // Entrants with limits of their own.
   for (std::size_t e : seated(job.spec)) {
@@ -277,6 +279,9 @@ std::chrono::milliseconds match_limit(const TournamentSpec& spec) {
   for (const Entrant& e : spec.players)
     per_seat = std::max(per_seat, seat_bound(e.per_call_ms.value_or(spec.per_call_ms),
                                              e.clock ? e.clock : spec.clock));
+  // Judged on CPU time, a call may take up to the backstop on the wall clock.
+  if (spec.limit_by == LimitBy::cpu)
+    per_seat = duration_cast<milliseconds>(per_seat * spec.backstop);
   const std::int64_t seats = spec.ladder ? spec.ladder->seats_max : spec.seats;
   return std::max<milliseconds>(minutes(5), per_seat * std::max<std::int64_t>(seats, 1));
 }
