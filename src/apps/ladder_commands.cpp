@@ -197,7 +197,13 @@ void add_ladder_run(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& exit
       std::cerr << fmt::format("arbiter: took back {} match(es) from a worker that died", *released)
                 << std::endl;
     std::atomic<bool> stop{false};
-    tournament::WorkerOptions options = worker_options(a->run);
+    auto made = worker_options(a->run);
+    if (!made) {
+      report_error(made.error().message);
+      exit_code = kBadInput;
+      return;
+    }
+    tournament::WorkerOptions options = std::move(*made);
     options.only = id;
     options.until_finished = false;
     options.stop = &stop;

@@ -70,6 +70,8 @@ struct RunArgs {
   bool no_live = false;        // write no spectator lines to the store
   double linger = 0;           // seconds the viewer stays up after the run
   std::string bot_cache;       // where stored bots' files are unpacked; empty: the default
+  bool pin = false;            // pin program seats to CPUs (WorkerOptions::pin)
+  std::string pin_cpus;        // --cpus with --pin: the CPUs; empty: all this process may use
 };
 
 // SIGINT/SIGTERM set stop_flag(): commands that play stop claiming new matches; matches under
@@ -82,7 +84,9 @@ const std::atomic<bool>& stop_flag();
 std::filesystem::path bot_cache(const RunArgs& a);
 
 // The worker settings every command that plays matches takes from its flags (stop: stop_flag).
-tournament::WorkerOptions worker_options(const RunArgs& a);
+// One-line errors: --pin where the machine cannot pin, --cpus naming CPUs this process may not
+// use, or given without --pin.
+Expected<tournament::WorkerOptions> worker_options(const RunArgs& a);
 
 // --workers, --batch, --lease, --match-limit, --bot-cache, --no-live.
 void add_worker_options_to(CLI::App* cmd, RunArgs& a);

@@ -27,6 +27,7 @@
 #include "core/file.h"
 #include "league/bots.h"
 #include "league/ladder.h"
+#include "remote/cgroup.h"
 #include "remote/tcp.h"
 #include "tournament/audit.h"
 #include "tournament/head_to_head.h"
@@ -343,8 +344,38 @@ std::filesystem::path bot_cache(const RunArgs& a) {
 }
 
 // The worker settings every command that plays matches takes from its flags.
-WorkerOptions worker_options(const RunArgs& a) {
+namespace {
+
+// The pool of CPUs --pin [--cpus LIST] gives the worker.
+Expected<std::shared_ptr<CpuPool>> pin_pool(const RunArgs& a) {
+  if (!a.pin) {
+    if (!a.pin_cpus.empty()) return fail("--cpus: only with --pin (the CPUs to pin seats to)");
+    return nullptr;
+  }
+  if (auto ok = ProgramCgroup::pin_available(); !ok)
+    return fail("--pin: this machine cannot pin programs to CPUs: " + ok.error().message);
+  const std::vector<int> allowed = allowed_cpus();
+  std::vector<int> cpus = allowed;
+  if (!a.pin_cpus.empty()) {
+    auto listed = parse_cpu_list(a.pin_cpus);
+    if (!listed) return std::unexpected(listed.error());
+    for (int cpu : *listed)
+      if (std::find(allowed.begin(), allowed.end(), cpu) == allowed.end())
+        return fail(fmt::format("--cpus: CPU {} is not one this process may run on ({})", cpu,
+                                format_cpu_list(allowed)));
+    cpus = *listed;
+  }
+  if (cpus.empty()) return fail("--pin: this process may run on no CPU it can name");
+  return std::make_shared<CpuPool>(std::move(cpus));
+}
+
+}  // namespace
+
+Expected<WorkerOptions> worker_options(const RunArgs& a) {
   WorkerOptions options;
+  auto pin = pin_pool(a);
+  if (!pin) return std::unexpected(pin.error());
+  options.pin = std::move(*pin);
   options.private_paths = private_paths_of(a);
   options.threads = a.workers;
   options.batch = a.batch;
@@ -374,6 +405,15 @@ void add_worker_options_to(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("--bot-cache", a.bot_cache,
                   "Where stored bots' files are unpacked, each checked against its hash "
                   "(default ~/.cache/arbiter/bots)");
+  cmd->add_flag("--pin", a.pin,
+                "Pin each program seat to a CPU of its own (a cpuset cgroup): a match waits for "
+                "free CPUs rather than share them (turn-based matches take one, their seats "
+                "taking turns); in-process house bots are not pinned");
+  // tournament run has --cpus already (the programs' CPU quota), which --pin makes the list.
+  if (cmd->get_option_no_throw("--cpus") == nullptr)
+    cmd->add_option("--cpus", a.pin_cpus,
+                    "With --pin: the CPUs to pin to, e.g. 0,1 or 0-3 (default: every CPU this "
+                    "process may run on)");
   cmd->add_flag("--no-live", a.no_live,
                 "Write no spectator lines of running matches to the store (by default every "
                 "250 ms, so that any arbiter serve of the store shows them live)");
@@ -455,7 +495,12 @@ int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
     std::cerr << fmt::format("arbiter: took back {} match(es) from a worker that died",
                              *released)
               << std::endl;
-  WorkerOptions options = worker_options(a);
+  auto made = worker_options(a);
+  if (!made) {
+    report_error(made.error().message);
+    return kBadInput;
+  }
+  WorkerOptions options = std::move(*made);
   options.only = id;
   league::StoreShelf shelf(store, bot_cache(a));
   options.shelf = &shelf;
@@ -503,6 +548,10 @@ int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
     return kFailed;
   }
   for (const auto& e : report->write_errors) report_error("--stderr-dir: " + e);
+  if (options.pin)
+    std::cerr << fmt::format("arbiter: pinned to CPUs {}: at most {} match(es) at once",
+                             format_cpu_list(options.pin->cpus()), report->pinned_at_once)
+              << std::endl;
   return run_outcome(store, id, *spec, *report, a);
 }
 
@@ -549,6 +598,8 @@ void add_run(CLI::App* t, const std::shared_ptr<SpecArgs>& spec_args,
   add_export_options(run, *run_args);
   run->add_flag("--quiet,-q", run_args->quiet, "No progress display");
   run->callback([&exit_code, spec_args, run_args] {
+    // With --pin, --cpus names the CPUs to pin to (a pinned seat has its CPU to itself).
+    if (run_args->pin) std::swap(run_args->pin_cpus, spec_args->program.cpus);
     auto made = create_from_args(*spec_args, *run_args, exit_code, /*plays_here=*/true);
     if (!made) return;
     const TournamentSpec& spec = made->spec;
@@ -647,7 +698,13 @@ void add_worker(CLI::App& app, const std::shared_ptr<RunArgs>& run_args, int& ex
     if (run_args->tournament != 0 && !store->worker_only() &&
         !playable_here(*store, run_args->tournament, *run_args, exit_code))
       return;
-    WorkerOptions options = worker_options(*run_args);
+    auto made = worker_options(*run_args);
+    if (!made) {
+      report_error(made.error().message);
+      exit_code = kBadInput;
+      return;
+    }
+    WorkerOptions options = std::move(*made);
     options.only = run_args->tournament;
     league::StoreShelf shelf(*store, bot_cache(*run_args));
     options.shelf = &shelf;
@@ -662,6 +719,9 @@ void add_worker(CLI::App& app, const std::shared_ptr<RunArgs>& run_args, int& ex
     fmt::print("worker {}: played {} matches, {} results stored, {} duplicates ignored, {} "
                "errors\n",
                options.id, report->played, report->stored, report->duplicates, report->errors);
+    if (options.pin)
+      fmt::print("pinned to CPUs {}: at most {} match(es) at once\n",
+                 format_cpu_list(options.pin->cpus()), report->pinned_at_once);
     if (!report->claim_ms.empty())
       fmt::print("claims: {}, latency p50 {:.2f} ms, p99 {:.2f} ms\n", report->claim_ms.size(),
                  quantile(report->claim_ms, 0.5), quantile(report->claim_ms, 0.99));

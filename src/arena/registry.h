@@ -94,6 +94,9 @@ struct Hosting {
   std::string gui;
   // Where "bot:" seats' programs come from (arena/bot_shelf.h); null: such seats cannot play.
   BotShelf* shelf = nullptr;
+  // The CPUs program seats are pinned to ("3", "0-1"), each in a cpuset group of its own; empty:
+  // not pinned (tournament/cpu_pool.h).
+  std::string cpus;
 };
 
 struct PlaySpec {

@@ -133,6 +133,7 @@ Expected<ChildSpec> child_spec(const Seating& seat, const std::vector<Seating>& 
   if (child.argv.empty()) return fail(fmt::format("player {}: cmd: needs a program", seat.name));
   const ProgramTerms& terms = terms_of(seat, hosting);
   child.limits = terms.limits;
+  child.limits.cpus = hosting.cpus;
   child.sandbox = terms.sandbox;
   if (child.sandbox) child.sandbox->private_paths = referee_files(hosting, seats);
   child.cwd = terms.dir;

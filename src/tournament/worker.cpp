@@ -82,7 +82,8 @@ Expected<void> check_entrants_start(const TournamentSpec& spec,
 JobResult play_job(const TournamentSpec& spec, const Job& job,
                    const std::filesystem::path& stderr_dir,
                    const std::vector<MatchObserver*>& observers, const RemoteDesk* remote,
-                   const std::vector<PrivateFile>& private_paths, BotShelf* shelf) {
+                   const std::vector<PrivateFile>& private_paths, BotShelf* shelf,
+                   const std::string& cpus) {
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -122,6 +123,7 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
   play.hosting.program = spec.program;
   play.hosting.program_key = spec.program_key;
   play.hosting.shelf = shelf;
+  play.hosting.cpus = cpus;
   play.hosting.stderr_prefix = fmt::format("t{}-m{}-", job.tournament, job.index);
   if (std::any_of(play.roster.begin(), play.roster.end(),
                   [](const Seating& seat) { return seat.bot == "tcp"; })) {
@@ -322,6 +324,7 @@ class Pool {
     heartbeat.join();
     feeder.join();
     if (feed_) report_.live_write_failures = feed_->failures();
+    if (options_.pin) report_.pinned_at_once = options_.pin->peak_holders();
     auto released = store_.release(options_.id);
     if (!failure_.empty()) return fail(failure_);
     if (!released) return std::unexpected(released.error());
@@ -488,21 +491,38 @@ class Pool {
       while (!port_turn->try_acquire_for(std::chrono::milliseconds(50)))
         if (stopping()) return std::nullopt;
     }
+    // A pinned match waits here for its CPUs, before its limit starts; its thread gives them
+    // back when it ends, even if it is abandoned first (its programs are dead by then).
+    std::optional<std::vector<int>> pinned;
+    if (options_.pin && !play) {
+      const GameEntry* game = find_game(spec.game);
+      const std::size_t need =
+          game == nullptr ? 0 : cpus_needed(*game, spec, seated(job.spec), options_.pin->size());
+      if (need > 0) {
+        pinned = options_.pin->take(need, [this] { return stopping(); });
+        if (!pinned) {
+          if (port_turn) port_turn->release();
+          return std::nullopt;
+        }
+      }
+    }
     // Made here rather than on the match's thread: a match abandoned at its limit may outlive
     // the feed, and its observer then feeds nothing.
     std::shared_ptr<MatchObserver> fed = feed_ ? feed_->watch(spec.game, job) : nullptr;
     std::thread thread([match, play, watch, fed = std::move(fed), spec, job,
                         dir = options_.stderr_dir, remote = options_.remote, port_turn,
-                        hidden = options_.private_paths, shelf = options_.shelf]() mutable {
+                        hidden = options_.private_paths, shelf = options_.shelf, pin = options_.pin,
+                        pinned]() mutable {
       JobResult result;
       if (play) {
         result = play(spec, job, dir);
       } else {
         std::unique_ptr<MatchObserver> observer = watch ? watch(spec, job) : nullptr;
         result = play_job(spec, job, dir, {observer.get(), fed.get()}, remote ? &*remote : nullptr,
-                          hidden, shelf);
+                          hidden, shelf, pinned ? format_cpu_list(*pinned) : std::string());
       }
       if (port_turn) port_turn->release();
+      if (pinned) pin->give_back(*pinned);
       // The feed's lines of this match are written or dropped before its result is stored.
       fed.reset();
       std::lock_guard lock(match->mu);

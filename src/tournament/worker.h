@@ -19,6 +19,7 @@
 
 #include "arena/bot_shelf.h"
 #include "referee/observer.h"
+#include "tournament/cpu_pool.h"
 #include "tournament/head_to_head.h"
 #include "tournament/spec.h"
 #include "tournament/store.h"
@@ -58,11 +59,13 @@ bool has_tcp_entrants(const TournamentSpec& spec);
 // A job that seats a tcp entrant needs `remote` (without it, the result is an error).
 // `private_paths`: files its programs may not see (Hosting::private_paths). `shelf`: where its
 // stored bots (bot:NAME@V entrants) come from; without one they cannot play (an error result).
+// `cpus`: the CPUs its program seats are pinned to (Hosting::cpus); empty: not pinned.
 JobResult play_job(const TournamentSpec& spec, const Job& job,
                    const std::filesystem::path& stderr_dir = {},
                    const std::vector<MatchObserver*>& observers = {},
                    const RemoteDesk* remote = nullptr,
-                   const std::vector<PrivateFile>& private_paths = {}, BotShelf* shelf = nullptr);
+                   const std::vector<PrivateFile>& private_paths = {}, BotShelf* shelf = nullptr,
+                   const std::string& cpus = {});
 
 // Every program entrant of `spec` can be started as play_job starts it, with `private_paths`
 // kept from it (check_program_start): for refusing a run in one line before any match, rather
@@ -132,6 +135,9 @@ struct WorkerOptions {
   // Where stored bots' programs come from (league/: a cache filled from the store); null: a
   // tournament with bot: entrants cannot be played here.
   BotShelf* shelf = nullptr;
+  // Pins the program seats of each match to CPUs of this pool (cpu_pool.h): a match waits for
+  // the CPUs it needs. Null: not pinned.
+  std::shared_ptr<CpuPool> pin;
   // How a job is played (tests replace it); empty: play_job.
   std::function<JobResult(const TournamentSpec&, const Job&, const std::filesystem::path&)> play;
 };
@@ -157,6 +163,7 @@ struct WorkerReport {
   // quick_exit) rather than run static destructors under them.
   std::int64_t stray_threads = 0;
   std::int64_t live_write_failures = 0;  // writes of live lines that failed (retried)
+  std::size_t pinned_at_once = 0;        // with WorkerOptions::pin: the most matches pinned at once
   // How long each claim that returned jobs took, in ms, as the worker measured it (the first
   // 100,000), for the claim latency of a store under load.
   std::vector<double> claim_ms;
