@@ -29,6 +29,7 @@
 #include "core/units.h"
 #include "league/bots.h"
 #include "remote/cgroup.h"
+#include "remote/host_load.h"
 #include "remote/tcp.h"
 #include "revision.h"
 #include "tournament/standings.h"
@@ -88,8 +89,9 @@ std::string play_reproduce_command(const PlayArgs& a) {
     flags.insert(flags.end(), {"--entrant", setting});
   LimitBy by = LimitBy::wall;
   double backstop = RefereeOptions::kDefaultBackstop;
-  if (apply_limit_options(a.limits, by, backstop)) {
-    const auto limits = limit_flags(by, backstop);
+  bool load_check = true;
+  if (apply_limit_options(a.limits, by, backstop, load_check)) {
+    const auto limits = limit_flags(by, backstop, load_check);
     flags.insert(flags.end(), limits.begin(), limits.end());
   }
   // The programs' seeds come from the key (only programs have them).
@@ -195,8 +197,12 @@ Expected<PlaySpec> play_spec(const PlayArgs& a, const GameEntry& game, BotShelf*
     spec.config = *config;
   }
   spec.options.per_call = std::chrono::milliseconds(std::llround(a.per_call * 1000));
-  if (auto ok = apply_limit_options(a.limits, spec.options.limit_by, spec.options.backstop); !ok)
+  bool load_check = true;
+  if (auto ok =
+          apply_limit_options(a.limits, spec.options.limit_by, spec.options.backstop, load_check);
+      !ok)
     return fail(ok.error().message);
+  if (load_check) spec.options.host_load = ProcHostLoad::instance();
   if (!a.clock.empty()) {
     auto tc = parse_time_control(a.clock);
     if (!tc) {

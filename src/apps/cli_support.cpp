@@ -87,9 +87,15 @@ void add_limit_options(CLI::App* command, LimitOptions& o) {
                                "multiple of its CPU-time limit (default {:g})",
                                RefereeOptions::kDefaultBackstop))
       ->check(CLI::Range(tournament::kMinBackstop, tournament::kMaxBackstop));
+  command->add_flag("--no-load-check", o.no_load_check,
+                    "Count every timeout, even one while the host was overloaded (by default "
+                    "such a timeout is timeout-under-load and a tournament plays its match "
+                    "again, at most twice)");
 }
 
-Expected<void> apply_limit_options(const LimitOptions& o, LimitBy& by, double& backstop) {
+Expected<void> apply_limit_options(const LimitOptions& o, LimitBy& by, double& backstop,
+                                   bool& load_check) {
+  if (o.no_load_check) load_check = false;
   if (!o.limit_by.empty()) {
     auto parsed = tournament::parse_limit_by(o.limit_by);
     if (!parsed) return fail("--" + parsed.error().message);
@@ -102,11 +108,12 @@ Expected<void> apply_limit_options(const LimitOptions& o, LimitBy& by, double& b
   return {};
 }
 
-std::vector<std::string> limit_flags(LimitBy by, double backstop) {
-  if (by != LimitBy::cpu) return {};
-  std::vector<std::string> flags{"--limit-by", "cpu"};
-  if (backstop != RefereeOptions::kDefaultBackstop)
+std::vector<std::string> limit_flags(LimitBy by, double backstop, bool load_check) {
+  std::vector<std::string> flags;
+  if (by == LimitBy::cpu) flags.insert(flags.end(), {"--limit-by", "cpu"});
+  if (by == LimitBy::cpu && backstop != RefereeOptions::kDefaultBackstop)
     flags.insert(flags.end(), {"--backstop", fmt::format("{}", backstop)});
+  if (!load_check) flags.push_back("--no-load-check");
   return flags;
 }
 

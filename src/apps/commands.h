@@ -109,17 +109,20 @@ void add_program_options(CLI::App* command, ProgramOptions& options);
 // naming the option ("--memory \"5X\": ...").
 Expected<void> apply_program_options(const ProgramOptions& options, ProgramTerms& terms);
 
-// --limit-by wall|cpu and --backstop X (play, tournament run/create, ladder create).
+// --limit-by wall|cpu, --backstop X and --no-load-check (play, tournament run/create, ladder
+// create).
 struct LimitOptions {
   std::string limit_by;            // empty: not given
   std::optional<double> backstop;  // not given: the default (or a file's)
+  bool no_load_check = false;
 };
 void add_limit_options(CLI::App* command, LimitOptions& options);
-// Sets the given ones over `by` and `backstop`; --backstop without --limit-by cpu (here or from
-// a file) is an error, as it would change nothing.
-Expected<void> apply_limit_options(const LimitOptions& options, LimitBy& by, double& backstop);
-// The flags that give `by` and `backstop` back (none for the wall clock).
-std::vector<std::string> limit_flags(LimitBy by, double backstop);
+// Sets the given ones over `by`, `backstop` and `load_check`; --backstop without --limit-by cpu
+// (here or from a file) is an error, as it would change nothing.
+Expected<void> apply_limit_options(const LimitOptions& options, LimitBy& by, double& backstop,
+                                   bool& load_check);
+// The flags that give `by`, `backstop` and `load_check` back (none for the defaults).
+std::vector<std::string> limit_flags(LimitBy by, double backstop, bool load_check);
 
 inline constexpr const char* kEntrantHelp =
     "NAME:KEY=VALUE, a setting of one player, as its [[player]] keys in a tournament file: "

@@ -74,7 +74,7 @@ Expected<tournament::TournamentSpec> ladder_spec_of(const LadderArgs& a) {
     if (!tc) return std::unexpected(tc.error());
     spec.clock = *tc;
   }
-  if (auto ok = apply_limit_options(a.limits, spec.limit_by, spec.backstop); !ok)
+  if (auto ok = apply_limit_options(a.limits, spec.limit_by, spec.backstop, spec.load_check); !ok)
     return std::unexpected(ok.error());
   return spec;
 }

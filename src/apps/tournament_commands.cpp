@@ -151,7 +151,7 @@ Expected<TournamentSpec> build_spec(const SpecArgs& a) {
     if (!tc) return std::unexpected(tc.error());
     spec.clock = *tc;
   }
-  if (auto ok = apply_limit_options(a.limits, spec.limit_by, spec.backstop); !ok)
+  if (auto ok = apply_limit_options(a.limits, spec.limit_by, spec.backstop, spec.load_check); !ok)
     return std::unexpected(ok.error());
   if (a.no_pairing) spec.pairing = false;
   if (a.replay_share) spec.checks.replay_share = *a.replay_share;

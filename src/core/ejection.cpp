@@ -4,7 +4,7 @@
 
 namespace arbiter {
 namespace {
-constexpr NameTable<Why, 10> kNames{{
+constexpr NameTable<Why, 11> kNames{{
     {Why::exception, "exception"},
     {Why::timeout, "timeout"},
     {Why::malformed, "malformed"},
@@ -15,6 +15,7 @@ constexpr NameTable<Why, 10> kNames{{
     {Why::output_limit, "output-limit"},
     {Why::cpu_limit, "cpu-limit"},
     {Why::time_bank, "time-bank-exhausted"},
+    {Why::timeout_under_load, "timeout-under-load"},
 }};
 }  // namespace
 

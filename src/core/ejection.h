@@ -23,6 +23,9 @@ enum class Why {
   output_limit,   // it wrote more than allowed on stdout or stderr
   cpu_limit,      // it used up its CPU time
   time_bank,      // its clock ran out ("time-bank-exhausted")
+  // A timeout (or an empty bank) while the host was overloaded (core/host_load.h): not the
+  // player's doing; a tournament plays such a match again (at most twice, then it counts).
+  timeout_under_load,
 };
 
 std::string_view to_string(Why why);

@@ -106,10 +106,12 @@ struct CallPool::Worker {
   // the thread has used that much CPU time (false: the worker is abandoned and must not be used
   // again).
   bool run(const std::function<void()>& job, const Deadline& wall,
-           std::optional<Duration> cpu_limit) {
+           std::optional<Duration> cpu_limit, bool watch_cpu,
+           std::optional<Duration>& abandoned_cpu) {
     std::optional<Duration> cpu_start;
-    if (cpu_limit) cpu_start = cpu.used();
-    const Deadline deadline = cpu_start ? wall.with_cpu(cpu, *cpu_start + *cpu_limit) : wall;
+    if (cpu_limit || watch_cpu) cpu_start = cpu.used();
+    const Deadline deadline =
+        cpu_start && cpu_limit ? wall.with_cpu(cpu, *cpu_start + *cpu_limit) : wall;
     Handoff& h = *handoff;
     bool wake = false;
     {
@@ -134,6 +136,9 @@ struct CallPool::Worker {
     } while (!finished && !deadline.passed());
     h.caller_asleep = false;
     if (finished) return true;
+    if (cpu_start)
+      if (const auto now = cpu.used())
+        abandoned_cpu = std::max(Duration::zero(), *now - *cpu_start);
     g_strays.fetch_add(1);
     h.abandoned.store(true, std::memory_order_release);
     h.abandoned.notify_all();
@@ -169,14 +174,14 @@ CallRunner::CallRunner(Isolation isolation, std::shared_ptr<CallPool> pool)
 CallRunner::~CallRunner() = default;
 
 bool CallRunner::run(const std::function<void()>& job, const Deadline& deadline,
-                     std::optional<Duration> cpu_limit) {
+                     std::optional<Duration> cpu_limit, bool watch_cpu) {
   if (abandoned_) return false;
   if (isolation_ == Isolation::inline_call) {
     job();
     return !deadline.passed();
   }
   auto worker = pool_->take();
-  if (worker->run(job, deadline, cpu_limit)) {
+  if (worker->run(job, deadline, cpu_limit, watch_cpu, abandoned_cpu_)) {
     pool_->give_back(std::move(worker));
     return true;
   }

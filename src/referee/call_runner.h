@@ -62,10 +62,14 @@ class CallRunner {
   // this much CPU time (its thread CPU clock), `deadline` being the wall-clock backstop; inline
   // calls are judged afterwards by whoever measured them.
   // REQUIRES: job does not throw (wrap it; guarded_call does).
+  // `watch_cpu`: in threaded mode, note the CPU time a call that is given up used
+  // (abandoned_cpu()).
   bool run(const std::function<void()>& job, const Deadline& deadline,
-           std::optional<Duration> cpu_limit = std::nullopt);
+           std::optional<Duration> cpu_limit = std::nullopt, bool watch_cpu = false);
 
   bool abandoned() const { return abandoned_; }
+  // With watch_cpu, the CPU time the call given up had used by then, on its thread.
+  std::optional<Duration> abandoned_cpu() const { return abandoned_cpu_; }
 
   // Threads abandoned so far by all runners that have not finished their call since.
   static int stray_threads();
@@ -74,6 +78,7 @@ class CallRunner {
   Isolation isolation_;
   std::shared_ptr<CallPool> pool_;
   bool abandoned_ = false;
+  std::optional<Duration> abandoned_cpu_;
 };
 
 }  // namespace arbiter

@@ -102,13 +102,15 @@ auto guarded_call(Seat seat, std::string call, CallRunner& runner, const Deadlin
   };
   const Clock& clock = deadline.clock();
   const Instant start = clock.now();
-  bool in_time = runner.run(job, bound, cpu.meter == nullptr ? cpu.limit : std::nullopt);
+  bool in_time =
+      runner.run(job, bound, cpu.meter == nullptr ? cpu.limit : std::nullopt, thread_measures);
   CallOutcome<R> out{.value = std::unexpected(Ejection{}), .elapsed = clock.now() - start};
   if (cpu_before) {
     if (const auto after = cpu.meter->used())
       out.cpu = std::max(Duration::zero(), *after - *cpu_before);
-  } else if (thread_measures && in_time) {
-    out.cpu = slot->cpu;
+  } else if (thread_measures) {
+    // A call given up on is still running on its thread: what it used by then.
+    out.cpu = runner.abandoned() ? runner.abandoned_cpu() : slot->cpu;
   }
   const bool wall_passed = clock.now() >= deadline.at();
   // An answer in time took at most the allowance; what the referee's thread took to wake up
@@ -119,6 +121,7 @@ auto guarded_call(Seat seat, std::string call, CallRunner& runner, const Deadlin
   // Judged on CPU time: an answer that came in time by the wall clock but used more CPU than
   // allowed (several threads, or the last stretch between two looks at the meter) is late.
   const bool over_cpu = cpu.limit && out.cpu && *out.cpu > *cpu.limit;
+  const bool answered_late = in_time && over_cpu;
   if (over_cpu) in_time = false;
   if (!in_time) {
     const auto ms = [](Duration d) {
@@ -126,9 +129,9 @@ auto guarded_call(Seat seat, std::string call, CallRunner& runner, const Deadlin
     };
     std::string detail = fmt::format("no answer within {} ms", ms(deadline.at() - start));
     if (cpu.limit && !wall_passed)
-      detail = out.cpu ? fmt::format("used {} ms of CPU time, past the limit of {} ms",
-                                     ms(*out.cpu), ms(*cpu.limit))
-                       : fmt::format("no answer within {} ms of CPU time", ms(*cpu.limit));
+      detail = answered_late ? fmt::format("used {} ms of CPU time, past the limit of {} ms",
+                                           ms(*out.cpu), ms(*cpu.limit))
+                             : fmt::format("no answer within {} ms of CPU time", ms(*cpu.limit));
     else if (cpu.limit)
       detail = fmt::format(
           "no answer within the wall-clock backstop of {} ms ({} ms of CPU time "

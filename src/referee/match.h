@@ -9,12 +9,13 @@
 #include <vector>
 
 #include "core/clock.h"
-#include "core/time_control.h"
 #include "core/ejection.h"
+#include "core/host_load.h"
 #include "core/json.h"
 #include "core/rng.h"
-#include "core/seed_tree.h"
 #include "core/seat.h"
+#include "core/seed_tree.h"
+#include "core/time_control.h"
 #include "referee/call_runner.h"
 #include "referee/game_log.h"
 
@@ -44,6 +45,10 @@ struct RefereeOptions {
   bool measure_cpu = true;
   LimitBy limit_by = LimitBy::wall;
   double backstop = kDefaultBackstop;  // with LimitBy::cpu: the wall-clock limit's multiple
+
+  // Where a timeout learns whether the host was overloaded meanwhile (core/host_load.h): then
+  // it is Why::timeout_under_load. Null: never.
+  const HostLoad* host_load = nullptr;
 
   static constexpr double kDefaultBackstop = 3.0;
   Duration backstop_of(Duration cpu_limit) const {

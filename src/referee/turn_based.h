@@ -196,6 +196,7 @@ class TurnReferee {
         if (std::string_view(method) == "take_turn") banks_[seat] += tc->increment;
       }
     }
+    if (!outcome.value) blame_the_host(outcome.value.error(), outcome.elapsed, outcome.cpu);
     using R = typename decltype(outcome.value)::value_type;
     std::optional<R> answer;
     std::optional<Ejection> ejection;
@@ -221,6 +222,20 @@ class TurnReferee {
       result_.ejections.push_back(std::move(*ejection));
     }
     return answer;
+  }
+
+  // A call that ran out of time while the host was overloaded and the seat was kept from a CPU
+  // (core/host_load.h): not the player's doing.
+  void blame_the_host(Ejection& ejection, Duration window, std::optional<Duration> cpu) const {
+    if (options_.host_load == nullptr ||
+        (ejection.why != Why::timeout && ejection.why != Why::time_bank))
+      return;
+    if (cpu && !deprived(*cpu, window)) return;
+    const auto load = options_.host_load->over_last(window);
+    if (!load || !load->overloaded()) return;
+    ejection.why = Why::timeout_under_load;
+    ejection.detail = bounded_detail(fmt::format("{}; the host was overloaded meanwhile ({})",
+                                                 ejection.detail, load->describe()));
   }
 
   // How the seat's calls are timed: its CPU time measured where it can be (a program's cgroup,

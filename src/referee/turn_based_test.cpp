@@ -2,6 +2,7 @@
 
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -327,6 +328,99 @@ TEST(Replay, RejectsAnotherGamesLog) {
   auto log = recorded_match();
   log[0]["game"] = "chess";
   EXPECT_FALSE(replay<Countdown>(log));
+}
+
+// Spends CPU in its moves (half the time computing, half waiting), until given up.
+class Dawdler : public Taker {
+ public:
+  explicit Dawdler(bool computes) : computes_(computes) {}
+  int take_turn(const Countdown::View&) override {
+    while (!call_abandoned()) {
+      if (computes_) {
+        const Duration until = thread_cpu_time() + 2ms;
+        while (thread_cpu_time() < until && !call_abandoned()) {
+        }
+      }
+      std::this_thread::sleep_for(2ms);
+    }
+    return 1;
+  }
+
+ private:
+  bool computes_;
+};
+
+// A host whose load the test sets.
+class SetLoad final : public HostLoad {
+ public:
+  explicit SetLoad(double pressure) : pressure_(pressure) {}
+  std::optional<LoadReading> over_last(Duration) const override {
+    return LoadReading{.pressure = pressure_};
+  }
+
+ private:
+  double pressure_;
+};
+
+TEST(TurnReferee, ATimeoutOfASeatKeptFromACpuOnABusyHostIsTheHosts) {
+  const SetLoad busy(0.8), calm(0.0);
+  RefereeOptions options;
+  options.per_call = 60ms;
+  options.host_load = &busy;
+  const MatchResult under =
+      play({std::make_shared<Dawdler>(true), std::make_shared<Taker>(1)}, options);
+  ASSERT_EQ(under.ejections.size(), 1u);
+  EXPECT_EQ(under.ejections[0].why, Why::timeout_under_load);
+  EXPECT_NE(under.ejections[0].detail.find("CPU pressure 80 %"), std::string::npos)
+      << under.ejections[0].detail;
+  // The same on a calm host, and a seat that was not computing (it sleeps) on a busy one, are
+  // ordinary timeouts.
+  options.host_load = &calm;
+  const MatchResult alone =
+      play({std::make_shared<Dawdler>(true), std::make_shared<Taker>(1)}, options);
+  ASSERT_EQ(alone.ejections.size(), 1u);
+  EXPECT_EQ(alone.ejections[0].why, Why::timeout);
+  options.host_load = &busy;
+  const MatchResult idle =
+      play({std::make_shared<Dawdler>(false), std::make_shared<Taker>(1)}, options);
+  ASSERT_EQ(idle.ejections.size(), 1u);
+  EXPECT_EQ(idle.ejections[0].why, Why::timeout);
+}
+
+TEST(Replay, AMatchJudgedOnCpuTimeReplaysAndItsCpuTimeIsChecked) {
+  std::ostringstream text;
+  GameLog log(&text);
+  RefereeOptions options;
+  options.per_call = 500ms;
+  options.limit_by = LimitBy::cpu;
+  options.backstop = 2;
+  options.log = &log;
+  play({std::make_shared<Taker>(2), std::make_shared<Taker>(1)}, options);
+  auto lines = read_game_log(text.str());
+  ASSERT_TRUE(lines);
+  EXPECT_EQ((*lines)[0]["limit_by"], "cpu");
+  EXPECT_EQ((*lines)[0]["backstop"], 2.0);
+  ASSERT_TRUE((*lines)[1].contains("cpu_us"));
+  auto same = replay<Countdown>(*lines);
+  ASSERT_TRUE(same);
+  EXPECT_TRUE(same->identical) << same->difference;
+  // An answer recorded with more CPU time than its limit did not happen so.
+  (*lines)[1]["cpu_us"] = 600'000;
+  auto forged = replay<Countdown>(*lines);
+  ASSERT_TRUE(forged);
+  EXPECT_FALSE(forged->identical);
+  EXPECT_NE(forged->difference.find("CPU time"), std::string::npos) << forged->difference;
+  // Its wall time may pass the limit, up to the backstop.
+  (*lines)[1]["cpu_us"] = 1000;
+  (*lines)[1]["elapsed_us"] = 900'000;
+  auto slow = replay<Countdown>(*lines);
+  ASSERT_TRUE(slow);
+  EXPECT_TRUE(slow->identical) << slow->difference;
+  (*lines)[1]["elapsed_us"] = 1'200'000;
+  auto too_slow = replay<Countdown>(*lines);
+  ASSERT_TRUE(too_slow);
+  EXPECT_FALSE(too_slow->identical);
+  EXPECT_NE(too_slow->difference.find("backstop"), std::string::npos) << too_slow->difference;
 }
 
 }  // namespace

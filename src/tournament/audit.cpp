@@ -10,6 +10,7 @@
 
 #include "arena/registry.h"
 #include "referee/game_log.h"
+#include "tournament/latency.h"
 #include "tournament/schedule.h"
 #include "tournament/standings.h"
 
@@ -17,7 +18,9 @@ namespace arbiter::tournament {
 
 Json outcome_of(const Json& result) {
   Json j = result;
-  for (const char* extra : {"type", "details", "stderr_bytes", "stderr_log_errors"}) j.erase(extra);
+  for (const char* extra :
+       {"type", "details", "stderr_bytes", "stderr_log_errors", "voided", "latency"})
+    j.erase(extra);
   return j;
 }
 
@@ -96,6 +99,10 @@ Expected<std::string> audit_row(Store& store, const TournamentSpec& spec, const 
   auto replayed = game->replay(*lines);
   if (!replayed) return "its log does not replay: " + replayed.error().message;
   if (!replayed->identical) return "its log does not replay identically: " + replayed->difference;
+  // The latency the standings show is its log's (the log's timing itself is the worker's word).
+  if (r.result.contains("latency") &&
+      r.result["latency"] != seat_latency((*log)->text, seated(r.spec).size()))
+    return std::string("its latency is not its log's");
   if (outcome_of(encode_result(replayed->result)) != outcome_of(r.result))
     return fmt::format("the replay gives {}, the stored result is {}",
                        excerpt(outcome_of(encode_result(replayed->result)), 120),

@@ -108,6 +108,7 @@ Json encode_spec(const TournamentSpec& spec) {
     j["limit_by"] = "cpu";
     j["backstop"] = spec.backstop;
   }
+  if (!spec.load_check) j["load_check"] = false;
   if (!spec.program_key.empty()) j["program_key"] = to_hex(spec.program_key);
   if (!spec.listen.empty()) j["listen"] = spec.listen;
   if (spec.clock) j["clock"] = format_time_control(*spec.clock);
@@ -302,6 +303,10 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
     if (!by) return std::unexpected(by.error());
     spec.limit_by = *by;
   }
+  if (j.contains("load_check")) {
+    if (!j["load_check"].is_boolean()) return fail("load_check: expected true or false");
+    spec.load_check = j["load_check"].get<bool>();
+  }
   if (j.contains("backstop")) {
     const Json& b = j["backstop"];
     if (!b.is_number() || !(b.get<double>() >= kMinBackstop && b.get<double>() <= kMaxBackstop))
@@ -383,7 +388,8 @@ Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
     if (!known.contains(std::string(key.str())) && !is_term(key.str()))
       return fail(fmt::format(
           "{}:{}: unknown key \"{}\" (known: name, game, schedule, seats, "
-          "rounds, seed, per_call, hero, clock, limit_by, backstop, pairing, [sprt], [checks], "
+          "rounds, seed, per_call, hero, clock, limit_by, backstop, load_check, pairing, [sprt], "
+          "[checks], "
           "[config], [[player]], "
           "and the "
           "program terms memory, processes, cpu_time, cpus, output, open_files, dir, "

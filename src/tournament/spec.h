@@ -115,7 +115,13 @@ struct TournamentSpec {
   // time under a wall-clock backstop of `backstop` times the limit.
   LimitBy limit_by = LimitBy::wall;
   double backstop = RefereeOptions::kDefaultBackstop;
+  // A timeout while the host is overloaded (core/host_load.h) is timeout-under-load, and its
+  // match is played again (at most kLoadReplays times; worker.h). False: every timeout counts.
+  bool load_check = true;
 };
+
+// How many times a match with a timeout under load is played again before it counts.
+inline constexpr int kLoadReplays = 2;
 
 // "wall" or "cpu"; a one-line error naming both otherwise.
 Expected<LimitBy> parse_limit_by(std::string_view text);
@@ -136,7 +142,7 @@ Expected<TournamentSpec> decode_spec(const Json& j);
 // drawn):
 //   name = "league"      game = "q"       schedule = "round-robin"   seats = 2   rounds = 10
 //   seed = 1             per_call = 6.0   hero = "alice"    clock = "10s+0.1s"
-//   pairing = true       limit_by = "cpu" backstop = 3
+//   pairing = true       limit_by = "cpu" backstop = 3   load_check = true
 //   [sprt]               elo0 = 0   elo1 = 10   alpha = 0.05   beta = 0.05   model = "pentanomial"
 //   [config]             # the game's config overrides
 //   [[player]]           name = "alice"   bot = "dag"

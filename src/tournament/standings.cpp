@@ -105,6 +105,46 @@ std::string row_damage(const TournamentSpec& spec, const StoredResult& row) {
   return "";
 }
 
+namespace {
+
+// A result's per-seat latency (worker.cpp: seat_latency of its log), added to its entrants'. A
+// row whose latency does not decode adds none (a stored row is not taken on trust).
+void add_latency(const Json& result, const MatchFinish& finish, bool cpu_judged,
+                 std::vector<EntrantLatency>& latency) {
+  const Json& seats = field_or_null(result, "latency");
+  if (!seats.is_array() || seats.size() != finish.size()) return;
+  for (std::size_t s = 0; s < finish.size(); ++s) {
+    auto wall = LatencyHistogram::decode(field_or_null(seats[s], "wall"));
+    if (!wall) continue;
+    const Json& cpu_field = field_or_null(seats[s], "cpu");
+    auto cpu = cpu_field.is_null() ? Expected<LatencyHistogram>(LatencyHistogram())
+                                   : LatencyHistogram::decode(cpu_field);
+    if (!cpu) continue;
+    EntrantLatency& l = latency[finish[s].entrant];
+    l.wall.merge(*wall);
+    l.judged.merge(cpu_judged && cpu->count() > 0 ? *cpu : *wall);
+  }
+}
+
+// A result's plays voided for a timeout under load, counted for the table and for the
+// entrants whose timeouts they were.
+void add_voided(const Json& result, const MatchFinish& finish, StandingsTable& out) {
+  const Json& voided = field_or_null(result, "voided");
+  if (!voided.is_array()) return;
+  for (const Json& play : voided) {
+    ++out.voided;
+    const Json& ejections = field_or_null(play, "ejections");
+    if (!ejections.is_array()) continue;
+    for (const Json& e : ejections) {
+      const Json& seat = field_or_null(e, "seat");
+      if (seat.is_number_unsigned() && seat.get<std::size_t>() < finish.size())
+        ++out.rows[finish[seat.get<std::size_t>()].entrant].voided;
+    }
+  }
+}
+
+}  // namespace
+
 StandingsTable compute_standings(const TournamentSpec& spec, const std::vector<StoredResult>& results) {
   const std::size_t n = spec.players.size();
   StandingsTable out;
@@ -116,6 +156,8 @@ StandingsTable compute_standings(const TournamentSpec& spec, const std::vector<S
   }
   std::vector<MatchFinish> matches;
   std::map<std::int64_t, std::vector<MatchFinish>> by_round;
+  std::vector<EntrantLatency> latency(n);
+  out.cpu_judged = spec.limit_by == LimitBy::cpu;
   for (const StoredResult& r : results) {
     if (!row_damage(spec, r).empty()) {
       ++out.damaged;
@@ -143,7 +185,11 @@ StandingsTable compute_standings(const TournamentSpec& spec, const std::vector<S
       // Only the names core/ejection.h knows: a stored row is not taken on trust.
       const std::string why = string_or(e, "why");
       ++row.ejected_for[why_from_string(why) ? why : "unknown"];
+      if (why == "timeout" || why == "time-bank-exhausted" || why == "timeout-under-load")
+        ++latency[(*finish)[e["seat"].get<std::size_t>()].entrant].timeouts;
     }
+    add_latency(r.result, *finish, out.cpu_judged, latency);
+    add_voided(r.result, *finish, out);
     matches.push_back(*finish);
     by_round[r.round].push_back(std::move(*finish));
   }
@@ -154,6 +200,8 @@ StandingsTable compute_standings(const TournamentSpec& spec, const std::vector<S
   for (std::size_t e = 0; e < n; ++e) {
     out.rows[e].elo = elo[e];
     out.rows[e].glicko = glicko[e];
+    out.rows[e].latency = latency[e].summary(
+        std::chrono::milliseconds(spec.players[e].per_call_ms.value_or(spec.per_call_ms)));
     if (out.rows[e].matches > 0)
       out.rows[e].mean_score = score_sum[e] / static_cast<double>(out.rows[e].matches);
   }
@@ -170,6 +218,36 @@ namespace {
 std::string shown_name(const StandingsRow& r) {
   if (!is_stored_bot(r.bot)) return r.name;
   return fmt::format("{} ({})", r.name, r.bot.substr(kStoredBotPrefix.size()));
+}
+
+}  // namespace
+
+namespace {
+
+std::string ms_text(const std::optional<Duration>& d) {
+  if (!d) return "-";
+  const double ms = std::chrono::duration<double, std::milli>(*d).count();
+  return ms < 10 ? fmt::format("{:.2f} ms", ms) : fmt::format("{:.0f} ms", ms);
+}
+
+// The latency table (as fastchess's -show-latency), when some entrant's calls were timed.
+std::string latency_text(const StandingsTable& s) {
+  if (std::none_of(s.rows.begin(), s.rows.end(),
+                   [](const StandingsRow& r) { return r.latency.calls > 0; }))
+    return "";
+  std::size_t width = 4;
+  for (const auto& r : s.rows) width = std::max(width, r.name.size());
+  std::string out =
+      fmt::format("     {:<{}}  {:>7}  {:>9}  {:>9}  {:>10}  {:>8}\n", "latency", width, "calls",
+                  "median", "p99", s.cpu_judged ? "p99 cpu/lim" : "p99/limit", "timeouts");
+  for (const auto& r : s.rows) {
+    const LatencySummary& l = r.latency;
+    out += fmt::format("     {:<{}}  {:>7}  {:>9}  {:>9}  {:>10}  {:>8}\n", r.name, width, l.calls,
+                       ms_text(l.median), ms_text(l.p99),
+                       l.limit_share ? fmt::format("{:.0f} %", *l.limit_share * 100) : "-",
+                       l.timeouts);
+  }
+  return out;
 }
 
 }  // namespace
@@ -196,6 +274,14 @@ std::string standings_text(const StandingsTable& s) {
     for (const auto& [why, n] : r.ejected_for) parts.push_back(fmt::format("{} {}", n, why));
     out += fmt::format("     ejections of {}: {}\n", r.name, fmt::join(parts, ", "));
   }
+  out += latency_text(s);
+  if (s.voided > 0) {
+    std::vector<std::string> parts;
+    for (const auto& r : s.rows)
+      if (r.voided > 0) parts.push_back(fmt::format("{} {}", r.name, r.voided));
+    out += fmt::format("     voided for a timeout under load and played again: {} ({})\n", s.voided,
+                       fmt::join(parts, ", "));
+  }
   out += fmt::format("{} matches", s.matches);
   if (s.errors > 0) out += fmt::format(", {} could not be played (see tournament results --matches)", s.errors);
   if (s.damaged > 0)
@@ -207,38 +293,62 @@ std::string standings_text(const StandingsTable& s) {
 std::string standings_csv(const StandingsTable& s) {
   std::string out =
       "rank,name,bot,matches,wins,points,ejections,mean_score,elo,elo_low,elo_high,glicko,"
-      "glicko_rd,glicko_volatility\n";
+      "glicko_rd,glicko_volatility,calls,median_ms,p99_ms,limit_share,timeouts,voided\n";
   int rank = 0;
+  const auto ms = [](const std::optional<Duration>& d) {
+    return d ? fmt::format("{:.3f}", std::chrono::duration<double, std::milli>(*d).count())
+             : std::string();
+  };
   for (const auto& r : s.rows) {
-    out += fmt::format("{},{},{},{},{},{:.3f},{},{:.3f},{:.1f},{:.1f},{:.1f},{:.1f},{:.1f},{:.6f}\n",
-                       ++rank, r.name, csv_field(r.bot), r.matches, r.wins, r.points, r.ejections,
-                       r.mean_score, r.elo.elo, r.elo.low, r.elo.high, r.glicko.rating,
-                       r.glicko.rd, r.glicko.volatility);
+    const LatencySummary& l = r.latency;
+    out += fmt::format(
+        "{},{},{},{},{},{:.3f},{},{:.3f},{:.1f},{:.1f},{:.1f},{:.1f},{:.1f},{:.6f},{},{},{},{},{},{"
+        "}\n",
+        ++rank, r.name, csv_field(r.bot), r.matches, r.wins, r.points, r.ejections, r.mean_score,
+        r.elo.elo, r.elo.low, r.elo.high, r.glicko.rating, r.glicko.rd, r.glicko.volatility,
+        l.calls, ms(l.median), ms(l.p99),
+        l.limit_share ? fmt::format("{:.4f}", *l.limit_share) : std::string(), l.timeouts,
+        r.voided);
   }
   return out;
 }
+
+namespace {
+
+Json latency_json(const LatencySummary& l) {
+  const auto ms = [](const std::optional<Duration>& d) {
+    return d ? Json(std::chrono::duration<double, std::milli>(*d).count()) : Json(nullptr);
+  };
+  return {{"calls", l.calls},
+          {"median_ms", ms(l.median)},
+          {"p99_ms", ms(l.p99)},
+          {"limit_share", l.limit_share ? Json(*l.limit_share) : Json(nullptr)},
+          {"timeouts", l.timeouts}};
+}
+
+}  // namespace
 
 Json standings_json(const StandingsTable& s) {
   Json rows = Json::array();
   auto finite = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
   for (const auto& r : s.rows)
-    rows.push_back({{"name", r.name},
-                    {"bot", r.bot},
-                    {"matches", r.matches},
-                    {"wins", r.wins},
-                    {"points", r.points},
-                    {"ejections", r.ejections},
-                    {"ejected_for", r.ejected_for},
-                    {"mean_score", r.mean_score},
-                    {"elo", {{"rating", r.elo.elo}, {"low", finite(r.elo.low)}, {"high", finite(r.elo.high)}}},
-                    {"glicko2",
-                     {{"rating", r.glicko.rating},
-                      {"rd", r.glicko.rd},
-                      {"volatility", r.glicko.volatility}}}});
-  return {{"standings", rows},
-          {"matches", s.matches},
-          {"errors", s.errors},
-          {"damaged", s.damaged}};
+    rows.push_back(
+        {{"name", r.name},
+         {"bot", r.bot},
+         {"matches", r.matches},
+         {"wins", r.wins},
+         {"points", r.points},
+         {"ejections", r.ejections},
+         {"ejected_for", r.ejected_for},
+         {"mean_score", r.mean_score},
+         {"elo", {{"rating", r.elo.elo}, {"low", finite(r.elo.low)}, {"high", finite(r.elo.high)}}},
+         {"glicko2",
+          {{"rating", r.glicko.rating}, {"rd", r.glicko.rd}, {"volatility", r.glicko.volatility}}},
+         {"latency", latency_json(r.latency)},
+         {"voided", r.voided}});
+  return {{"standings", rows},  {"matches", s.matches},
+          {"errors", s.errors}, {"damaged", s.damaged},
+          {"voided", s.voided}, {"limit_by", s.cpu_judged ? "cpu" : "wall"}};
 }
 
 std::string play_command(std::string_view game, const std::vector<std::string>& players,
@@ -315,6 +425,7 @@ std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec, 
     if (spec.backstop != RefereeOptions::kDefaultBackstop)
       flags.insert(flags.end(), {"--backstop", fmt::format("{}", spec.backstop)});
   }
+  if (!spec.load_check) flags.push_back("--no-load-check");
   // An entrant's own time limits, as play takes them.
   for (std::size_t e : seated(job_spec)) {
     if (e >= spec.players.size()) continue;

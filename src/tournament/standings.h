@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tournament/latency.h"
 #include "tournament/ratings.h"
 #include "tournament/spec.h"
 #include "tournament/store.h"
@@ -35,6 +36,8 @@ struct StandingsRow {
   double mean_score = 0;       // the game's score, averaged over its matches
   EloRating elo;
   GlickoRating glicko;
+  LatencySummary latency;   // its calls' response times (tournament/latency.h)
+  std::int64_t voided = 0;  // plays voided for its timeouts under load (and played again)
 };
 
 struct StandingsTable {
@@ -42,6 +45,8 @@ struct StandingsTable {
   std::int64_t matches = 0;        // results counted
   std::int64_t errors = 0;         // results that record an error instead of a match
   std::int64_t damaged = 0;        // rows that cannot be believed (row_damage), left out
+  std::int64_t voided = 0;         // plays voided for a timeout under load and played again
+  bool cpu_judged = false;         // limits judged on CPU time (limit_share is of CPU time)
 };
 
 // Why a stored row cannot be counted for the tournament `spec`: its damage (store.h), or it

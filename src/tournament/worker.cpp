@@ -19,10 +19,12 @@
 
 #include <fmt/format.h>
 
-#include "core/rng.h"
 #include "arena/registry.h"
 #include "arena/seating.h"
+#include "core/rng.h"
 #include "referee/game_log.h"
+#include "remote/host_load.h"
+#include "tournament/latency.h"
 #include "tournament/live_feed.h"
 #include "tournament/schedule.h"
 #include "tournament/standings.h"
@@ -107,6 +109,7 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
   play.options.per_call = std::chrono::milliseconds(spec.per_call_ms);
   play.options.limit_by = spec.limit_by;
   play.options.backstop = spec.backstop;
+  if (spec.load_check) play.options.host_load = ProcHostLoad::instance();
   play.options.time_control = spec.clock;
   // Entrants with limits of their own.
   for (std::size_t e : seated(job.spec)) {
@@ -150,7 +153,9 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
     Json result = encode_result(outcome->result);
     result.erase("type");
     if (!outcome->details.is_null()) result["details"] = outcome->details;
-    JobResult done{std::move(result), log_text.str(), elapsed(), Json()};
+    std::string text = log_text.str();
+    result["latency"] = seat_latency(text, play.roster.size());
+    JobResult done{std::move(result), std::move(text), elapsed(), Json()};
     for (const ProgramStderr& p : programs.collect()) {
       if (done.stderr_tails.is_null()) done.stderr_tails = Json::array();
       done.stderr_tails.push_back({{"seat", p.seat}, {"bytes", p.bytes}, {"tail", p.tail}});
@@ -435,7 +440,7 @@ class Pool {
         auto spec = spec_for(job);
         if (!spec) return give_up(spec.error().message);
         if (concluded(job.tournament)) continue;  // claimed before the verdict: not played
-        auto played = play_bounded(*spec, job);
+        auto played = play_counted(*spec, job);
         if (!played) return;  // stopped: the unplayed rest, this one too, is released by run()
         const JobResult& result = *played;
         auto first = with_retries([&] { return store_.complete(job.id, options_.id, result); });
@@ -470,6 +475,45 @@ class Pool {
           return give_up(advanced.error().message);
       }
     }
+  }
+
+  // Plays `job`; a match in which a call timed out while the host was overloaded is voided and
+  // played again once the host is calm, at most kLoadReplays times (the last one counts). The
+  // result lists the voided plays ("voided": their ejections under load).
+  std::optional<JobResult> play_counted(const TournamentSpec& spec, const Job& job) {
+    Json voided = Json::array();
+    for (int attempt = 0;; ++attempt) {
+      auto played = play_bounded(spec, job);
+      if (!played) return played;
+      Json under_load = Json::array();
+      if (const Json& ejections = field_or_null(played->result, "ejections"); ejections.is_array())
+        for (const Json& e : ejections)
+          if (string_or(e, "why") == to_string(Why::timeout_under_load)) under_load.push_back(e);
+      if (under_load.empty() || attempt == kLoadReplays) {
+        if (!voided.empty()) played->result["voided"] = std::move(voided);
+        return played;
+      }
+      voided.push_back({{"ejections", std::move(under_load)}, {"seconds", played->seconds}});
+      {
+        std::lock_guard lock(mu_);
+        ++report_.voided;
+      }
+      if (!wait_for_calm()) return std::nullopt;
+    }
+  }
+
+  // Waits until the host has not been overloaded for a second (at most 30 s). False when
+  // stopped meanwhile.
+  bool wait_for_calm() {
+    const HostLoad* load = ProcHostLoad::instance();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < until) {
+      if (stopping()) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      const auto reading = load ? load->over_last(std::chrono::seconds(1)) : std::nullopt;
+      if (!reading || !reading->overloaded()) return true;
+    }
+    return !stopping();
   }
 
   // Plays `job` on a thread of its own and waits for it until the match limit, or until

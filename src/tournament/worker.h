@@ -163,6 +163,7 @@ struct WorkerReport {
   // quick_exit) rather than run static destructors under them.
   std::int64_t stray_threads = 0;
   std::int64_t live_write_failures = 0;  // writes of live lines that failed (retried)
+  std::int64_t voided = 0;               // plays voided for a timeout under load (and played again)
   std::size_t pinned_at_once = 0;        // with WorkerOptions::pin: the most matches pinned at once
   // How long each claim that returned jobs took, in ms, as the worker measured it (the first
   // 100,000), for the claim latency of a store under load.
