@@ -22,6 +22,7 @@
 #include "arena/bot_shelf.h"
 #include "arena/registry.h"
 #include "arena/seating.h"
+#include "core/calibration.h"
 #include "core/entropy.h"
 #include "core/file.h"
 #include "core/interrupt.h"
@@ -51,7 +52,7 @@ struct PlayArgs {
   std::string log_path;
   std::string config;
   bool config_given = false;
-  double per_call = 6.0;
+  std::string per_call = "6";
   std::vector<std::string> entrant_settings;  // NAME:KEY=VALUE
   bool json = false;
   std::string listen = "127.0.0.1:0";
@@ -101,7 +102,13 @@ std::string play_reproduce_command(const PlayArgs& a) {
   if (tcp && a.listen != PlayArgs{}.listen) flags.insert(flags.end(), {"--listen", a.listen});
   if (tcp && a.accept_timeout != PlayArgs{}.accept_timeout)
     flags.insert(flags.end(), {"--accept-timeout", fmt::format("{}", a.accept_timeout)});
-  return tournament::play_command(a.game, a.players, a.seed, config, a.per_call, a.clock, flags);
+  // Reference seconds stay so (the machine that plays it again scales them by its own factor).
+  double per_call = 6.0;
+  if (auto limit = tournament::parse_per_call(a.per_call); limit && limit->ref)
+    flags.insert(flags.begin(), {"--per-call", a.per_call});
+  else if (limit)
+    per_call = static_cast<double>(limit->ms) / 1000.0;
+  return tournament::play_command(a.game, a.players, a.seed, config, per_call, a.clock, flags);
 }
 
 // One line per problem on stderr; kFailed if there was any.
@@ -196,7 +203,14 @@ Expected<PlaySpec> play_spec(const PlayArgs& a, const GameEntry& game, BotShelf*
     }
     spec.config = *config;
   }
-  spec.options.per_call = std::chrono::milliseconds(std::llround(a.per_call * 1000));
+  auto limit = tournament::parse_per_call(a.per_call);
+  if (!limit) return fail("--" + limit.error().message);
+  spec.options.per_call = std::chrono::milliseconds(limit->ms);
+  if (limit->ref) {
+    spec.options.speed_factor = this_machine_factor();
+    spec.options.per_call = std::chrono::milliseconds(std::max<std::int64_t>(
+        1, std::llround(static_cast<double>(limit->ms) * *spec.options.speed_factor)));
+  }
   bool load_check = true;
   if (auto ok =
           apply_limit_options(a.limits, spec.options.limit_by, spec.options.backstop, load_check);
@@ -492,10 +506,7 @@ void add_play_command(CLI::App& app, int& exit_code) {
   play_cmd->add_option("--log", play_args.log_path, "Write the game log (JSON lines) to this file");
   play_cmd->add_option("--config", play_args.config, "Game config overrides as a JSON object")
       ->each([&](const std::string&) { play_args.config_given = true; });
-  play_cmd
-      ->add_option("--per-call", play_args.per_call,
-                   "Seconds a player may take per call (default 6)")
-      ->check(seconds_validator());
+  play_cmd->add_option("--per-call", play_args.per_call, kPerCallHelp)->check(per_call_validator());
   add_limit_options(play_cmd, play_args.limits);
   play_cmd->add_option("--store", play_args.store,
                        "Where bot:NAME players are stored (sqlite:FILE or postgresql://...)");
@@ -557,6 +568,38 @@ void add_play_command(CLI::App& app, int& exit_code) {
     if (play_args.program_key.empty())
       play_args.program_key = to_hex(unguessable_bytes(seeds::kProgramKeyBytes));
     exit_code = play(play_args);
+  });
+}
+
+void add_calibrate_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "calibrate",
+      "Time a fixed CPU workload and print this machine's factor against the reference (limits "
+      "given as 1ref are scaled by it)");
+  auto runs = std::make_shared<int>(4);
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("--runs", *runs, "Runs of the workload, the fastest kept (default 4)")
+      ->check(CLI::Range(1, 100));
+  cmd->add_flag("--json", *json, "Print one JSON object");
+  cmd->callback([runs, json] {
+    const Calibration c = calibrate(*runs);
+    const double ms = std::chrono::duration<double, std::milli>(c.workload).count();
+    const double reference = std::chrono::duration<double, std::milli>(kReferenceWorkload).count();
+    if (*json) {
+      fmt::print("{}\n", dump(Json{{"factor", c.factor},
+                                   {"workload_ms", ms},
+                                   {"reference_ms", reference},
+                                   {"runs", c.runs}}));
+      return;
+    }
+    fmt::print(
+        "factor {:.3f}: the workload took {:.1f} ms of CPU time here (the fastest of {} "
+        "runs), {:.0f} ms on the reference machine\n",
+        c.factor, ms, c.runs, reference);
+    fmt::print("a limit of 1ref is {:.0f} ms here{}\n", 1000 * c.factor,
+               c.factor > 1.05   ? " (this machine is slower than the reference)"
+               : c.factor < 0.95 ? " (this machine is faster than the reference)"
+                                 : "");
   });
 }
 
@@ -627,6 +670,7 @@ int main(int argc, char** argv) {
   add_games_command(app);
   add_play_command(app, exit_code);
   add_sandbox_command(app, exit_code);
+  add_calibrate_command(app);
   add_replay_command(app, exit_code);
   add_q_commands(app, exit_code);
   add_battleship_commands(app, exit_code);

@@ -55,6 +55,15 @@ CLI::Validator seconds_validator(double lo, double hi) {
   return number_validator(lo, hi, "seconds");
 }
 
+CLI::Validator per_call_validator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        auto ok = tournament::parse_per_call(text);
+        return ok ? std::string() : ok.error().message;
+      },
+      "SECONDS|Nref");
+}
+
 CLI::Validator id_validator(std::int64_t lo) {
   return CLI::Validator(
       [lo](std::string& text) -> std::string {

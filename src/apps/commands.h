@@ -89,6 +89,11 @@ int checked_stdout(int exit_code);
 // Option checks that also reject NaN, infinities, signs and overflow (CLI11's own do not).
 CLI::Validator number_validator(double lo, double hi, std::string what);  // NaN refused too
 CLI::Validator seconds_validator(double lo = 0.001, double hi = 600);
+// A per-call limit: seconds, or reference seconds as 1ref (tournament::parse_per_call).
+CLI::Validator per_call_validator();
+inline constexpr const char* kPerCallHelp =
+    "Seconds a player may take per call (default 6), or reference seconds as 1ref, scaled by "
+    "each machine's speed (arbiter calibrate)";
 CLI::Validator id_validator(std::int64_t lo = 1);  // lo to 2^63-1, decimal digits only
 CLI::Validator natural_validator();                // 0 to 2^64-1, decimal digits only
 

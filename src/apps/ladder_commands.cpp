@@ -27,7 +27,7 @@ struct LadderArgs {
   std::string seats = "2";
   std::string config;
   std::vector<std::string> anchors;
-  double per_call = 0;
+  std::string per_call;  // empty: not given
   std::string clock;
   LimitOptions limits;
   std::int64_t placement = 10;
@@ -68,7 +68,12 @@ Expected<tournament::TournamentSpec> ladder_spec_of(const LadderArgs& a) {
     if (!config->is_object()) return fail("--config: expected a JSON object");
     spec.config = *config;
   }
-  if (a.per_call > 0) spec.per_call_ms = std::llround(a.per_call * 1000);
+  if (!a.per_call.empty()) {
+    auto limit = tournament::parse_per_call(a.per_call);
+    if (!limit) return fail("--" + limit.error().message);
+    spec.per_call_ms = limit->ms;
+    spec.per_call_ref = limit->ref;
+  }
   if (!a.clock.empty()) {
     auto tc = parse_time_control(a.clock);
     if (!tc) return std::unexpected(tc.error());
@@ -104,8 +109,7 @@ void add_ladder_create(CLI::App* l, const std::shared_ptr<LadderArgs>& a, int& e
                      "NAME:BOT, a house bot (or cmd: program) that always plays, as a fixed "
                      "point of the ratings; repeatable");
   create->add_option("--config", a->config, "The game's config overrides (JSON object)");
-  create->add_option("--per-call", a->per_call, "Seconds per call (default 6)")
-      ->check(seconds_validator());
+  create->add_option("--per-call", a->per_call, kPerCallHelp)->check(per_call_validator());
   create->add_option("--clock", a->clock, "A chess clock per seat, e.g. 10s+0.1s");
   add_limit_options(create, a->limits);
   create

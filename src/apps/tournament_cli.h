@@ -28,7 +28,7 @@ struct SpecArgs {
   std::int64_t rounds = 0;
   std::string seed;
   std::string config;
-  double per_call = 0;
+  std::string per_call;  // empty: not given
   std::string hero;
   std::string name;
   ProgramOptions program;

@@ -78,8 +78,7 @@ void add_spec_options(CLI::App* cmd, SpecArgs& a) {
                   "deals)")
       ->check(natural_validator());
   cmd->add_option("--config", a.config, "The game's config overrides as a JSON object");
-  cmd->add_option("--per-call", a.per_call, "Seconds a player may take per call (default 6)")
-      ->check(seconds_validator());
+  cmd->add_option("--per-call", a.per_call, kPerCallHelp)->check(per_call_validator());
   cmd->add_option("--hero", a.hero, "Gauntlet: the entrant who plays every match (default: the first)");
   cmd->add_option("--name", a.name, "The tournament's name (default: tournament)");
   cmd->add_option("--clock", a.clock,
@@ -143,7 +142,12 @@ Expected<TournamentSpec> build_spec(const SpecArgs& a) {
     if (!config->is_object()) return fail("--config: expected a JSON object");
     spec.config = *config;
   }
-  if (a.per_call > 0) spec.per_call_ms = std::llround(a.per_call * 1000);
+  if (!a.per_call.empty()) {
+    auto limit = parse_per_call(a.per_call);
+    if (!limit) return fail("--" + limit.error().message);
+    spec.per_call_ms = limit->ms;
+    spec.per_call_ref = limit->ref;
+  }
   if (!a.hero.empty()) spec.hero = a.hero;
   if (!a.name.empty()) spec.name = a.name;
   if (!a.clock.empty()) {

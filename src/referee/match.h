@@ -46,6 +46,9 @@ struct RefereeOptions {
   LimitBy limit_by = LimitBy::wall;
   double backstop = kDefaultBackstop;  // with LimitBy::cpu: the wall-clock limit's multiple
 
+  // Limits given in reference seconds (core/calibration.h) were scaled by this machine's factor:
+  // the log's header records it ("speed_factor").
+  std::optional<double> speed_factor;
   // Where a timeout learns whether the host was overloaded meanwhile (core/host_load.h): then
   // it is Why::timeout_under_load. Null: never.
   const HostLoad* host_load = nullptr;

@@ -228,6 +228,12 @@ Expected<ReplayReport> replay(const std::vector<Json>& log) {
       script->backstop = options.backstop;
     }
   }
+  if (header.contains("speed_factor")) {
+    const Json& f = header["speed_factor"];
+    if (!f.is_number() || !(f.get<double>() > 0 && f.get<double>() <= 1000))
+      return fail("the header's speed_factor: expected a number from 0 to 1000");
+    options.speed_factor = f.get<double>();
+  }
   if (header.contains("clock")) {
     auto tc = header["clock"].is_string() ? parse_time_control(header["clock"].get<std::string>())
                                           : Expected<TimeControl>(fail("not a string"));

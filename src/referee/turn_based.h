@@ -264,6 +264,7 @@ class TurnReferee {
       header["limit_by"] = "cpu";
       header["backstop"] = options_.backstop;
     }
+    if (options_.speed_factor) header["speed_factor"] = *options_.speed_factor;
     if (options_.seats_differ()) {
       Json limits = Json::array();
       for (std::size_t s = 0; s < players_.size(); ++s) {

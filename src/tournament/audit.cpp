@@ -18,8 +18,8 @@ namespace arbiter::tournament {
 
 Json outcome_of(const Json& result) {
   Json j = result;
-  for (const char* extra :
-       {"type", "details", "stderr_bytes", "stderr_log_errors", "voided", "latency"})
+  for (const char* extra : {"type", "details", "stderr_bytes", "stderr_log_errors", "voided",
+                            "latency", "speed_factor"})
     j.erase(extra);
   return j;
 }

@@ -2,6 +2,7 @@
 #include "tournament/spec.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <ranges>
 #include <set>
@@ -109,6 +110,7 @@ Json encode_spec(const TournamentSpec& spec) {
     j["backstop"] = spec.backstop;
   }
   if (!spec.load_check) j["load_check"] = false;
+  if (spec.per_call_ref) j["per_call_ref"] = true;
   if (!spec.program_key.empty()) j["program_key"] = to_hex(spec.program_key);
   if (!spec.listen.empty()) j["listen"] = spec.listen;
   if (spec.clock) j["clock"] = format_time_control(*spec.clock);
@@ -183,6 +185,29 @@ Expected<ResultChecks> decode_checks(const Json& j) {
 
 }  // namespace
 
+Expected<PerCallLimit> parse_per_call(std::string_view text) {
+  PerCallLimit out;
+  std::string_view number = text;
+  if (number.ends_with("ref")) {
+    out.ref = true;
+    number.remove_suffix(3);
+  }
+  double seconds = 0;
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), seconds);
+  if (number.empty() || ec != std::errc() || end != number.data() + number.size() ||
+      !(seconds >= 0.001 && seconds <= 600))
+    return fail(
+        fmt::format("per-call \"{}\": expected seconds from 0.001 to 600, or reference "
+                    "seconds as 1ref (arbiter calibrate)",
+                    text));
+  out.ms = std::llround(seconds * 1000);
+  return out;
+}
+
+std::string format_per_call(std::int64_t ms, bool ref) {
+  return fmt::format("{}{}", static_cast<double>(ms) / 1000.0, ref ? "ref" : "");
+}
+
 Expected<LimitBy> parse_limit_by(std::string_view text) {
   if (text == "wall") return LimitBy::wall;
   if (text == "cpu") return LimitBy::cpu;
@@ -191,11 +216,12 @@ Expected<LimitBy> parse_limit_by(std::string_view text) {
 
 Expected<TournamentSpec> decode_spec(const Json& j) {
   constexpr std::string_view what = "the tournament spec";
-  if (auto ok = only_keys(
-          j, {"name",        "game",        "players", "schedule", "seats",    "rounds",  "seed",
-              "config",      "per_call_ms", "hero",    "program",  "clock",    "pairing", "sprt",
-              "program_key", "listen",      "ladder",  "checks",   "limit_by", "backstop"},
-          what);
+  if (auto ok =
+          only_keys(j, {"name",     "game",     "players",     "schedule",    "seats",   "rounds",
+                        "seed",     "config",   "per_call_ms", "hero",        "program", "clock",
+                        "pairing",  "sprt",     "program_key", "listen",      "ladder",  "checks",
+                        "limit_by", "backstop", "load_check",  "per_call_ref"},
+                    what);
       !ok)
     return std::unexpected(ok.error());
   TournamentSpec spec;
@@ -303,6 +329,10 @@ Expected<TournamentSpec> decode_spec(const Json& j) {
     if (!by) return std::unexpected(by.error());
     spec.limit_by = *by;
   }
+  if (j.contains("per_call_ref")) {
+    if (!j["per_call_ref"].is_boolean()) return fail("per_call_ref: expected true or false");
+    spec.per_call_ref = j["per_call_ref"].get<bool>();
+  }
   if (j.contains("load_check")) {
     if (!j["load_check"].is_boolean()) return fail("load_check: expected true or false");
     spec.load_check = j["load_check"].get<bool>();
@@ -379,8 +409,9 @@ Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
   if (!parsed) return std::unexpected(parsed.error());
   toml::table& table = *parsed;
   static const std::set<std::string> known{
-      "name",   "game",   "schedule", "seats",   "rounds", "seed",   "per_call", "hero",
-      "config", "player", "clock",    "pairing", "sprt",   "checks", "limit_by", "backstop"};
+      "name",     "game",   "schedule", "seats",    "rounds",    "seed",
+      "per_call", "hero",   "config",   "player",   "clock",     "pairing",
+      "sprt",     "checks", "limit_by", "backstop", "load_check"};
   const auto is_term = [](std::string_view key) {
     return std::find(std::begin(kTermKeys), std::end(kTermKeys), key) != std::end(kTermKeys);
   };
@@ -493,10 +524,17 @@ Expected<TournamentSpec> read_spec_unescaped(const std::string& path) {
   if (j.contains("sprt") && j["sprt"].is_object() && !j["sprt"].contains("model"))
     j["sprt"]["model"] = j["pairing"] == Json(false) ? "trinomial" : "pentanomial";
   if (j.contains("per_call")) {
-    if (!j["per_call"].is_number() || j["per_call"].get<double>() < 0.001 ||
-        j["per_call"].get<double>() > 600)
-      return fail(path + ": per_call: expected seconds between 0.001 and 600");
-    j["per_call_ms"] = std::llround(j["per_call"].get<double>() * 1000);
+    if (j["per_call"].is_string()) {
+      auto limit = parse_per_call(j["per_call"].get<std::string>());
+      if (!limit) return fail(path + ": " + limit.error().message);
+      j["per_call_ms"] = limit->ms;
+      if (limit->ref) j["per_call_ref"] = true;
+    } else if (!j["per_call"].is_number() || j["per_call"].get<double>() < 0.001 ||
+               j["per_call"].get<double>() > 600) {
+      return fail(path + ": per_call: expected seconds between 0.001 and 600, or \"1ref\"");
+    } else {
+      j["per_call_ms"] = std::llround(j["per_call"].get<double>() * 1000);
+    }
     j.erase("per_call");
   }
   // A new tournament's: drawn unless the file gives them.

@@ -96,6 +96,10 @@ struct TournamentSpec {
   std::string program_key;
   Json config;              // the game's config overrides; null for its defaults
   std::int64_t per_call_ms = 6000;
+  // The per-call limits (per_call_ms and the entrants' own) are in reference milliseconds
+  // ("1ref": core/calibration.h): each worker scales them by its machine's factor, and the
+  // result records it ("speed_factor").
+  bool per_call_ref = false;
   std::string hero;  // gauntlet: the entrant who plays every match (default: the first)
   ProgramTerms program;  // how cmd: entrants run, unless an Entrant has its own
   std::optional<TimeControl> clock;  // a chess clock per seat (turn-based games)
@@ -122,6 +126,15 @@ struct TournamentSpec {
 
 // How many times a match with a timeout under load is played again before it counts.
 inline constexpr int kLoadReplays = 2;
+
+// A per-call limit as given: seconds ("0.5", "6") or reference seconds ("1ref", "0.25ref"),
+// from 0.001 to 600.
+struct PerCallLimit {
+  std::int64_t ms = 6000;
+  bool ref = false;
+};
+Expected<PerCallLimit> parse_per_call(std::string_view text);
+std::string format_per_call(std::int64_t ms, bool ref);  // "0.5", "1ref"
 
 // "wall" or "cpu"; a one-line error naming both otherwise.
 Expected<LimitBy> parse_limit_by(std::string_view text);

@@ -437,10 +437,13 @@ std::string reproduce_command(const TournamentSpec& spec, const Json& job_spec, 
       flags.insert(flags.end(), {"--entrant", entrant.name + ":clock=" +
                                                   format_time_control(*entrant.clock)});
   }
-  std::string cmd = play_command(spec.game, players, seed_of(job_spec), spec.config,
-                                 spec.per_call_ms / 1000.0,
-                                 spec.clock ? format_time_control(*spec.clock) : std::string(),
-                                 flags);
+  // Reference seconds stay so: play scales them by the factor of the machine it runs on.
+  if (spec.per_call_ref)
+    flags.insert(flags.begin(), {"--per-call", format_per_call(spec.per_call_ms, true)});
+  std::string cmd =
+      play_command(spec.game, players, seed_of(job_spec), spec.config,
+                   spec.per_call_ref ? 6.0 : spec.per_call_ms / 1000.0,
+                   spec.clock ? format_time_control(*spec.clock) : std::string(), flags);
   if (!differ.empty()) cmd += "  # runs under other terms: " + differ;
   return cmd;
 }

@@ -345,6 +345,28 @@ TEST(Spec, RoundTripsThroughJsonAndRejectsNonsense) {
   EXPECT_EQ(encode_spec(*back), encode_spec(spec));
   EXPECT_FALSE(decode_spec(Json{{"game", "q"}}).has_value());
   EXPECT_FALSE(decode_spec(Json{{"game", "q"}, {"players", Json::array()}, {"colour", 1}}).has_value());
+  // The fair-clock settings (docs/tournaments.md) keep too.
+  spec.limit_by = LimitBy::cpu;
+  spec.backstop = 2.5;
+  spec.load_check = false;
+  spec.per_call_ref = true;
+  auto timed = decode_spec(encode_spec(spec));
+  ASSERT_TRUE(timed.has_value()) << timed.error().message;
+  EXPECT_EQ(timed->limit_by, LimitBy::cpu);
+  EXPECT_EQ(timed->backstop, 2.5);
+  EXPECT_FALSE(timed->load_check);
+  EXPECT_TRUE(timed->per_call_ref);
+  Json wrong = encode_spec(spec);
+  wrong["backstop"] = 0.5;
+  EXPECT_FALSE(decode_spec(wrong).has_value());
+  wrong = encode_spec(spec);
+  wrong["limit_by"] = "sundial";
+  EXPECT_FALSE(decode_spec(wrong).has_value());
+  EXPECT_EQ(parse_per_call("1ref").value().ms, 1000);
+  EXPECT_TRUE(parse_per_call("0.25ref").value().ref);
+  EXPECT_FALSE(parse_per_call("0.5").value().ref);
+  for (const char* text : {"", "ref", "0ref", "-1", "601", "1 ref", "1REF", "nan", "1e9ref"})
+    EXPECT_FALSE(parse_per_call(text).has_value()) << text;
   auto bad = [&](auto edit) {
     auto s = spec_of(3);
     edit(s);

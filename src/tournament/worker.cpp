@@ -21,6 +21,7 @@
 
 #include "arena/registry.h"
 #include "arena/seating.h"
+#include "core/calibration.h"
 #include "core/rng.h"
 #include "referee/game_log.h"
 #include "remote/host_load.h"
@@ -106,7 +107,14 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
     return error("the job has no seed");
   play.seed = job.spec["seed"].get<std::uint64_t>();
   play.config = spec.config;
-  play.options.per_call = std::chrono::milliseconds(spec.per_call_ms);
+  // Limits in reference seconds hold this machine's bots to the reference's work.
+  const double factor = spec.per_call_ref ? this_machine_factor() : 1.0;
+  const auto scaled = [&](std::int64_t ms) {
+    return std::chrono::milliseconds(
+        std::max<std::int64_t>(1, std::llround(static_cast<double>(ms) * factor)));
+  };
+  if (spec.per_call_ref) play.options.speed_factor = factor;
+  play.options.per_call = scaled(spec.per_call_ms);
   play.options.limit_by = spec.limit_by;
   play.options.backstop = spec.backstop;
   if (spec.load_check) play.options.host_load = ProcHostLoad::instance();
@@ -115,8 +123,7 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
   for (std::size_t e : seated(job.spec)) {
     const Entrant& entrant = spec.players[e];
     play.options.seat_per_call.push_back(
-        entrant.per_call_ms ? std::optional<Duration>(std::chrono::milliseconds(*entrant.per_call_ms))
-                            : std::nullopt);
+        entrant.per_call_ms ? std::optional<Duration>(scaled(*entrant.per_call_ms)) : std::nullopt);
     play.options.seat_time_control.push_back(entrant.clock);
   }
   play.hosting.stderr_dir = stderr_dir;
@@ -155,6 +162,7 @@ JobResult play_job(const TournamentSpec& spec, const Job& job,
     if (!outcome->details.is_null()) result["details"] = outcome->details;
     std::string text = log_text.str();
     result["latency"] = seat_latency(text, play.roster.size());
+    if (spec.per_call_ref) result["speed_factor"] = factor;
     JobResult done{std::move(result), std::move(text), elapsed(), Json()};
     for (const ProgramStderr& p : programs.collect()) {
       if (done.stderr_tails.is_null()) done.stderr_tails = Json::array();
@@ -286,6 +294,8 @@ std::chrono::milliseconds match_limit(const TournamentSpec& spec) {
   for (const Entrant& e : spec.players)
     per_seat = std::max(per_seat, seat_bound(e.per_call_ms.value_or(spec.per_call_ms),
                                              e.clock ? e.clock : spec.clock));
+  if (spec.per_call_ref)
+    per_seat = duration_cast<milliseconds>(per_seat * std::max(1.0, this_machine_factor()));
   // Judged on CPU time, a call may take up to the backstop on the wall clock.
   if (spec.limit_by == LimitBy::cpu)
     per_seat = duration_cast<milliseconds>(per_seat * spec.backstop);
