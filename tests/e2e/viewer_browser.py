@@ -144,6 +144,38 @@ def battleship_shots(lines, upto):
     return shots
 
 
+def check_latency(game, shown, standings):
+    """The standings' latency columns show the store's numbers (turn-based games time every
+    call; the others have none)."""
+    for row, want in zip(shown, standings["standings"]):
+        lat = want.get("latency") or {}
+        cells = {c.get_attribute("data-latency"): c.text for c in row.find_elements(By.CSS_SELECTOR, "[data-latency]")}
+        if game not in ("q", "battleship"):
+            continue
+        check(lat.get("calls", 0) > 0, f"{game}: {want['name']} has no timed calls in the standings")
+        med = lat.get("median_ms")
+        shown_med = cells.get("median", "")
+        want_med = "–" if med is None else (f"{med:.2f} ms" if med < 10 else f"{med:.0f} ms")
+        check(shown_med == want_med, f"{game}: {want['name']}'s median shows {shown_med!r}, the store has {want_med!r}")
+        check(cells.get("timeouts", "").split(" ")[0] == str(lat.get("timeouts")),
+              f"{game}: {want['name']}'s timeouts show {cells.get('timeouts')!r}, the store has {lat.get('timeouts')}")
+
+
+def check_cpu_column(d, what, lines):
+    """The message table's cpu column is each call's cpu_us, as the log has it."""
+    rows = d.find_elements(By.CSS_SELECTOR, "#log tbody tr[data-line]")
+    seen = 0
+    for r in rows:
+        line = lines[int(r.get_attribute("data-line"))]
+        if line.get("type") != "call":
+            continue
+        cell = r.find_element(By.CSS_SELECTOR, "[data-cpu]").text
+        want = f"{line['cpu_us'] / 1000:.2f} ms" if "cpu_us" in line else ""
+        check(cell == want, f"{what}: line {r.get_attribute('data-line')} shows cpu {cell!r}, the log has {want!r}")
+        seen += 1
+    check(seen > 0, f"{what}: no call row in the message table to check the cpu column on")
+
+
 def check_match(d, base, art, game, t, m):
     what = f"{game} match {m['index']}"
     lines = log_of(base, t, m["index"])
@@ -196,6 +228,8 @@ def check_match(d, base, art, game, t, m):
         check(count(d, "#board [data-domino]") == (n + 1) * (n + 2) // 2, f"{what}: the winning tiling is not drawn whole")
     if game == "speed_scrabble":
         check(count(d, "#board [data-letter]") > 0, f"{what}: no letter on any board at the end")
+    if game in ("q", "battleship"):
+        check_cpu_column(d, what, lines)
     d.save_screenshot(str(art / f"{game}-match.png"))
     # Per-seat view: seat 0 only.
     Select(d.find_element(By.ID, "seat")).select_by_value("0")
@@ -399,6 +433,7 @@ def main():
                   f"{game}: standings rows differ from the store")
             points = [float(r.find_element(By.CSS_SELECTOR, "[data-points]").get_attribute("data-points")) for r in shown]
             check(points == [s["points"] for s in standings["standings"]], f"{game}: points differ: {points}")
+            check_latency(game, shown, standings)
             check(count(d, "#chart svg[data-chart]") == 1, f"{game}: no rating chart")
             matches = d.find_elements(By.CSS_SELECTOR, "#matches tr[data-match]")
             total = api(base, f"api/tournaments/{t}/matches")["total"]

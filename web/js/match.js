@@ -29,13 +29,14 @@ function short(v, max = 90) {
 function describe(line) {
   const seat = Number.isInteger(line.seat) ? names()[line.seat] ?? `seat ${line.seat}` : line.team || "";
   const t = line.type;
-  let what = t, verdict = "", time = "";
+  let what = t, verdict = "", time = "", cpu = "";
   if (t === "match") what = `match: ${line.game}, ${(line.seats || []).length} seats`;
   else if (t === "call") {
     what = line.call + (line.reply !== undefined ? ` → ${short(line.reply)}` : "");
     verdict = line.verdict || "";
     if (line.detail) verdict += `: ${line.detail}`;
     if (Number.isFinite(line.elapsed_us)) time = `${(line.elapsed_us / 1000).toFixed(2)} ms`;
+    if (Number.isFinite(line.cpu_us)) cpu = `${(line.cpu_us / 1000).toFixed(2)} ms`;
   } else if (t === "message" || t === "notice" || t === "setup") {
     const m = Array.isArray(line.message) ? line.message : [];
     what = `${t === "message" ? "sent" : t === "setup" ? "setup" : "told"} ${m[0] ?? ""} ${short(m[1], 60)}`;
@@ -48,7 +49,7 @@ function describe(line) {
   else if (t === "end_bot") { what = `cycle ${line.cycle}: piece ${line.pid} ends`; verdict = line.detail ? `${line.why}: ${line.detail}` : line.why; }
   else if (t === "end") what = line.reason ? `end: ${line.reason}` : "end";
   if (Number.isFinite(line.at_us)) time = `${(line.at_us / 1e6).toFixed(3)} s`;
-  return { seat, what, verdict, time };
+  return { seat, what, verdict, time, cpu };
 }
 
 // The lines step k adds: (line of step k-1, line of step k].
@@ -74,7 +75,8 @@ function renderLog() {
     const bad = d.verdict && !d.verdict.startsWith("ok");
     rows.push(h("tr", { class: i >= lo && i <= hi ? "current" : "", "data-line": i, onclick: () => go(stepOfLine(i)) },
       h("td", { class: "muted" }, i + 1), h("td", {}, d.seat), h("td", { class: "what" }, d.what),
-      h("td", { class: bad ? "bad" : "muted" }, d.verdict), h("td", { class: "num" }, d.time)));
+      h("td", { class: bad ? "bad" : "muted" }, d.verdict), h("td", { class: "num" }, d.time),
+      h("td", { class: "num", "data-cpu": "" }, d.cpu)));
   }
   logBody.replaceChildren(...rows);
   // Scroll the message card only, never the page (scrollIntoView would move the window too).

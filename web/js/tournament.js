@@ -18,7 +18,23 @@ function standingsRows(st) {
     h("td", { class: "num" }, fmtNum(r.mean_score, 1)),
     h("td", { class: "num" }, fmtNum(r.elo.rating, 0)),
     h("td", { class: "muted" }, `${fmtNum(r.elo.low, 0)} … ${fmtNum(r.elo.high, 0)}`),
-    h("td", { class: "num" }, `${fmtNum(r.glicko2.rating, 0)} ± ${fmtNum(2 * r.glicko2.rd, 0)}`)));
+    h("td", { class: "num" }, `${fmtNum(r.glicko2.rating, 0)} ± ${fmtNum(2 * r.glicko2.rd, 0)}`),
+    ...latencyCells(r.latency, r.voided)));
+}
+
+// Response times (the standings' latency, as fastchess's -show-latency): median, p99, the p99
+// share of the per-call limit, timeouts and plays voided for a timeout under load.
+function latencyCells(l, voided) {
+  const ms = (v) => (v === null || v === undefined ? "–" : v < 10 ? `${fmtNum(v, 2)} ms` : `${fmtNum(v, 0)} ms`);
+  if (!l) return [h("td", {}, "–"), h("td", {}, "–"), h("td", {}, "–"), h("td", {}, "–")];
+  const share = l.limit_share === null ? "–" : `${fmtNum(100 * l.limit_share, 0)} %`;
+  return [
+    h("td", { class: "num", "data-latency": "median" }, ms(l.median_ms)),
+    h("td", { class: "num", "data-latency": "p99" }, ms(l.p99_ms)),
+    h("td", { class: l.limit_share >= 0.9 ? "num bad" : "num", "data-latency": "share" }, share),
+    h("td", { class: l.timeouts ? "num bad" : "num", "data-latency": "timeouts",
+      title: voided ? `${voided} play(s) voided for a timeout under load and played again` : "" },
+      voided ? `${l.timeouts} (+${voided} voided)` : `${l.timeouts}`)];
 }
 
 function crosstable(ct) {
@@ -132,7 +148,9 @@ function drawStandings(st) {
   document.querySelector("#standings tbody").replaceChildren(...standingsRows(st));
   document.getElementById("standings-note").textContent =
     `${st.matches} matches counted` + (st.errors ? `, ${st.errors} could not be played` : "") + (st.damaged ? `, ${st.damaged} damaged rows left out` : "") +
-    ". Elo by maximum likelihood with a 95% interval; Glicko-2 shown ± 2 RD.";
+    (st.voided ? `, ${st.voided} play(s) voided for a timeout under load and played again` : "") +
+    ". Elo by maximum likelihood with a 95% interval; Glicko-2 shown ± 2 RD. " +
+    `Response times are wall-clock; "of limit" is the 99th percentile of ${st.limit_by === "cpu" ? "CPU time (limits judged on CPU time)" : "wall time"} as a share of the per-call limit.`;
   crosstable(st.crosstable);
   const rounds = st.elo_by_round.map((p) => p.round);
   const series = st.crosstable.entrants.map((name, e) => ({ name, values: st.elo_by_round.map((p) => p.elo[e]) }));
