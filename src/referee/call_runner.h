@@ -62,13 +62,14 @@ class CallRunner {
   // this much CPU time (its thread CPU clock), `deadline` being the wall-clock backstop; inline
   // calls are judged afterwards by whoever measured them.
   // REQUIRES: job does not throw (wrap it; guarded_call does).
-  // `watch_cpu`: in threaded mode, note the CPU time a call that is given up used
+  // `watch_cpu`: in threaded mode, read the CPU clock of the thread of a call that is given up
   // (abandoned_cpu()).
   bool run(const std::function<void()>& job, const Deadline& deadline,
            std::optional<Duration> cpu_limit = std::nullopt, bool watch_cpu = false);
 
   bool abandoned() const { return abandoned_; }
-  // With watch_cpu, the CPU time the call given up had used by then, on its thread.
+  // With watch_cpu, the CPU clock of the thread of the call given up, read then (the CPU time
+  // that thread had used in all; the call's share is this less the clock at its start).
   std::optional<Duration> abandoned_cpu() const { return abandoned_cpu_; }
 
   // Threads abandoned so far by all runners that have not finished their call since.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <expected>
@@ -59,6 +60,8 @@ auto guarded_call(Seat seat, std::string call, CallRunner& runner, const Deadlin
     std::optional<R> value;
     std::optional<Ejection> ejection;
     std::optional<Duration> cpu;  // measured by the thread that ran the call
+    // That thread's CPU clock when the call began (-1: not yet), for a call given up on.
+    std::atomic<std::int64_t> cpu_start_ns{-1};
   };
   const bool thread_measures = cpu.meter == nullptr && (cpu.measure || cpu.limit);
   std::optional<Duration> cpu_before;
@@ -71,6 +74,7 @@ auto guarded_call(Seat seat, std::string call, CallRunner& runner, const Deadlin
     set_call_deadline(&bound);
     set_call_clock(bank ? &*bank : nullptr);
     const Duration cpu_start = thread_measures ? thread_cpu_time() : Duration::zero();
+    if (thread_measures) slot->cpu_start_ns.store(cpu_start.count(), std::memory_order_relaxed);
     struct Clear {
       ~Clear() {
         set_call_deadline(nullptr);
@@ -110,7 +114,13 @@ auto guarded_call(Seat seat, std::string call, CallRunner& runner, const Deadlin
       out.cpu = std::max(Duration::zero(), *after - *cpu_before);
   } else if (thread_measures) {
     // A call given up on is still running on its thread: what it used by then.
-    out.cpu = runner.abandoned() ? runner.abandoned_cpu() : slot->cpu;
+    if (!runner.abandoned()) {
+      out.cpu = slot->cpu;
+    } else if (const auto clock_now = runner.abandoned_cpu()) {
+      const std::int64_t began = slot->cpu_start_ns.load(std::memory_order_relaxed);
+      out.cpu =
+          began < 0 ? Duration::zero() : std::max(Duration::zero(), *clock_now - Duration(began));
+    }
   }
   const bool wall_passed = clock.now() >= deadline.at();
   // An answer in time took at most the allowance; what the referee's thread took to wake up
