@@ -29,7 +29,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr int kBatch = 256;
 
-double median(std::vector<double> v) {
+double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
 }
@@ -58,9 +58,9 @@ void side_by_side(benchmark::State& state, Isolation isolation, const CpuMeter* 
     with.push_back(b);
     added.push_back(b - a);
   }
-  state.counters["off_ns/call"] = median(without);
-  state.counters["on_ns/call"] = median(with);
-  state.counters["added_ns/call"] = median(added);
+  state.counters["off_ns/call"] = median_of(without);
+  state.counters["on_ns/call"] = median_of(with);
+  state.counters["added_ns/call"] = median_of(added);
 }
 
 void BM_CpuTimePerCall_InprocThread(benchmark::State& state) {
@@ -109,8 +109,8 @@ void BM_QMatchCpuTime(benchmark::State& state) {
     added.push_back((b - a) / static_cast<double>(std::max<std::int64_t>(1, calls_on)));
     off_ns.push_back(a / static_cast<double>(std::max<std::int64_t>(1, calls_off)));
   }
-  state.counters["off_ns/line"] = median(off_ns);
-  state.counters["added_ns/line"] = median(added);
+  state.counters["off_ns/line"] = median_of(off_ns);
+  state.counters["added_ns/line"] = median_of(added);
 }
 BENCHMARK(BM_QMatchCpuTime)->Iterations(200)->UseRealTime()->Unit(benchmark::kMillisecond);
 

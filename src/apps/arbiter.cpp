@@ -628,6 +628,26 @@ void add_sandbox_command(CLI::App& app, int& exit_code) {
               "no   CPU shares ({}): --cpus is not enforced, and a program forking "
               "spinners can starve the others\n",
               cpu.error().message);
+        // Not walls either: the fair clocks (docs/security.md, "Two clocks").
+        if (auto counted = ProgramCgroup::accounting_available())
+          fmt::print(
+              "yes  CPU time: each program's is counted by its cgroup (cpu_us in the "
+              "log, --limit-by cpu)\n");
+        else
+          fmt::print(
+              "no   CPU time ({}): programs' calls have no cpu_us, and --limit-by cpu "
+              "judges them on the wall clock\n",
+              counted.error().message);
+        if (auto pin = ProgramCgroup::pin_available())
+          fmt::print("yes  pinning: --pin gives each match's program seats CPUs of their own\n");
+        else
+          fmt::print("no   pinning ({}): --pin is refused\n", pin.error().message);
+        if (auto load = ProcHostLoad::available())
+          fmt::print(
+              "yes  CPU pressure: a timeout while the host is overloaded is "
+              "timeout-under-load\n");
+        else
+          fmt::print("no   CPU pressure ({}): every timeout counts\n", load.error().message);
         fmt::print("{}\n", support.ok ? "the sandbox works here (cmd players run behind it)"
                                       : "the sandbox does not work here (cmd players need "
                                         "--unsafe-no-sandbox)");

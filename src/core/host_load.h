@@ -3,9 +3,9 @@
 //  - pressure: the kernel's CPU pressure (PSI, /proc/pressure/cpu "some"): the share of time in
 //    which some runnable task waited for a CPU;
 //  - steal: the share of the CPUs' time the hypervisor gave to other machines (/proc/stat).
-// A timeout is the host's doing when the host was overloaded during the call and the seat, where
-// its CPU time is known, was deprived() of a CPU. Injected into the referee
-// (RefereeOptions::host_load) like its clock; remote/host_load.h reads the real machine.
+// A timeout is the host's doing when the host was overloaded during the call and the seat was
+// deprived() of a CPU (a seat whose CPU time is unknown, a tcp client, never is). Injected into the
+// referee (RefereeOptions::host_load) like its clock; remote/host_load.h reads the real machine.
 #pragma once
 
 #include <optional>

@@ -230,7 +230,8 @@ class TurnReferee {
     if (options_.host_load == nullptr ||
         (ejection.why != Why::timeout && ejection.why != Why::time_bank))
       return;
-    if (cpu && !deprived(*cpu, window)) return;
+    // A seat whose CPU time is unknown (a tcp client) cannot be shown to have been kept from one.
+    if (!cpu || !deprived(*cpu, window)) return;
     const auto load = options_.host_load->over_last(window);
     if (!load || !load->overloaded()) return;
     ejection.why = Why::timeout_under_load;

@@ -262,6 +262,7 @@ Expected<std::unique_ptr<ProgramCgroup>> ProgramCgroup::create(const CgroupCaps&
     if (group->usage_fd_ < 0)
       return fail(fmt::format("cannot open {}: {}", file, std::strerror(errno)));
     group->usage_in_stat_ = stat;
+    group->counts_cpu_ = true;
     return {};
   };
 #define ARBITER_TRY(expr) \
@@ -342,8 +343,23 @@ Expected<std::unique_ptr<ProgramCgroup>> ProgramCgroup::create(const CgroupCaps&
   return group;
 }
 
+void ProgramCgroup::freeze() {
+  const std::optional<Duration> last = used();
+  std::lock_guard lock(usage_mu_);
+  if (usage_fd_ < 0) return;
+  frozen_ = last;
+  ::close(usage_fd_);
+  usage_fd_ = -1;
+}
+
+void ProgramCgroup::joined() {
+  for (int fd : join_fds_) ::close(fd);
+  join_fds_.clear();
+}
+
 std::optional<Duration> ProgramCgroup::used() const {
-  if (usage_fd_ < 0) return std::nullopt;
+  std::lock_guard lock(usage_mu_);
+  if (usage_fd_ < 0) return frozen_;
   char buf[512];
   const ssize_t n = ::pread(usage_fd_, buf, sizeof buf - 1, 0);
   if (n <= 0) return std::nullopt;
@@ -361,7 +377,7 @@ std::optional<Duration> ProgramCgroup::used() const {
 }
 
 ProgramCgroup::~ProgramCgroup() {
-  for (int fd : join_fds_) ::close(fd);
+  joined();
   if (usage_fd_ >= 0) ::close(usage_fd_);
   // The processes were killed; the kernel may still be tearing the last ones down.
   for (auto it = dirs_.rbegin(); it != dirs_.rend(); ++it)

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,9 +59,14 @@ class ProgramCgroup final : public CpuMeter {
   bool caps_counted() const { return !memory_events_.empty() || !pids_events_.empty(); }
 
   // The CPU time the group's processes have used so far (all of them, children and threads
-  // too); nullopt without accounting. A read of one small file kept open.
+  // too); nullopt without accounting. A read of one small file kept open until freeze().
+  // Thread-safe.
   std::optional<Duration> used() const override;
-  bool counts_cpu() const { return usage_fd_ >= 0; }
+  bool counts_cpu() const { return counts_cpu_; }
+  // The processes are dead: keeps the last count and closes its file.
+  void freeze();
+  // Its processes are in the group (the child ran exec): the files it joined by are closed.
+  void joined();
 
   // Whether this machine lets the referee make such groups, and if not why (one line).
   static Expected<void> available();
@@ -75,8 +81,11 @@ class ProgramCgroup final : public CpuMeter {
   ProgramCgroup() = default;
   std::vector<std::string> dirs_;  // created, removed in reverse
   std::vector<int> join_fds_;
-  int usage_fd_ = -1;  // cpuacct.usage (nanoseconds) or cpu.stat (usage_usec)
+  mutable std::mutex usage_mu_;  // guards the file against freeze() from another thread
+  int usage_fd_ = -1;            // cpuacct.usage (nanoseconds) or cpu.stat (usage_usec)
   bool usage_in_stat_ = false;
+  bool counts_cpu_ = false;
+  std::optional<Duration> frozen_;
   std::string memory_events_;  // the file with the OOM-kill count, and the key before it
   std::string memory_key_;
   std::string pids_events_;

@@ -719,6 +719,7 @@ Expected<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildSpec& spe
     close_all();
     return fail(*failed);
   }
+  if (s->cgroup) s->cgroup->joined();  // it ran exec, so it is in its groups
   try {
     s->drain = std::thread([state = s.get()] { state->run_drain(); });
   } catch (const std::system_error& e) {
@@ -774,6 +775,7 @@ void ChildProcess::kill() {
   }
   std::lock_guard lock(s.mu);
   for (int* fd : {&s.stdin_w, &s.stdout_r, &s.stderr_r, &s.wake_fd, &s.log_fd}) close_fd(*fd);
+  if (s.cgroup) s.cgroup->freeze();  // its count is final: no descriptor is kept for it
 }
 
 void ChildProcess::stop() {
