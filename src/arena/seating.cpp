@@ -215,6 +215,11 @@ Expected<void> check_play(const GameEntry& game, const PlaySpec& spec) {
     return fail(fmt::format("--clock: {} has no turns to clock (only q and battleship have); its "
                             "players are held to --per-call",
                             game.name));
+  if (spec.options.limit_by == LimitBy::cpu && !game.clocked)
+    return fail(
+        fmt::format("--limit-by cpu: {} judges its players on the wall clock (only q and "
+                    "battleship take turns to time on CPU)",
+                    game.name));
   if (!spec.hosting.stderr_dir.empty())
     if (auto ok = check_writable_dir(spec.hosting.stderr_dir); !ok)
       return fail("--stderr-dir " + ok.error().message);

@@ -601,6 +601,11 @@ Expected<void> validate_ladder(const TournamentSpec& spec, const GameEntry& game
   if (spec.clock && !game.clocked)
     return fail(
         fmt::format("--clock: {} has no turns to clock (only q and battleship have)", spec.game));
+  if (spec.limit_by == LimitBy::cpu && !game.clocked)
+    return fail(
+        fmt::format("--limit-by cpu: {} judges its players on the wall clock (only q "
+                    "and battleship take turns to time on CPU)",
+                    spec.game));
   for (const auto& p : spec.players)
     if (auto ok = check_entrant_limits(game, p); !ok) return ok;
   return {};
@@ -661,6 +666,11 @@ Expected<void> validate_unescaped(const TournamentSpec& spec) {
   if (spec.clock && !game->clocked)
     return fail(
         fmt::format("--clock: {} has no turns to clock (only q and battleship have)", spec.game));
+  if (spec.limit_by == LimitBy::cpu && !game->clocked)
+    return fail(
+        fmt::format("--limit-by cpu: {} judges its players on the wall clock (only q "
+                    "and battleship take turns to time on CPU)",
+                    spec.game));
   for (const auto& p : spec.players)
     if (auto ok = check_entrant_limits(*game, p); !ok) return ok;
   if (!spec.hero.empty() && spec.schedule != Schedule::gauntlet)

@@ -624,6 +624,15 @@ TEST(Spec, AnEntrantsOwnTimeLimitsFromTomlAndTheirChecks) {
   auto unclocked = validate_spec(*spec);
   ASSERT_FALSE(unclocked.has_value());
   EXPECT_NE(unclocked.error().message.find("player a: clock"), std::string::npos);
+  // CPU time judges the turns of turn-based games only.
+  auto race = spec_of(2);
+  race.game = "speed_scrabble";
+  race.players = {{"a", "solver"}, {"b", "solver"}};
+  EXPECT_TRUE(validate_spec(race).has_value()) << validate_spec(race).error().message;
+  race.limit_by = LimitBy::cpu;
+  auto refused = validate_spec(race);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_NE(refused.error().message.find("--limit-by cpu"), std::string::npos);
   spec->players[0].clock.reset();  // a real-time race takes a player's own per_call
   EXPECT_TRUE(validate_spec(*spec)) << validate_spec(*spec).error().message;
   {
