@@ -352,6 +352,20 @@ def cli_cases(tmp: pathlib.Path):
     err("play: --per-call abc", ["play", "q", *PLAYERS, "--per-call", "abc"])
     err("play: --per-call nan", ["play", "q", *PLAYERS, "--per-call", "nan"])
     err("play: --per-call inf", ["play", "q", *PLAYERS, "--per-call", "inf"])
+    err("play: --per-call 0ref", ["play", "q", *PLAYERS, "--per-call", "0ref"])
+    err("play: --per-call ref", ["play", "q", *PLAYERS, "--per-call", "ref"])
+    err("play: --per-call 1 ref", ["play", "q", *PLAYERS, "--per-call", "1 ref"])
+    err("play: --limit-by sundial", ["play", "q", *PLAYERS, "--limit-by", "sundial"])
+    err("play: --backstop without --limit-by cpu", ["play", "q", *PLAYERS, "--backstop", "2"])
+    err("play: --backstop 0.5", ["play", "q", *PLAYERS, "--limit-by", "cpu", "--backstop", "0.5"])
+    err("play: --limit-by cpu for a race",
+        ["play", "speed_scrabble", "-p", "a:solver", "-p", "b:solver", "--limit-by", "cpu"])
+    err("tournament resume: --cpus without --pin (a worker's list)",
+        ["tournament", "resume", "1", "--store", str(tmp / "pin.db"), "--cpus", "0"])
+    err("worker: --pin --cpus naming a CPU this process may not use",
+        ["worker", "--store", str(tmp / "pin.db"), "--pin", "--cpus", "4000"])
+    err("worker: --pin --cpus backwards", ["worker", "--store", str(tmp / "pin.db"), "--pin", "--cpus", "1-0"])
+    err("calibrate: --runs 0", ["calibrate", "--runs", "0"])
     err("play: --seed -1", ["play", "q", *PLAYERS, "--seed", "-1"])
     err("play: --seed abc", ["play", "q", *PLAYERS, "--seed", "abc"])
     err("play: --seed 2^64 (out of range)", ["play", "q", *PLAYERS, "--seed", "18446744073709551616"])
@@ -527,6 +541,9 @@ def main() -> int:
     passed = failed = 0
     with tempfile.TemporaryDirectory(prefix="arbiter-cli-errors-") as d:
         tmp = pathlib.Path(d)
+        # A store with a tournament, so that a worker's flags are what is wrong in its cases.
+        subprocess.run([arbiter, "tournament", "create", "--store", str(tmp / "pin.db"), "-g", "q",
+                        *PLAYERS], capture_output=True, check=True, timeout=60)
         cases = harness_cases() + cli_cases(tmp)
         log_case, log, log_failure = make_log(arbiter, tmp)
         if log_failure:
