@@ -99,6 +99,14 @@ Expected<std::string> audit_row(Store& store, const TournamentSpec& spec, const 
   auto replayed = game->replay(*lines);
   if (!replayed) return "its log does not replay: " + replayed.error().message;
   if (!replayed->identical) return "its log does not replay identically: " + replayed->difference;
+  // The speed factor is its log's; a worker voids a match at most kLoadReplays times.
+  if (r.result.contains("speed_factor") &&
+      r.result["speed_factor"] != field_or_null(lines->front(), "speed_factor"))
+    return std::string("its speed_factor is not its log's");
+  if (const Json& voided = field_or_null(r.result, "voided");
+      !voided.is_null() &&
+      (!voided.is_array() || voided.size() > static_cast<std::size_t>(kLoadReplays)))
+    return fmt::format("it claims more than {} voided plays", kLoadReplays);
   // The latency the standings show is its log's (the log's timing itself is the worker's word).
   if (r.result.contains("latency") &&
       r.result["latency"] != seat_latency((*log)->text, seated(r.spec).size()))
