@@ -553,8 +553,10 @@ int play_tournament(Store& store, std::int64_t id, const RunArgs& a) {
   }
   for (const auto& e : report->write_errors) report_error("--stderr-dir: " + e);
   if (options.pin)
-    std::cerr << fmt::format("arbiter: pinned to CPUs {}: at most {} match(es) at once",
-                             format_cpu_list(options.pin->cpus()), report->pinned_at_once)
+    std::cerr << (report->pinned_at_once == 0
+                      ? std::string("arbiter: --pin: no match seated a program to pin")
+                      : fmt::format("arbiter: pinned to CPUs {}: at most {} match(es) at once",
+                                    format_cpu_list(options.pin->cpus()), report->pinned_at_once))
               << std::endl;
   return run_outcome(store, id, *spec, *report, a);
 }

@@ -66,6 +66,9 @@ class CpuMeter {
   virtual ~CpuMeter() = default;
   // nullopt when it cannot be read (the group is gone); never less than an earlier reading.
   virtual std::optional<Duration> used() const = 0;
+  // Whether what it meters competes with itself for CPUs (a program's group throttled by its
+  // quota, or running processes besides the program): its waits for a CPU may be its own doing.
+  virtual bool contends_with_itself() const { return false; }
 };
 
 // The CPU clock of one thread (pthread_getcpuclockid), readable from other threads while the

@@ -85,7 +85,10 @@ struct ReplayScript {
   // CPU time, its CPU time within the limit and its wall time within the backstop.
   void check_timing(Seat seat, const char* call, const Json& record, std::int64_t took,
                     std::int64_t limit_us) {
-    if (!backstop) {
+    // Judged on CPU time, a call without cpu_us (a seat whose CPU time is not measured) was held
+    // to the limit on the wall clock, as the referee holds it.
+    const Json cpu = field_or_null(record, "cpu_us");
+    if (!backstop || cpu.is_null()) {
       if (took > limit_us + 1000)
         diverge(seat, fmt::format("{} is recorded as answered after {} us, past the per-call "
                                   "limit of {} us",
@@ -97,8 +100,7 @@ struct ReplayScript {
       diverge(seat, fmt::format("{} is recorded as answered after {} us, past the wall-clock "
                                 "backstop of {} us",
                                 call, took, wall_us));
-    const Json cpu = field_or_null(record, "cpu_us");
-    if (!cpu.is_null() && (!cpu.is_number_integer() || cpu.get<std::int64_t>() < 0))
+    if (!cpu.is_number_integer() || cpu.get<std::int64_t>() < 0)
       diverge(seat, fmt::format("{} has no valid cpu_us", call));
     if (cpu.is_number_integer() && cpu.get<std::int64_t>() > limit_us + 1000)
       diverge(seat, fmt::format("{} is recorded as answered after {} us of CPU time, past the "

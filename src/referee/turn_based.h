@@ -230,8 +230,12 @@ class TurnReferee {
     if (options_.host_load == nullptr ||
         (ejection.why != Why::timeout && ejection.why != Why::time_bank))
       return;
-    // A seat whose CPU time is unknown (a tcp client) cannot be shown to have been kept from one.
+    // A seat whose CPU time is unknown (a tcp client) cannot be shown to have been kept from one;
+    // one that wanted more CPU than its quota (spinners of its own) kept itself waiting.
     if (!cpu || !deprived(*cpu, window)) return;
+    if (const CpuMeter* meter = players_[ejection.seat]->cpu_meter();
+        meter && meter->contends_with_itself())
+      return;
     const auto load = options_.host_load->over_last(window);
     if (!load || !load->overloaded()) return;
     ejection.why = Why::timeout_under_load;

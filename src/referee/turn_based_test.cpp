@@ -416,6 +416,15 @@ TEST(Replay, AMatchJudgedOnCpuTimeReplaysAndItsCpuTimeIsChecked) {
   auto slow = replay<Countdown>(*lines);
   ASSERT_TRUE(slow);
   EXPECT_TRUE(slow->identical) << slow->difference;
+  // A call without cpu_us was held to the limit on the wall clock, as the referee holds a seat
+  // it cannot measure: no backstop for it.
+  (*lines)[1].erase("cpu_us");
+  auto unmeasured = replay<Countdown>(*lines);
+  ASSERT_TRUE(unmeasured);
+  EXPECT_FALSE(unmeasured->identical);
+  EXPECT_NE(unmeasured->difference.find("per-call limit"), std::string::npos)
+      << unmeasured->difference;
+  (*lines)[1]["cpu_us"] = 1000;
   (*lines)[1]["elapsed_us"] = 1'200'000;
   auto too_slow = replay<Countdown>(*lines);
   ASSERT_TRUE(too_slow);

@@ -283,6 +283,7 @@ Expected<std::unique_ptr<ProgramCgroup>> ProgramCgroup::create(const CgroupCaps&
     if (caps.cpu_millis && !l.cpu.empty()) {
       ARBITER_TRY(set(*dir + "/cpu.max", fmt::format("{} {}", *caps.cpu_millis * 100, 100000)));
       write_small(*dir + "/cpu.weight", "100");
+      group->cpu_stat_ = *dir + "/cpu.stat";
     }
     if (!caps.cpus.empty()) ARBITER_TRY(set(*dir + "/cpuset.cpus", caps.cpus));
     ARBITER_TRY(count_cpu(*dir + "/cpu.stat", true));
@@ -313,6 +314,7 @@ Expected<std::unique_ptr<ProgramCgroup>> ProgramCgroup::create(const CgroupCaps&
       ARBITER_TRY(set(*dir + "/cpu.shares", "1024"));
       ARBITER_TRY(set(*dir + "/cpu.cfs_period_us", "100000"));
       ARBITER_TRY(set(*dir + "/cpu.cfs_quota_us", std::to_string(*caps.cpu_millis * 100)));
+      group->cpu_stat_ = *dir + "/cpu.stat";
       join_later(*dir);
     }
     if (!l.cpuacct.empty()) {
@@ -387,6 +389,15 @@ ProgramCgroup::~ProgramCgroup() {
 
 bool ProgramCgroup::memory_hit() const {
   return !memory_events_.empty() && counter(memory_events_, memory_key_) > 0;
+}
+
+bool ProgramCgroup::contends_with_itself() const {
+  if (!cpu_stat_.empty() && counter(cpu_stat_, "nr_throttled") > 0) return true;
+  if (dirs_.empty()) return false;
+  std::istringstream procs(read_small(dirs_.front() + "/cgroup.procs"));
+  int n = 0;
+  for (std::string pid; procs >> pid;) ++n;
+  return n > 2;
 }
 
 bool ProgramCgroup::processes_hit() const {

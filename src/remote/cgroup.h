@@ -63,6 +63,9 @@ class ProgramCgroup final : public CpuMeter {
   // Thread-safe.
   std::optional<Duration> used() const override;
   bool counts_cpu() const { return counts_cpu_; }
+  // Whether its CPU quota throttled it at some time (cpu.stat's nr_throttled), or it holds more
+  // processes than a program and the init of its PID namespace (forked workers of its own).
+  bool contends_with_itself() const override;
   // The processes are dead: keeps the last count and closes its file.
   void freeze();
   // Its processes are in the group (the child ran exec): the files it joined by are closed.
@@ -89,6 +92,7 @@ class ProgramCgroup final : public CpuMeter {
   std::string memory_events_;  // the file with the OOM-kill count, and the key before it
   std::string memory_key_;
   std::string pids_events_;
+  std::string cpu_stat_;  // the cpu controller's cpu.stat, with a quota; empty: none
 };
 
 }  // namespace arbiter

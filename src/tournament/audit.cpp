@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <map>
 #include <thread>
 
@@ -54,6 +55,34 @@ std::map<std::int64_t, JobSpec> scheduled_jobs(const TournamentSpec& spec,
 namespace {
 
 // Why the log's header is not that of the job's match in this tournament; empty if it is.
+// The limits a turn-based match's header states are the tournament's: what they are judged on,
+// the backstop, and the per-call limit (scaled by a plausible speed factor when it is given in
+// reference seconds). A worker's log cannot loosen them.
+std::string limits_damage(const TournamentSpec& spec, const Json& header) {
+  const GameEntry* game = find_game(spec.game);
+  if (game == nullptr || !game->clocked) return "";
+  const bool by_cpu = string_or(header, "limit_by") == "cpu";
+  if (by_cpu != (spec.limit_by == LimitBy::cpu))
+    return fmt::format("its log's limits are judged on {} time, the tournament's on {}",
+                       by_cpu ? "CPU" : "wall-clock", limit_by_name(spec.limit_by));
+  const Json backstop = field_or_null(header, "backstop");
+  if (by_cpu && (!backstop.is_number() || backstop.get<double>() != spec.backstop))
+    return fmt::format("its log's backstop is {}, the tournament's {}", excerpt(backstop),
+                       spec.backstop);
+  const std::int64_t ms = int_or(header, "per_call_ms", -1);
+  std::int64_t want = spec.per_call_ms;
+  if (spec.per_call_ref) {
+    const Json factor = field_or_null(header, "speed_factor");
+    if (!factor.is_number() || !(factor.get<double>() >= 0.05 && factor.get<double>() <= 20))
+      return fmt::format("its log's speed_factor {} is not a machine's", excerpt(factor));
+    want = std::max<std::int64_t>(
+        1, std::llround(static_cast<double>(spec.per_call_ms) * factor.get<double>()));
+  }
+  if (ms != want)
+    return fmt::format("its log's per-call limit is {} ms, the tournament's {} ms", ms, want);
+  return "";
+}
+
 std::string header_damage(const TournamentSpec& spec, const Json& job_spec, const Json& header) {
   if (string_or(header, "game") != spec.game)
     return fmt::format("its log is of game \"{}\", the tournament's is {}",
@@ -62,6 +91,7 @@ std::string header_damage(const TournamentSpec& spec, const Json& job_spec, cons
     return fmt::format("its log is of seed {}, the match's is {}",
                        excerpt(field_or_null(header, "seed")),
                        excerpt(field_or_null(job_spec, "seed")));
+  if (auto why = limits_damage(spec, header); !why.empty()) return why;
   const Json names = field_or_null(header, "seats");
   const auto seats = seated(job_spec);
   for (std::size_t s = 0; s < seats.size() && s < names.size(); ++s)

@@ -8,10 +8,13 @@ per-call limit (q-bot --think 300 at --per-call 0.1) plays a tournament twice.
    from its CPU, times out under load: that play is recorded as timeout-under-load, voided, and
    the match is played again once the hog is gone, when the timeout counts as usual. The
    standings say how many plays were voided.
+3. A bot that raises the pressure itself, with spinners it forks, to have its own timeout
+   excused: its timeouts count, nothing is voided.
 """
 import argparse
 import json
 import os
+import pathlib
 import sqlite3
 import subprocess
 import sys
@@ -33,12 +36,12 @@ def pressure_total():
     return int(some.split("total=")[1])
 
 
-def tournament(arbiter, qbot, tmp, name, sandbox):
+def tournament(arbiter, qbot, tmp, name, sandbox, bot=None, per_call="0.1"):
     store = f"sqlite:{tmp}/{name}.db"
     r = subprocess.run(
         [arbiter, "tournament", "run", "--store", store, "-g", "q", "--seed", "3",
-         "-p", f"slow:cmd:{qbot} --think 300", "-p", "fast:dag", "--rounds", "1",
-         "--per-call", "0.1", "--workers", "1", "-q", "--json", f"{tmp}/{name}.json", *sandbox],
+         "-p", f"slow:cmd:{bot or qbot + ' --think 300'}", "-p", "fast:dag", "--rounds", "1",
+         "--per-call", per_call, "--workers", "1", "-q", "--json", f"{tmp}/{name}.json", *sandbox],
         capture_output=True, text=True, timeout=150)
     if r.returncode != 0:
         check(False, f"{name}: tournament run failed: {r.stderr[-400:]}")
@@ -107,6 +110,19 @@ def main():
               sum(r["voided"] for r in loaded["standings"]) == len(voided),
               f"the standings say {loaded.get('voided')} play(s) voided")
         check(took < 120, f"the loaded run took {took:.0f} s")
+
+        # The attack: a bot that loads the host itself (spinners it forks) to have its own
+        # timeouts excused. Its waits are its own doing: they count.
+        loader = pathlib.Path(__file__).resolve().parent / "bots" / "self_loader.py"
+        cheat = tournament(args.arbiter, args.qbot, tmp, "cheat", sandbox,
+                           bot=f"{sys.executable} {loader}", per_call="0.5")
+        if cheat is None:
+            return 1
+        results = stored_results(tmp, "cheat")
+        whys = [e["why"] for r in results for e in r.get("ejections", [])]
+        check(whys and all(w == "timeout" for w in whys) and cheat.get("voided") == 0,
+              f"a bot loading the host with spinners of its own: its timeouts count ({whys}, "
+              f"{cheat.get('voided')} voided)")
     if problems:
         print(f"{len(problems)} problem(s)", file=sys.stderr)
         return 1
