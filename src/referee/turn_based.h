@@ -227,7 +227,9 @@ class TurnReferee {
   // A call that ran out of time while the host was overloaded and the seat was kept from a CPU
   // (core/host_load.h): not the player's doing.
   void blame_the_host(Ejection& ejection, Duration window, std::optional<Duration> cpu) const {
-    if (options_.host_load == nullptr ||
+    // A setup call also starts the program (an interpreter loading, then waiting for its
+    // input): what share of it was computing says nothing of what it wanted.
+    if (options_.host_load == nullptr || ejection.call == "setup" ||
         (ejection.why != Why::timeout && ejection.why != Why::time_bank))
       return;
     // A seat whose CPU time is unknown (a tcp client) cannot be shown to have been kept from one;
